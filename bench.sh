@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The main job: install, build, generate the default problems, run every
+# registered solver on them with identical budgets, and write the report to
+# out/ (entry point out/index.html). Extra arguments go to `mcbench run`.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+"$here/scripts/setup.sh" "$here/build"
+mcb="$here/build/mcbench"
+out="$here/out"
+mkdir -p "$out"
+quick=0
+for a in "$@"; do [ "$a" = "--quick" ] && quick=1; done
+if [ $quick -eq 1 ]; then
+  "$mcb" gen stack --nx 3 --ny 3 --nz 3 --steps 3 -o "$out/stack.h5"
+else
+  "$mcb" gen stack --nx 5 --ny 5 --nz 5 --steps 10 -o "$out/stack.h5"
+fi
+sets=("$out/stack.h5")
+if [ -d "$here/../shared/fclib" ]; then
+  ls "$here"/../shared/fclib/*.hdf5 >/dev/null 2>&1 &&
+    "$mcb" import fclib "$here"/../shared/fclib/*.hdf5 -o "$out/fclib.h5" &&
+    sets+=("$out/fclib.h5")
+fi
+"$mcb" run "${sets[@]}" -o "$out/results.h5" "$@"
+"$mcb" report "$out/results.h5" -o "$out"
+echo "report: $out/index.html"

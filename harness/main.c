@@ -1,0 +1,461 @@
+/* main.c: the mcbench command line. Library calls return statuses; this is
+ * the only place that prints errors and chooses exit codes:
+ *   0 success, 2 bad input (arguments, files), 1 anything else. */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "mcb_io.h"
+#include "problems.h"
+#include "report.h"
+
+#define EXIT_INPUT 2
+
+static int fail_rc(mcb_rc rc, const mcb_err *err)
+{
+    fprintf(stderr, "mcbench: error: %s\n", err->msg);
+    return rc == MCB_E_INPUT || rc == MCB_E_IO ? EXIT_INPUT : 1;
+}
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mcbench %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see 'mcbench %s --help')\n", cmd);
+    return EXIT_INPUT;
+}
+
+static int is_help(int argc, char **argv)
+{
+    for (int k = 1; k < argc; k++)
+        if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) return 1;
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_double(const char *s, double lo, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= lo) || v != v) return -1;
+    *out = v;
+    return 0;
+}
+
+/* ------------------------------------------------------------------- info */
+
+static const char *info_help =
+    "usage: mcbench info FILE.h5...\n"
+    "Reads and validates each problem file and prints one line per problem:\n"
+    "name, form, n, m, blocks per type, subsystems, metadata.\n";
+
+static int cmd_info(int argc, char **argv)
+{
+    if (is_help(argc, argv)) return fputs(info_help, stdout), 0;
+    if (argc < 2) return usage_error("info", "%s", "needs at least one FILE");
+    for (int k = 1; k < argc; k++) {
+        mcb_problem_set *S = NULL;
+        mcb_err err;
+        mcb_rc rc = mcb_read_problems(argv[k], &S, &err);
+        if (rc) return fail_rc(rc, &err);
+        printf("%s: %d problem(s)\n", argv[k], S->count);
+        for (int p = 0; p < S->count; p++) {
+            const mcb_problem *P = S->items[p];
+            printf("  %-32s %-6s n %-6d m %-6d contacts %-5d unilateral %-4d bilateral %-4d "
+                   "soft %-4d subsystems %-5d h %g step %d scene '%s'\n",
+                   P->name, mcb_form_name(P->form), P->n, P->m, mcb_problem_count(P, MCB_CONTACT),
+                   mcb_problem_count(P, MCB_UNILATERAL), mcb_problem_count(P, MCB_BILATERAL),
+                   mcb_problem_count(P, MCB_SOFT), P->nsub, P->h, P->step, P->scene);
+        }
+        mcb_problem_set_free(&S);
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- validate */
+
+static const char *validate_help =
+    "usage: mcbench validate FILE.h5...\n"
+    "Checks every problem of every file against docs/problem-format.md (shapes,\n"
+    "finite values, sparse structure, symmetry and positive definiteness of A,\n"
+    "constraint blocks and parameters, partition). Prints 'ok' or the reason;\n"
+    "exits 2 if any file is invalid.\n";
+
+static int cmd_validate(int argc, char **argv)
+{
+    if (is_help(argc, argv)) return fputs(validate_help, stdout), 0;
+    if (argc < 2) return usage_error("validate", "%s", "needs at least one FILE");
+    int status = 0;
+    for (int k = 1; k < argc; k++) {
+        mcb_problem_set *S = NULL;
+        mcb_err err;
+        mcb_rc rc = mcb_read_problems(argv[k], &S, &err);
+        if (rc) {
+            fprintf(stderr, "mcbench: invalid: %s\n", err.msg);
+            status = rc == MCB_E_NOMEM ? 1 : EXIT_INPUT;
+        } else {
+            printf("%s: ok (%d problem(s))\n", argv[k], S->count);
+        }
+        mcb_problem_set_free(&S);
+    }
+    return status;
+}
+
+/* ----------------------------------------------------------------- import */
+
+static const char *import_help =
+    "usage: mcbench import fclib FILE.hdf5... -o OUT.h5\n"
+    "Converts FCLIB problems (read with libfclib) into one mcbench problem file:\n"
+    "global problems (M, H, f, w, mu) become primal problems with A = M, b = f,\n"
+    "J = H^T, e = w; local problems (W, q, mu) become dual-form problems.\n"
+    "Problems with an equality part (G, or V/R) and rolling friction are rejected.\n"
+    "Nothing is written unless every file converts.\n";
+
+static int cmd_import(int argc, char **argv)
+{
+    if (is_help(argc, argv)) return fputs(import_help, stdout), 0;
+    if (argc < 2 || strcmp(argv[1], "fclib") != 0)
+        return usage_error("import", "%s", "the only format is 'fclib': mcbench import fclib FILE... -o OUT.h5");
+    const char *out = NULL;
+    int nfiles = 0;
+    char **files = calloc((size_t)argc, sizeof *files);
+    if (!files) return 1;
+    for (int k = 2; k < argc; k++) {
+        if (!strcmp(argv[k], "-o") && k + 1 < argc) out = argv[++k];
+        else if (argv[k][0] == '-') {
+            free(files);
+            return usage_error("import", "unknown option %s", argv[k]);
+        } else files[nfiles++] = argv[k];
+    }
+    if (!out || nfiles == 0) {
+        free(files);
+        return usage_error("import", "%s", "needs FILE... and -o OUT.h5");
+    }
+    mcb_problem **P = calloc((size_t)nfiles, sizeof *P);
+    mcb_err err;
+    mcb_rc rc = P ? MCB_OK : MCB_E_NOMEM;
+    for (int k = 0; k < nfiles && !rc; k++) rc = mcb_import_fclib(files[k], &P[k], &err);
+    if (!rc) rc = mcb_write_problems(out, P, nfiles, &err);
+    for (int k = 0; P && k < nfiles; k++) mcb_problem_free(&P[k]);
+    free(P);
+    free(files);
+    if (rc) return fail_rc(rc, &err);
+    fprintf(stderr, "mcbench: wrote %d problem(s) to %s\n", nfiles, out);
+    return 0;
+}
+
+/* -------------------------------------------------------------------- gen */
+
+static const char *gen_help =
+    "usage: mcbench gen stack [--nx N] [--ny N] [--nz N] [--steps K] -o FILE.h5\n"
+    "       [--mu MU] [--h SECONDS] [--radius M] [--mass KG] [--seed S] [--jitter J]\n"
+    "The RPIsim test scene: nx*ny*nz spheres in cube formation on a ground plane\n"
+    "(defaults 5x5x5, 10 steps, mu 0.5, h 0.01 s, radius 0.1 m, mass 1 kg),\n"
+    "simulated for K steps; every step's subproblem is recorded with its reference\n"
+    "solution. Deterministic for fixed arguments.\n";
+
+static int cmd_gen(int argc, char **argv)
+{
+    if (is_help(argc, argv)) return fputs(gen_help, stdout), 0;
+    if (argc < 2 || strcmp(argv[1], "stack") != 0)
+        return usage_error("gen", "%s", "the only scene is 'stack'");
+    mcb_stack_opts o;
+    mcb_stack_defaults(&o);
+    const char *out = NULL;
+    for (int k = 2; k < argc; k++) {
+        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        int bad = 0, seed = 0;
+        if (!v) return usage_error("gen", "option %s needs a value", a);
+        if (!strcmp(a, "-o")) out = v;
+        else if (!strcmp(a, "--nx")) bad = parse_int(v, 1, 1000, &o.nx);
+        else if (!strcmp(a, "--ny")) bad = parse_int(v, 1, 1000, &o.ny);
+        else if (!strcmp(a, "--nz")) bad = parse_int(v, 1, 1000, &o.nz);
+        else if (!strcmp(a, "--steps")) bad = parse_int(v, 1, 100000, &o.steps);
+        else if (!strcmp(a, "--mu")) bad = parse_double(v, 0.0, &o.mu);
+        else if (!strcmp(a, "--h")) bad = parse_double(v, 1e-9, &o.h_s);
+        else if (!strcmp(a, "--radius")) bad = parse_double(v, 1e-9, &o.radius_m);
+        else if (!strcmp(a, "--mass")) bad = parse_double(v, 1e-12, &o.mass_kg);
+        else if (!strcmp(a, "--jitter")) bad = parse_double(v, 0.0, &o.jitter);
+        else if (!strcmp(a, "--seed")) {
+            bad = parse_int(v, 0, 2147483647, &seed);
+            o.seed = (unsigned)seed;
+        } else return usage_error("gen", "unknown option %s", a);
+        if (bad) return usage_error("gen", "bad value for %s", a);
+        k++;
+    }
+    if (!out) return usage_error("gen", "%s", "needs -o FILE.h5");
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    mcb_rc rc = mcb_gen_stack(&o, &S, &err);
+    if (!rc) rc = mcb_write_problems(out, S->items, S->count, &err);
+    int n = S ? S->count : 0;
+    mcb_problem_set_free(&S);
+    if (rc) return fail_rc(rc, &err);
+    fprintf(stderr, "mcbench: wrote %d step(s) of a %dx%dx%d stack to %s\n", n, o.nx, o.ny, o.nz,
+            out);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- solvers */
+
+static int cmd_solvers(int argc, char **argv)
+{
+    if (is_help(argc, argv)) {
+        puts("usage: mcbench solvers\nLists the registered solvers, the problem forms they "
+             "accept, their parameters and defaults\n(set with 'mcbench run --param "
+             "SOLVER.NAME=VALUE').");
+        return 0;
+    }
+    for (int k = 0; k < mcb_solver_count(); k++) {
+        const mcb_solver_def *d = mcb_solver_at(k);
+        printf("%s: %s\n  reference: %s\n  accepts: %s%s%s\n", d->name, d->description,
+               d->reference, d->accepts & MCB_ACCEPTS_PRIMAL ? "primal" : "",
+               d->accepts == (MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL) ? ", " : "",
+               d->accepts & MCB_ACCEPTS_DUAL ? "dual" : "");
+        double params[32];
+        d->default_params(params);
+        for (int p = 0; p < d->nparams; p++) {
+            char buf[64];
+            mcb_param_format(d, params, p, buf, sizeof buf);
+            printf("  %s.%s = %s\n      %s\n", d->name, d->params[p].name, buf, d->params[p].help);
+        }
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------------- run */
+
+static const char *run_help =
+    "usage: mcbench run FILE.h5... -o RESULTS.h5 [options]\n"
+    "Runs every selected solver on every problem with the same budget; the harness\n"
+    "judges every run with its own metrics. Writes RESULTS.h5 and a flat CSV.\n"
+    "  --solvers a,b,...    solvers to run (default: all registered; see 'mcbench solvers')\n"
+    "  --iters N            iteration budget (default 5000)\n"
+    "  --time-limit S       wall-clock budget per run in seconds, setup included (default 30)\n"
+    "  --tol T              tolerance on the stop metric (default 1e-8)\n"
+    "  --stop-metric NAME   natmap (default), fb, fb_max, zres, dyn_abs, dyn_rel\n"
+    "  --trace-every K      full metrics every K-th iteration (default 1; 0: final only)\n"
+    "  --repeat R           timed repetitions per run (default 1)\n"
+    "  --threads T          OpenMP threads (default 1)\n"
+    "  --warm-start         start from the problem's initial guess when it has one\n"
+    "  --save-solutions     store the final (v, lambda) of every run\n"
+    "  --param S.NAME=VAL   set a solver parameter (repeatable)\n"
+    "  --csv PATH           CSV path (default: results.csv beside RESULTS.h5)\n"
+    "  --quick              a small budget for smoke runs (500 iterations, 10 s)\n";
+
+static int cmd_run(int argc, char **argv)
+{
+    if (is_help(argc, argv)) return fputs(run_help, stdout), 0;
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 5000;
+    o.settings.time_limit_s = 30.0;
+    const char *out = NULL, *csv = NULL, *solver_list = NULL;
+    char **files = calloc((size_t)argc, sizeof *files);
+    char **params = calloc((size_t)argc, sizeof *params);
+    int nfiles = 0, nparams = 0, status = 0;
+    if (!files || !params) return 1;
+    for (int k = 1; k < argc && !status; k++) {
+        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        int bad = 0;
+        if (a[0] != '-') {
+            files[nfiles++] = argv[k];
+            continue;
+        }
+        if (!strcmp(a, "--warm-start")) {
+            o.settings.warm_start = 1;
+            continue;
+        }
+        if (!strcmp(a, "--save-solutions")) {
+            o.save_solutions = 1;
+            continue;
+        }
+        if (!strcmp(a, "--quick")) {
+            o.settings.max_iters = 500;
+            o.settings.time_limit_s = 10.0;
+            continue;
+        }
+        if (!v) {
+            status = usage_error("run", "option %s needs a value", a);
+            break;
+        }
+        k++;
+        if (!strcmp(a, "-o")) out = v;
+        else if (!strcmp(a, "--csv")) csv = v;
+        else if (!strcmp(a, "--solvers")) solver_list = v;
+        else if (!strcmp(a, "--iters")) bad = parse_int(v, 1, 100000000, &o.settings.max_iters);
+        else if (!strcmp(a, "--time-limit")) bad = parse_double(v, 0.0, &o.settings.time_limit_s);
+        else if (!strcmp(a, "--tol")) bad = parse_double(v, 0.0, &o.settings.tol);
+        else if (!strcmp(a, "--trace-every")) bad = parse_int(v, 0, 100000000, &o.trace_every);
+        else if (!strcmp(a, "--repeat")) bad = parse_int(v, 1, 1000, &o.repeat);
+        else if (!strcmp(a, "--threads")) bad = parse_int(v, 1, 1024, &o.settings.threads);
+        else if (!strcmp(a, "--param")) params[nparams++] = argv[k];
+        else if (!strcmp(a, "--stop-metric")) {
+            o.stop_metric = mcb_metric_from_name(v);
+            bad = o.stop_metric < 0 || !mcb_metric_is_residual(o.stop_metric);
+        } else status = usage_error("run", "unknown option %s", a);
+        if (bad) status = usage_error("run", "bad value for %s", a);
+    }
+    if (!status && (!out || nfiles == 0))
+        status = usage_error("run", "%s", "needs FILE.h5... and -o RESULTS.h5");
+
+    /* solvers and their parameters */
+    int ns = 0;
+    mcb_solver_choice choice[64];
+    memset(choice, 0, sizeof choice);
+    if (!status) {
+        char *list = solver_list ? strdup(solver_list) : NULL;
+        if (list) {
+            for (char *tok = strtok(list, ","); tok && !status; tok = strtok(NULL, ",")) {
+                const mcb_solver_def *d = mcb_solver_find(tok);
+                if (!d) status = usage_error("run", "unknown solver '%s'", tok);
+                else if (ns < 64) choice[ns++].def = d;
+            }
+            free(list);
+        } else {
+            for (int k = 0; k < mcb_solver_count(); k++) choice[ns++].def = mcb_solver_at(k);
+        }
+    }
+    for (int s = 0; s < ns && !status; s++) {
+        choice[s].params = calloc(1, choice[s].def->params_size + sizeof(double));
+        if (!choice[s].params) status = 1;
+        else choice[s].def->default_params(choice[s].params);
+    }
+    for (int p = 0; p < nparams && !status; p++) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", params[p]);
+        char *dot = strchr(buf, '.'), *eq = strchr(buf, '=');
+        if (!dot || !eq || eq < dot) {
+            status = usage_error("run", "--param wants SOLVER.NAME=VALUE, got '%s'", params[p]);
+            break;
+        }
+        *dot = *eq = '\0';
+        int found = 0;
+        for (int s = 0; s < ns; s++)
+            if (!strcmp(choice[s].def->name, buf)) {
+                mcb_err err;
+                found = 1;
+                if (mcb_param_set(choice[s].def, choice[s].params, dot + 1, eq + 1, &err))
+                    status = usage_error("run", "%s", err.msg);
+            }
+        if (!found && !status)
+            status = usage_error("run", "--param names solver '%s', which is not selected", buf);
+    }
+
+    /* inputs: read and validate everything before running anything */
+    mcb_input *in = calloc((size_t)nfiles + 1, sizeof *in);
+    char **names = calloc((size_t)nfiles + 1, sizeof *names);
+    if (!in || !names) status = 1;
+    for (int f = 0; f < nfiles && !status; f++) {
+        mcb_err err;
+        mcb_rc rc = mcb_read_problems(files[f], &in[f].problems, &err);
+        if (rc) {
+            status = fail_rc(rc, &err);
+            break;
+        }
+        char *copy = strdup(files[f]);
+        char *base = copy ? basename(copy) : NULL;
+        if (base) {
+            char *dot = strrchr(base, '.');
+            if (dot) *dot = '\0';
+            names[f] = strdup(base);
+        }
+        free(copy);
+        in[f].set_name = names[f] ? names[f] : files[f];
+    }
+    char csv_default[4200];
+    if (!status && !csv) {
+        char *copy = strdup(out);
+        snprintf(csv_default, sizeof csv_default, "%s/results.csv", copy ? dirname(copy) : ".");
+        free(copy);
+        csv = csv_default;
+    }
+    if (!status) {
+        char cmdline[4096] = "mcbench";
+        size_t off = strlen(cmdline);
+        for (int k = 0; k < argc && off < sizeof cmdline; k++)
+            off += (size_t)snprintf(cmdline + off, sizeof cmdline - off, " %s", argv[k]);
+        mcb_context ctx = {cmdline, o.stop_metric, o.trace_every, o.repeat, o.settings};
+        mcb_err err;
+        mcb_rc rc = mcb_campaign_run(in, nfiles, choice, ns, &o, &ctx, out, csv,
+                                     isatty(STDERR_FILENO), &err);
+        if (rc) status = fail_rc(rc, &err);
+        else fprintf(stderr, "mcbench: results in %s and %s\n", out, csv);
+    }
+    for (int f = 0; in && f < nfiles; f++) {
+        mcb_problem_set_free(&in[f].problems);
+        free(names[f]);
+    }
+    for (int s = 0; s < ns; s++) free(choice[s].params);
+    free(in);
+    free(names);
+    free(files);
+    free(params);
+    return status;
+}
+
+/* ----------------------------------------------------------------- report */
+
+static int cmd_report(int argc, char **argv)
+{
+    if (is_help(argc, argv)) {
+        puts("usage: mcbench report RESULTS.h5 -o DIR\n"
+             "Writes per problem set: residual against iteration and against solver time\n"
+             "(gnuplot PNG and SVG), a table per solver (Markdown, CSV), and DIR/index.html\n"
+             "showing them all. Needs gnuplot on PATH (Debian package gnuplot-nox).");
+        return 0;
+    }
+    const char *in = NULL, *out = NULL;
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "-o") && k + 1 < argc) out = argv[++k];
+        else if (argv[k][0] == '-') return usage_error("report", "unknown option %s", argv[k]);
+        else in = argv[k];
+    }
+    if (!in || !out) return usage_error("report", "%s", "needs RESULTS.h5 and -o DIR");
+    mcb_err err;
+    mcb_rc rc = mcb_report(in, out, NULL, &err);
+    if (rc) return fail_rc(rc, &err);
+    fprintf(stderr, "mcbench: report in %s/index.html\n", out);
+    return 0;
+}
+
+static const char *main_help =
+    "usage: mcbench COMMAND [ARGS]   (mcbench COMMAND --help for details)\n"
+    "  info      describe problem files\n"
+    "  validate  check problem files\n"
+    "  import    convert FCLIB files (mcbench import fclib ...)\n"
+    "  gen       generate built-in problems (mcbench gen stack ...)\n"
+    "  run       run solvers on problems with identical budgets\n"
+    "  report    plots and tables from a results file\n"
+    "  solvers   list solvers and their parameters\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(main_help, stderr);
+        return EXIT_INPUT;
+    }
+    const char *c = argv[1];
+    if (!strcmp(c, "--help") || !strcmp(c, "-h") || !strcmp(c, "help"))
+        return fputs(main_help, stdout), 0;
+    if (!strcmp(c, "info")) return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(c, "validate")) return cmd_validate(argc - 1, argv + 1);
+    if (!strcmp(c, "import")) return cmd_import(argc - 1, argv + 1);
+    if (!strcmp(c, "gen")) return cmd_gen(argc - 1, argv + 1);
+    if (!strcmp(c, "run")) return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
+    if (!strcmp(c, "solvers")) return cmd_solvers(argc - 1, argv + 1);
+    fprintf(stderr, "mcbench: unknown command '%s'\n%s", c, main_help);
+    return EXIT_INPUT;
+}

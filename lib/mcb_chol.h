@@ -1,0 +1,27 @@
+/* mcb_chol.h: a sparse Cholesky factorization of a symmetric positive
+ * definite matrix (CHOLMOD), with allocation-free repeated solves.
+ *
+ * mcb_chol_factor() fails with MCB_E_NUMERIC when the matrix is not
+ * positive definite (CHOLMOD reports that through a status, never an abort).
+ * Each factor owns its cholmod_common, so different factors may be used
+ * from different threads at once; one factor is not thread-safe. */
+#ifndef MCB_CHOL_H
+#define MCB_CHOL_H
+
+#include "mcb_sparse.h"
+
+typedef struct mcb_chol mcb_chol;
+
+/* Factors A (full symmetric storage, both triangles; only the upper one is
+ * read). A may be refactored later with mcb_chol_refactor() if the pattern
+ * is unchanged. */
+mcb_rc mcb_chol_factor(const mcb_csc *A, mcb_chol **out, mcb_err *err);
+mcb_rc mcb_chol_refactor(mcb_chol *F, const mcb_csc *A, mcb_err *err);
+/* x = A^-1 b (x and b may alias). Allocation-free after the first call. */
+mcb_rc mcb_chol_solve(mcb_chol *F, const double *b, double *x);
+/* X = A^-1 B for a sparse B, returned as CSC (n x B->n). */
+mcb_csc *mcb_chol_spsolve(mcb_chol *F, const mcb_csc *B);
+int mcb_chol_n(const mcb_chol *F);
+void mcb_chol_free(mcb_chol **F);
+
+#endif

@@ -1,0 +1,21 @@
+/* mcb_io.h: reading and writing problem files (HDF5 format v1, documented
+ * in docs/problem-format.md). One file holds one or more problems. */
+#ifndef MCB_IO_H
+#define MCB_IO_H
+
+#include "mcb_problem.h"
+
+#define MCB_FORMAT_NAME "mcbench-problem"
+#define MCB_FORMAT_VERSION 1
+
+/* Reads and validates every problem of a file. On failure *out is NULL and
+ * err names the file, the problem group, the dataset and the reason. When
+ * the file has no partition, it is inferred from A. */
+mcb_rc mcb_read_problems(const char *path, mcb_problem_set **out, mcb_err *err);
+
+/* Writes problems to a new file (replacing it); nothing is left behind on
+ * failure (the file is written under a temporary name and renamed). */
+mcb_rc mcb_write_problems(const char *path, mcb_problem *const *problems, int count,
+                          mcb_err *err);
+
+#endif

@@ -1,0 +1,164 @@
+/* mcb_problem.c: the problem model: allocation, copy, subsystem inference. */
+#include "mcb_problem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *mcb_ctype_name(int type)
+{
+    switch (type) {
+    case MCB_BILATERAL: return "bilateral";
+    case MCB_UNILATERAL: return "unilateral";
+    case MCB_SOFT: return "soft";
+    case MCB_CONTACT: return "contact";
+    default: return "unknown";
+    }
+}
+
+const char *mcb_form_name(int form)
+{
+    return form == MCB_PRIMAL ? "primal" : form == MCB_DUAL ? "dual" : "unknown";
+}
+
+mcb_problem *mcb_problem_new(void)
+{
+    mcb_problem *P = calloc(1, sizeof *P);
+    if (!P) return NULL;
+    P->name = mcb_strdup("");
+    P->source = mcb_strdup("");
+    P->scene = mcb_strdup("");
+    P->notes = mcb_strdup("");
+    if (!P->name || !P->source || !P->scene || !P->notes) mcb_problem_free(&P);
+    return P;
+}
+
+void mcb_problem_free(mcb_problem **P)
+{
+    if (!P || !*P) return;
+    mcb_problem *p = *P;
+    free(p->name);
+    free(p->source);
+    free(p->scene);
+    free(p->notes);
+    mcb_csc_free(&p->A);
+    mcb_csc_free(&p->J);
+    mcb_csc_free(&p->W);
+    free(p->b);
+    free(p->e);
+    free(p->q);
+    free(p->blocks);
+    free(p->sub_start);
+    free(p->v0);
+    free(p->lambda0);
+    free(p->v_ref);
+    free(p->lambda_ref);
+    free(p);
+    *P = NULL;
+}
+
+int mcb_problem_count(const mcb_problem *P, int type)
+{
+    int c = 0;
+    for (int k = 0; k < P->nblocks; k++) c += P->blocks[k].type == type;
+    return c;
+}
+
+static double *dup_vec(const double *x, int n)
+{
+    if (!x) return NULL;
+    double *y = mcb_malloc((size_t)n, sizeof(double));
+    if (y && n) memcpy(y, x, (size_t)n * sizeof(double));
+    return y;
+}
+
+mcb_problem *mcb_problem_copy(const mcb_problem *P)
+{
+    mcb_problem *Q = calloc(1, sizeof *Q);
+    if (!Q) return NULL;
+    *Q = *P;
+    Q->name = mcb_strdup(P->name);
+    Q->source = mcb_strdup(P->source);
+    Q->scene = mcb_strdup(P->scene);
+    Q->notes = mcb_strdup(P->notes);
+    Q->A = mcb_csc_copy(P->A);
+    Q->J = mcb_csc_copy(P->J);
+    Q->W = mcb_csc_copy(P->W);
+    Q->b = dup_vec(P->b, P->n);
+    Q->e = dup_vec(P->e, P->m);
+    Q->q = dup_vec(P->q, P->m);
+    Q->blocks = mcb_malloc((size_t)P->nblocks, sizeof(mcb_block));
+    if (Q->blocks && P->nblocks)
+        memcpy(Q->blocks, P->blocks, (size_t)P->nblocks * sizeof(mcb_block));
+    Q->sub_start = P->sub_start ? mcb_malloc((size_t)P->nsub + 1, sizeof(int)) : NULL;
+    if (Q->sub_start) memcpy(Q->sub_start, P->sub_start, ((size_t)P->nsub + 1) * sizeof(int));
+    Q->v0 = dup_vec(P->v0, P->n);
+    Q->lambda0 = dup_vec(P->lambda0, P->m);
+    Q->v_ref = dup_vec(P->v_ref, P->n);
+    Q->lambda_ref = dup_vec(P->lambda_ref, P->m);
+    int bad = !Q->name || !Q->source || !Q->scene || !Q->notes || !Q->blocks ||
+              (P->A && !Q->A) || (P->J && !Q->J) || (P->W && !Q->W) ||
+              (P->b && !Q->b) || (P->e && !Q->e) || (P->q && !Q->q) ||
+              (P->sub_start && !Q->sub_start) || (P->v0 && !Q->v0) ||
+              (P->lambda0 && !Q->lambda0) || (P->v_ref && !Q->v_ref) ||
+              (P->lambda_ref && !Q->lambda_ref);
+    if (bad) mcb_problem_free(&Q);
+    return Q;
+}
+
+/* Every DOF j is joined with all k such that A_kj != 0. The largest DOF
+ * reachable from a range start bounds the range: a contiguous cut at c is
+ * valid when no entry of A couples a DOF < c with a DOF >= c. */
+mcb_rc mcb_problem_infer_subsystems(mcb_problem *P, mcb_err *err)
+{
+    if (P->form != MCB_PRIMAL || !P->A) {
+        free(P->sub_start);
+        P->sub_start = NULL;
+        P->nsub = 0;
+        return MCB_OK;
+    }
+    int n = P->n;
+    /* reach[j] = max(j, max row index coupled to column j, and vice versa) */
+    int *reach = mcb_malloc((size_t)n + 1, sizeof(int));
+    int *start = mcb_malloc((size_t)n + 1, sizeof(int));
+    if (!reach || !start) {
+        free(reach);
+        free(start);
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    for (int j = 0; j < n; j++) reach[j] = j;
+    for (int j = 0; j < n; j++)
+        for (int k = P->A->p[j]; k < P->A->p[j + 1]; k++) {
+            int i = P->A->i[k];
+            int lo = i < j ? i : j, hi = i < j ? j : i;
+            if (hi > reach[lo]) reach[lo] = hi;
+        }
+    int ns = 0, far = -1;
+    for (int j = 0; j < n; j++) {
+        if (j > far) start[ns++] = j;
+        if (reach[j] > far) far = reach[j];
+    }
+    start[ns] = n;
+    free(reach);
+    free(P->sub_start);
+    P->sub_start = start;
+    P->nsub = ns;
+    return MCB_OK;
+}
+
+void mcb_problem_set_free(mcb_problem_set **S)
+{
+    if (!S || !*S) return;
+    for (int k = 0; k < (*S)->count; k++) mcb_problem_free(&(*S)->items[k]);
+    free((*S)->items);
+    free(*S);
+    *S = NULL;
+}
+
+mcb_rc mcb_problem_set_push(mcb_problem_set *S, mcb_problem *P, mcb_err *err)
+{
+    mcb_problem **items = realloc(S->items, ((size_t)S->count + 1) * sizeof *items);
+    if (!items) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    S->items = items;
+    S->items[S->count++] = P;
+    return MCB_OK;
+}

@@ -1,0 +1,107 @@
+/* mcb_problem.h: the problem model.
+ *
+ * Primal form (the simulator's subproblem, SubADMM paper eq. (8)):
+ *     A v = b + J^T lambda,   (J v + e, lambda) in S
+ * with A (n x n, sparse SPD), J (m x n), b (n), e (m).
+ * Dual form (FCLIB local problems): u = W lambda + q, (u, lambda) in S,
+ * with W (m x m) and q (m); there are no v, A, b, J or e.
+ *
+ * S is a product of per-block sets, one per constraint block; the blocks
+ * cover the rows 0..m-1 in order, without gaps or overlaps:
+ *   bilateral:  J_i v + e_i = 0, lambda_i free                     (any rows)
+ *   unilateral: 0 <= lambda_i  ⊥  J_i v + e_i >= 0                 (per row)
+ *   soft:       lambda_i = -k (e_i + alpha J_i v)                  (eq. 3)
+ *   contact:    3 rows [n, t1, t2], Signorini-Coulomb with mu       (eq. 5)
+ */
+#ifndef MCB_PROBLEM_H
+#define MCB_PROBLEM_H
+
+#include "mcb_sparse.h"
+
+typedef enum {
+    MCB_BILATERAL = 0,
+    MCB_UNILATERAL = 1,
+    MCB_SOFT = 2,
+    MCB_CONTACT = 3
+} mcb_ctype;
+#define MCB_NCTYPES 4
+const char *mcb_ctype_name(int type); /* "bilateral", ...; "unknown" */
+
+typedef struct {
+    int type;     /* mcb_ctype (int: files may hold unknown codes) */
+    int row;      /* first row in J (or W) */
+    int nrows;    /* 3 for a contact */
+    double mu;    /* contact friction coefficient, >= 0 */
+    double k;     /* soft stiffness, >= 0 */
+    double alpha; /* soft damping factor, >= 0 */
+} mcb_block;
+
+typedef enum { MCB_PRIMAL = 0, MCB_DUAL = 1 } mcb_form;
+const char *mcb_form_name(int form);
+
+typedef struct {
+    /* metadata */
+    char *name;   /* unique within a file */
+    char *source; /* where it came from (generator, importer + file) */
+    char *scene;  /* scene name */
+    char *notes;  /* free text */
+    double h;     /* time step (s), 0 if unknown */
+    int step;     /* step index in its recorded sequence */
+
+    int form;     /* mcb_form */
+    int n;        /* degrees of freedom (0 for dual problems) */
+    int m;        /* constraint rows */
+    mcb_csc *A, *J; /* primal */
+    double *b, *e;
+    mcb_csc *W;   /* dual */
+    double *q;
+
+    int nblocks;
+    mcb_block *blocks;
+
+    /* subsystems: DOF ranges [sub_start[s], sub_start[s+1]), nsub of them,
+     * with A block diagonal over them (primal only; 0 and NULL for dual) */
+    int nsub;
+    int *sub_start;
+
+    /* optional (NULL when absent) */
+    double *v0, *lambda0;       /* initial guess */
+    double *v_ref, *lambda_ref; /* reference solution */
+} mcb_problem;
+
+mcb_problem *mcb_problem_new(void);
+void mcb_problem_free(mcb_problem **P); /* accepts NULL */
+
+/* Counts blocks of a type. */
+int mcb_problem_count(const mcb_problem *P, int type);
+
+/* Infers the subsystem partition from A's connected components, renumbering
+ * nothing: components that are not contiguous DOF ranges are merged with
+ * everything in between (the partition stays contiguous and A stays block
+ * diagonal over it). Replaces any existing partition. */
+mcb_rc mcb_problem_infer_subsystems(mcb_problem *P, mcb_err *err);
+
+/* Checks everything the file format promises (see docs/problem-format.md):
+ * shapes, finiteness, sorted unique sparse indices, symmetry and positive
+ * definiteness of A, block list, parameters, partition. `where` prefixes the
+ * message (file and problem). */
+mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *err);
+
+/* Structure of one CSC matrix: shape m x n, pointers, index range, sorted
+ * unique rows per column, finite values. */
+mcb_rc mcb_csc_check(const mcb_csc *M, const char *where, const char *name, int m, int n,
+                     mcb_err *err);
+
+/* Deep copy. */
+mcb_problem *mcb_problem_copy(const mcb_problem *P);
+
+/* A set of problems (one file). */
+typedef struct {
+    int count;
+    mcb_problem **items;
+} mcb_problem_set;
+
+void mcb_problem_set_free(mcb_problem_set **S);
+mcb_rc mcb_problem_set_push(mcb_problem_set *S, mcb_problem *P, mcb_err *err);
+
+#endif

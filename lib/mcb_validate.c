@@ -1,0 +1,178 @@
+/* mcb_validate.c: mcb_problem_validate(), every check the format promises.
+ * Checks run in an order where each relies only on earlier ones (structure
+ * before values, values before factorization), so bad input can never make
+ * a later check read out of bounds. */
+#include "mcb_chol.h"
+#include "mcb_problem.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define SYM_TOL 1e-12
+
+/* Structure of a CSC matrix: pointers, index range, strictly increasing
+ * rows per column (no duplicates), finite values. */
+mcb_rc mcb_csc_check(const mcb_csc *M, const char *where, const char *name, int m, int n,
+                     mcb_err *err)
+{
+    if (!M) return mcb_fail(err, MCB_E_INPUT, "%s: matrix %s is missing", where, name);
+    if (M->m != m || M->n != n)
+        return mcb_fail(err, MCB_E_INPUT, "%s: %s has shape %dx%d, expected %dx%d",
+                        where, name, M->m, M->n, m, n);
+    if (M->p[0] != 0)
+        return mcb_fail(err, MCB_E_INPUT, "%s: %s/colptr[0] is %d, must be 0", where, name, M->p[0]);
+    for (int j = 0; j < n; j++)
+        if (M->p[j + 1] < M->p[j])
+            return mcb_fail(err, MCB_E_INPUT, "%s: %s/colptr decreases at column %d",
+                            where, name, j);
+    for (int j = 0; j < n; j++)
+        for (int k = M->p[j]; k < M->p[j + 1]; k++) {
+            int r = M->i[k];
+            if (r < 0 || r >= m)
+                return mcb_fail(err, MCB_E_INPUT,
+                                "%s: %s/rowind[%d] = %d is out of range [0, %d)",
+                                where, name, k, r, m);
+            if (k > M->p[j] && r <= M->i[k - 1])
+                return mcb_fail(err, MCB_E_INPUT,
+                                "%s: %s column %d has %s row indices (row %d after %d)", where,
+                                name, j, r == M->i[k - 1] ? "duplicate" : "unsorted", r,
+                                M->i[k - 1]);
+            if (!isfinite(M->x[k]))
+                return mcb_fail(err, MCB_E_INPUT,
+                                "%s: %s/values[%d] (row %d, column %d) is not finite", where,
+                                name, k, r, j);
+        }
+    return MCB_OK;
+}
+
+static mcb_rc check_vec(const double *x, int len, const char *where, const char *name,
+                        int required, mcb_err *err)
+{
+    if (!x) return required ? mcb_fail(err, MCB_E_INPUT, "%s: vector %s is missing", where, name)
+                            : MCB_OK;
+    for (int k = 0; k < len; k++)
+        if (!isfinite(x[k]))
+            return mcb_fail(err, MCB_E_INPUT, "%s: %s[%d] is not finite", where, name, k);
+    return MCB_OK;
+}
+
+static mcb_rc check_blocks(const mcb_problem *P, const char *where, mcb_err *err)
+{
+    int row = 0;
+    for (int k = 0; k < P->nblocks; k++) {
+        const mcb_block *B = &P->blocks[k];
+        if (B->type < 0 || B->type >= MCB_NCTYPES)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: constraints/type[%d] = %d is an unknown constraint type "
+                            "(0 bilateral, 1 unilateral, 2 soft, 3 contact)",
+                            where, k, B->type);
+        if (B->row != row)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: constraint block %d starts at row %d, expected %d (%s)", where,
+                            k, B->row, row, B->row < row ? "blocks overlap" : "gap between blocks");
+        if (B->nrows < 1)
+            return mcb_fail(err, MCB_E_INPUT, "%s: constraint block %d has %d rows", where, k,
+                            B->nrows);
+        if (B->type == MCB_CONTACT && B->nrows != 3)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: contact block %d has %d rows, a contact has 3 [n, t1, t2]",
+                            where, k, B->nrows);
+        if (!isfinite(B->mu) || !isfinite(B->k) || !isfinite(B->alpha))
+            return mcb_fail(err, MCB_E_INPUT, "%s: constraint block %d has a non-finite parameter",
+                            where, k);
+        if (B->mu < 0)
+            return mcb_fail(err, MCB_E_INPUT, "%s: constraints/mu[%d] = %g is negative", where, k,
+                            B->mu);
+        if (B->k < 0)
+            return mcb_fail(err, MCB_E_INPUT, "%s: constraints/k[%d] = %g is negative", where, k,
+                            B->k);
+        if (B->alpha < 0)
+            return mcb_fail(err, MCB_E_INPUT, "%s: constraints/alpha[%d] = %g is negative", where,
+                            k, B->alpha);
+        if (B->type == MCB_SOFT && P->form == MCB_DUAL)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: soft block %d in a dual-form problem (soft rows need the primal "
+                            "form: e and J v enter separately)", where, k);
+        if (B->nrows > P->m - row)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: constraint block %d (rows %d..%d) runs past the %d rows",
+                            where, k, row, row + B->nrows - 1, P->m);
+        row += B->nrows;
+    }
+    if (row != P->m)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: constraint blocks cover %d rows, the problem has %d (gap at the end)",
+                        where, row, P->m);
+    return MCB_OK;
+}
+
+static mcb_rc check_partition(const mcb_problem *P, const char *where, mcb_err *err)
+{
+    if (P->form != MCB_PRIMAL) return MCB_OK;
+    if (!P->sub_start || P->nsub < 1)
+        return P->n == 0 ? MCB_OK
+                         : mcb_fail(err, MCB_E_INPUT, "%s: subsystem partition is missing", where);
+    if (P->sub_start[0] != 0 || P->sub_start[P->nsub] != P->n)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: subsystems/start must begin at 0 and end at n = %d", where, P->n);
+    for (int s = 0; s < P->nsub; s++)
+        if (P->sub_start[s + 1] <= P->sub_start[s])
+            return mcb_fail(err, MCB_E_INPUT, "%s: subsystems/start is not increasing at %d",
+                            where, s);
+    /* A block diagonal over the partition */
+    int s = 0;
+    for (int j = 0; j < P->n; j++) {
+        while (j >= P->sub_start[s + 1]) s++;
+        for (int k = P->A->p[j]; k < P->A->p[j + 1]; k++) {
+            int i = P->A->i[k];
+            if (i < P->sub_start[s] || i >= P->sub_start[s + 1])
+                return mcb_fail(err, MCB_E_INPUT,
+                                "%s: A couples DOF %d and %d across subsystems (A must be block "
+                                "diagonal over subsystems/start)", where, i, j);
+        }
+    }
+    return MCB_OK;
+}
+
+mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *err)
+{
+    mcb_rc rc;
+    if (!P) return mcb_fail(err, MCB_E_INPUT, "%s: no problem", where);
+    if (P->form != MCB_PRIMAL && P->form != MCB_DUAL)
+        return mcb_fail(err, MCB_E_INPUT, "%s: unknown form %d", where, P->form);
+    if (P->m < 0 || P->n < 0 || (P->form == MCB_PRIMAL && P->n < 1))
+        return mcb_fail(err, MCB_E_INPUT, "%s: bad dimensions n = %d, m = %d", where, P->n, P->m);
+    if (!isfinite(P->h) || P->h < 0)
+        return mcb_fail(err, MCB_E_INPUT, "%s: time step h = %g is invalid", where, P->h);
+    if (P->form == MCB_PRIMAL) {
+        if ((rc = mcb_csc_check(P->A, where, "A", P->n, P->n, err))) return rc;
+        if ((rc = mcb_csc_check(P->J, where, "J", P->m, P->n, err))) return rc;
+        if ((rc = check_vec(P->b, P->n, where, "b", 1, err))) return rc;
+        if ((rc = check_vec(P->e, P->m, where, "e", 1, err))) return rc;
+        if ((rc = check_vec(P->v0, P->n, where, "init/v", 0, err))) return rc;
+        if ((rc = check_vec(P->v_ref, P->n, where, "reference/v", 0, err))) return rc;
+    } else {
+        if ((rc = mcb_csc_check(P->W, where, "W", P->m, P->m, err))) return rc;
+        if ((rc = check_vec(P->q, P->m, where, "q", 1, err))) return rc;
+    }
+    if ((rc = check_vec(P->lambda0, P->m, where, "init/lambda", 0, err))) return rc;
+    if ((rc = check_vec(P->lambda_ref, P->m, where, "reference/lambda", 0, err))) return rc;
+    if ((rc = check_blocks(P, where, err))) return rc;
+    if ((rc = check_partition(P, where, err))) return rc;
+    if (P->form == MCB_PRIMAL) {
+        double asym = mcb_csc_asymmetry(P->A);
+        if (asym > SYM_TOL)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: A is not symmetric (max |A_ij - A_ji| / max |A_ij| = %.3g > %g)",
+                            where, asym, SYM_TOL);
+        mcb_chol *F = NULL;
+        mcb_err ferr;
+        rc = mcb_chol_factor(P->A, &F, &ferr);
+        mcb_chol_free(&F);
+        if (rc == MCB_E_NUMERIC)
+            return mcb_fail(err, MCB_E_INPUT, "%s: A is not positive definite: %s", where,
+                            ferr.msg);
+        if (rc) return mcb_fail(err, rc, "%s: %s", where, ferr.msg);
+    }
+    return MCB_OK;
+}

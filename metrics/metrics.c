@@ -1,0 +1,289 @@
+/* metrics.c: residuals recomputed by the harness from (v, lambda).
+ *
+ * One pass over the constraint blocks computes the per-block pieces of the
+ * Fischer-Burmeister, natural-map and z-residuals; the vectors they share
+ * (A v, J^T lambda, u) are formed once per call in the workspace. */
+#include "metrics.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcb_chol.h"
+#include "mcb_cone.h"
+
+static const char *names[MCB_NMETRICS] = {"dyn_abs", "dyn_rel", "fb",      "fb_max",
+                                          "natmap",  "zres",    "pen_max", "pen_sum"};
+
+const char *mcb_metric_name(int id)
+{
+    return id >= 0 && id < MCB_NMETRICS ? names[id] : "unknown";
+}
+
+int mcb_metric_from_name(const char *name)
+{
+    for (int k = 0; k < MCB_NMETRICS; k++)
+        if (strcmp(names[k], name) == 0) return k;
+    return -1;
+}
+
+int mcb_metric_is_residual(int id) { return id >= MCB_M_DYN_ABS && id <= MCB_M_ZRES; }
+
+struct mcb_metrics_ws {
+    const mcb_problem *P;
+    mcb_chol *F;      /* factor of A (primal) for the z-residual */
+    double *Av, *JTl; /* n */
+    double *vstar;    /* n: A^-1 (b + J^T lambda) */
+    double *u;        /* m: J v + e or W lambda + q */
+    double *ustar;    /* m: J vstar + e */
+};
+
+mcb_rc mcb_metrics_ws_new(const mcb_problem *P, mcb_metrics_ws **out, mcb_err *err)
+{
+    *out = NULL;
+    mcb_metrics_ws *ws = calloc(1, sizeof *ws);
+    if (!ws) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    ws->P = P;
+    int n = P->n, m = P->m;
+    ws->u = mcb_calloc((size_t)m, sizeof(double));
+    ws->ustar = mcb_calloc((size_t)m, sizeof(double));
+    ws->Av = mcb_calloc((size_t)n, sizeof(double));
+    ws->JTl = mcb_calloc((size_t)n, sizeof(double));
+    ws->vstar = mcb_calloc((size_t)n, sizeof(double));
+    if (!ws->u || !ws->ustar || !ws->Av || !ws->JTl || !ws->vstar) {
+        mcb_metrics_ws_free(&ws);
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    if (P->form == MCB_PRIMAL) {
+        mcb_rc rc = mcb_chol_factor(P->A, &ws->F, err);
+        if (rc) {
+            mcb_metrics_ws_free(&ws);
+            return rc;
+        }
+    }
+    *out = ws;
+    return MCB_OK;
+}
+
+void mcb_metrics_ws_free(mcb_metrics_ws **ws)
+{
+    if (!ws || !*ws) return;
+    mcb_chol_free(&(*ws)->F);
+    free((*ws)->Av);
+    free((*ws)->JTl);
+    free((*ws)->vstar);
+    free((*ws)->u);
+    free((*ws)->ustar);
+    free(*ws);
+    *ws = NULL;
+}
+
+/* u = J v + e (primal) or W lambda + q (dual) */
+static void local_velocity(mcb_metrics_ws *ws, const double *v, const double *lambda, double *u)
+{
+    const mcb_problem *P = ws->P;
+    if (P->form == MCB_PRIMAL) {
+        memcpy(u, P->e, (size_t)P->m * sizeof(double));
+        mcb_csc_gaxpy(P->J, v, u);
+    } else {
+        memcpy(u, P->q, (size_t)P->m * sizeof(double));
+        mcb_csc_gaxpy(P->W, lambda, u);
+    }
+}
+
+/* Av and J^T lambda, and the dynamics residual; returns ||r|| and sets the
+ * relative scale max(||b||, ||Av||, ||J^T lambda||). */
+static double dynamics(mcb_metrics_ws *ws, const double *v, const double *lambda, double *scale)
+{
+    const mcb_problem *P = ws->P;
+    int n = P->n;
+    memset(ws->Av, 0, (size_t)n * sizeof(double));
+    memset(ws->JTl, 0, (size_t)n * sizeof(double));
+    mcb_csc_gaxpy(P->A, v, ws->Av);
+    mcb_csc_gatxpy(P->J, lambda, ws->JTl);
+    double s = mcb_norm2(n, P->b), t;
+    if ((t = mcb_norm2(n, ws->Av)) > s) s = t;
+    if ((t = mcb_norm2(n, ws->JTl)) > s) s = t;
+    *scale = s;
+    /* residual into vstar as scratch */
+    for (int k = 0; k < n; k++) ws->vstar[k] = ws->Av[k] - P->b[k] - ws->JTl[k];
+    return mcb_norm2(n, ws->vstar);
+}
+
+/* Soft law residual lambda + k (e + alpha J v), with J v = u - e. */
+static double soft_residual(const mcb_block *B, double lambda, double u, double e)
+{
+    return lambda + B->k * (e + B->alpha * (u - e));
+}
+
+/* The strict per-type operator T of the CANAL paper, eq. (14)-(17), with
+ * beta = 1, applied to s = lambda - u (that is lambda* = -J v + lambda - e). */
+static void T_strict(const mcb_block *B, const double *s, const double *e, double *out)
+{
+    switch (B->type) {
+    case MCB_BILATERAL:
+        for (int r = 0; r < B->nrows; r++) out[r] = s[r];
+        break;
+    case MCB_UNILATERAL:
+        for (int r = 0; r < B->nrows; r++) out[r] = s[r] > 0.0 ? s[r] : 0.0;
+        break;
+    case MCB_SOFT: { /* eq. (15): lambda = (k alpha (s + e) - k e) / (1 + k alpha) */
+        double ka = B->k * B->alpha;
+        for (int r = 0; r < B->nrows; r++)
+            out[r] = (ka * (s[r] + e[r]) - B->k * e[r]) / (1.0 + ka);
+        break;
+    }
+    case MCB_CONTACT:
+        mcb_proj_strict(B->mu, s, out);
+        break;
+    }
+}
+
+typedef struct {
+    double fb2, fb_max, nat2, z2, pen_max, pen_sum;
+    int ncontacts;
+} block_sums;
+
+/* Per-block pieces of fb, natmap, zres and penetration. `ustar` may be
+ * NULL when the z-residual is not wanted. */
+static void block_pass(const mcb_problem *P, const double *lambda, const double *u,
+                       const double *ustar, block_sums *S)
+{
+    memset(S, 0, sizeof *S);
+    for (int b = 0; b < P->nblocks; b++) {
+        const mcb_block *B = &P->blocks[b];
+        int r0 = B->row;
+        const double *l = lambda + r0, *ub = u + r0;
+        const double *eb = P->e ? P->e + r0 : NULL;
+        if (B->type == MCB_CONTACT) {
+            double phi[3], res[3];
+            mcb_contact_fb(B->mu, l, ub, phi);
+            double f2 = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2];
+            S->fb2 += f2;
+            if (sqrt(f2) > S->fb_max || isnan(f2)) S->fb_max = sqrt(f2);
+            mcb_contact_natmap(B->mu, l, ub, res);
+            S->nat2 += res[0] * res[0] + res[1] * res[1] + res[2] * res[2];
+            double pen = ub[0] < 0.0 ? -ub[0] : 0.0;
+            if (pen > S->pen_max) S->pen_max = pen;
+            S->pen_sum += pen;
+            S->ncontacts++;
+        } else {
+            for (int r = 0; r < B->nrows; r++) {
+                double f, nm;
+                if (B->type == MCB_BILATERAL) {
+                    f = ub[r];
+                    nm = ub[r];
+                } else if (B->type == MCB_UNILATERAL) {
+                    f = mcb_fb(l[r], ub[r]);
+                    double t = l[r] - ub[r];
+                    nm = l[r] - (t > 0.0 ? t : 0.0);
+                } else {
+                    f = soft_residual(B, l[r], ub[r], eb[r]);
+                    nm = f;
+                }
+                S->fb2 += f * f;
+                S->nat2 += nm * nm;
+            }
+        }
+        if (ustar) { /* z-residual piece: lambda - T(lambda - u*) */
+            double sv[3], t[3];
+            for (int r0b = 0; r0b < B->nrows; r0b += (B->type == MCB_CONTACT ? 3 : 1)) {
+                int len = B->type == MCB_CONTACT ? 3 : 1;
+                mcb_block one = *B;
+                one.nrows = len;
+                for (int r = 0; r < len; r++) sv[r] = l[r0b + r] - ustar[r0 + r0b + r];
+                T_strict(&one, sv, eb ? eb + r0b : NULL, t);
+                for (int r = 0; r < len; r++) {
+                    double d = l[r0b + r] - t[r];
+                    S->z2 += d * d;
+                }
+            }
+        }
+    }
+}
+
+static double zres_scale(const mcb_problem *P, int ncontacts)
+{
+    int c = ncontacts > 0 ? ncontacts : P->nblocks;
+    return c > 0 ? (double)c : 1.0;
+}
+
+/* u* for the z-residual: J A^-1 (b + J^T lambda) + e, or W lambda + q */
+static void projected_velocity(mcb_metrics_ws *ws, const double *lambda)
+{
+    const mcb_problem *P = ws->P;
+    if (P->form == MCB_PRIMAL) {
+        memcpy(ws->vstar, P->b, (size_t)P->n * sizeof(double));
+        mcb_csc_gatxpy(P->J, lambda, ws->vstar);
+        mcb_chol_solve(ws->F, ws->vstar, ws->vstar);
+        memcpy(ws->ustar, P->e, (size_t)P->m * sizeof(double));
+        mcb_csc_gaxpy(P->J, ws->vstar, ws->ustar);
+    } else {
+        local_velocity(ws, NULL, lambda, ws->ustar);
+    }
+}
+
+static double rel(double x, double scale) { return scale > DBL_EPSILON ? x / scale : x; }
+
+/* Siconos 4.4: local form sqrt(sum ||.||^2) / max(||q||, ||lambda||, ||u||);
+ * global form dyn / max(||b||, ||Av||, ||J^T lambda||)
+ *             + sqrt(sum ||.||^2) / max(||u||, ||lambda||). */
+static double natmap(mcb_metrics_ws *ws, const double *lambda, const block_sums *S, double dyn,
+                     double dscale)
+{
+    const mcb_problem *P = ws->P;
+    int m = P->m;
+    double lnorm = mcb_norm2(m, lambda), unorm = mcb_norm2(m, ws->u);
+    double s = lnorm > unorm ? lnorm : unorm;
+    if (P->form == MCB_DUAL) {
+        double qn = mcb_norm2(m, P->q);
+        return rel(sqrt(S->nat2), qn > s ? qn : s);
+    }
+    return rel(dyn, dscale) + rel(sqrt(S->nat2), s);
+}
+
+void mcb_metrics_compute(mcb_metrics_ws *ws, const double *v, const double *lambda,
+                         mcb_metrics *out)
+{
+    const mcb_problem *P = ws->P;
+    double dyn = NAN, dscale = 0.0;
+    if (P->form == MCB_PRIMAL) dyn = dynamics(ws, v, lambda, &dscale);
+    local_velocity(ws, v, lambda, ws->u);
+    projected_velocity(ws, lambda);
+    block_sums S;
+    block_pass(P, lambda, ws->u, ws->ustar, &S);
+
+    out->val[MCB_M_DYN_ABS] = dyn;
+    out->val[MCB_M_DYN_REL] = P->form == MCB_PRIMAL ? rel(dyn, dscale) : NAN;
+    out->val[MCB_M_FB] = sqrt(S.fb2);
+    out->val[MCB_M_FB_MAX] = S.fb_max;
+    out->val[MCB_M_NATMAP] = natmap(ws, lambda, &S, dyn, dscale);
+    out->val[MCB_M_ZRES] = sqrt(S.z2) / zres_scale(P, S.ncontacts);
+    out->val[MCB_M_PEN_MAX] = S.pen_max;
+    out->val[MCB_M_PEN_SUM] = S.pen_sum;
+}
+
+double mcb_metrics_one(mcb_metrics_ws *ws, int id, const double *v, const double *lambda)
+{
+    const mcb_problem *P = ws->P;
+    if (id == MCB_M_ZRES) {
+        mcb_metrics all;
+        mcb_metrics_compute(ws, v, lambda, &all);
+        return all.val[id];
+    }
+    double dyn = NAN, dscale = 0.0;
+    if (P->form == MCB_PRIMAL) dyn = dynamics(ws, v, lambda, &dscale);
+    if (id == MCB_M_DYN_ABS) return dyn;
+    if (id == MCB_M_DYN_REL) return P->form == MCB_PRIMAL ? rel(dyn, dscale) : NAN;
+    local_velocity(ws, v, lambda, ws->u);
+    block_sums S;
+    block_pass(P, lambda, ws->u, NULL, &S);
+    switch (id) {
+    case MCB_M_FB: return sqrt(S.fb2);
+    case MCB_M_FB_MAX: return S.fb_max;
+    case MCB_M_PEN_MAX: return S.pen_max;
+    case MCB_M_PEN_SUM: return S.pen_sum;
+    default: return natmap(ws, lambda, &S, dyn, dscale);
+    }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Shared set-up for ./bench.sh and ./test.sh: installs the Debian packages
+# mcbench needs (apt-get when root; otherwise names them and stops), then
+# configures and builds into the directory given as $1 (default build/).
+# Extra CMake arguments may follow the directory.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-$here/build}
+shift || true
+
+pkgs=(gcc cmake make pkg-config libhdf5-dev hdf5-tools libsuitesparse-dev
+      libopenblas-dev check gnuplot-nox libfclib-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "mcbench: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "mcbench: missing Debian packages: ${missing[*]}" >&2
+    echo "  install them with: sudo apt-get install --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+cmake --build "$build" -j "$(nproc)" >/dev/null

@@ -1,0 +1,103 @@
+/* registry.c: the one explicit table of solvers, and the helpers around the
+ * solver interface. Adding a solver: one file in solvers/, one line here,
+ * and its row in the fixtures x solvers test table (tests/test_solvers.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+extern const mcb_solver_def mcb_solver_pgs;
+extern const mcb_solver_def mcb_solver_pj;
+extern const mcb_solver_def mcb_solver_subadmm;
+
+static const mcb_solver_def *const registry[] = {
+    &mcb_solver_pgs,
+    &mcb_solver_pj,
+    &mcb_solver_subadmm,
+};
+
+int mcb_solver_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
+
+const mcb_solver_def *mcb_solver_at(int k)
+{
+    return k >= 0 && k < mcb_solver_count() ? registry[k] : NULL;
+}
+
+const mcb_solver_def *mcb_solver_find(const char *name)
+{
+    for (int k = 0; k < mcb_solver_count(); k++)
+        if (strcmp(registry[k]->name, name) == 0) return registry[k];
+    return NULL;
+}
+
+void mcb_settings_default(mcb_settings *s)
+{
+    s->max_iters = 1000;
+    s->time_limit_s = 60.0;
+    s->tol = 1e-8;
+    s->threads = 1;
+    s->warm_start = 0;
+}
+
+const char *mcb_status_name(int status)
+{
+    static const char *names[MCB_NSTATUS] = {"solved",       "max-iterations", "time-limit",
+                                             "diverged",     "setup-failed",   "skipped",
+                                             "stalled"};
+    return status >= 0 && status < MCB_NSTATUS ? names[status] : "unknown";
+}
+
+int mcb_status_from_cb(mcb_cb_action a)
+{
+    switch (a) {
+    case MCB_CB_CONVERGED: return MCB_ST_SOLVED;
+    case MCB_CB_TIME_LIMIT: return MCB_ST_TIME_LIMIT;
+    case MCB_CB_DIVERGED: return MCB_ST_DIVERGED;
+    default: return MCB_ST_MAX_ITERS;
+    }
+}
+
+mcb_rc mcb_param_set(const mcb_solver_def *def, void *params, const char *name,
+                     const char *value, mcb_err *err)
+{
+    for (int k = 0; k < def->nparams; k++) {
+        const mcb_param_desc *d = &def->params[k];
+        if (strcmp(d->name, name) != 0) continue;
+        char *end = NULL;
+        errno = 0;
+        if (d->type == 'd') {
+            double x = strtod(value, &end);
+            if (errno || end == value || *end)
+                return mcb_fail(err, MCB_E_INPUT, "%s.%s: '%s' is not a number", def->name, name,
+                                value);
+            memcpy((char *)params + d->offset, &x, sizeof x);
+        } else {
+            long x = strtol(value, &end, 10);
+            if (errno || end == value || *end || x < -2147483647L || x > 2147483647L)
+                return mcb_fail(err, MCB_E_INPUT, "%s.%s: '%s' is not an integer", def->name,
+                                name, value);
+            int xi = (int)x;
+            memcpy((char *)params + d->offset, &xi, sizeof xi);
+        }
+        return MCB_OK;
+    }
+    return mcb_fail(err, MCB_E_INPUT, "solver %s has no parameter '%s' (see 'mcbench solvers')",
+                    def->name, name);
+}
+
+void mcb_param_format(const mcb_solver_def *def, const void *params, int k, char *buf,
+                      size_t len)
+{
+    const mcb_param_desc *d = &def->params[k];
+    if (d->type == 'd') {
+        double x;
+        memcpy(&x, (const char *)params + d->offset, sizeof x);
+        snprintf(buf, len, "%g", x);
+    } else {
+        int x;
+        memcpy(&x, (const char *)params + d->offset, sizeof x);
+        snprintf(buf, len, "%d", x);
+    }
+}

@@ -1,0 +1,108 @@
+/* solver.h: the solver interface (after OSQP and SCS) and the registry.
+ *
+ * A solver is one file in solvers/ that defines an mcb_solver_def:
+ *   - a typed parameter struct with documented defaults (default_params),
+ *     described field by field in `params` so the CLI can list and set them;
+ *   - setup(): everything done once per problem (factorizations, Delassus
+ *     assembly); it is timed and reported separately, and it frees what it
+ *     allocated when it fails;
+ *   - solve(): the iteration, calling `cb` once per iteration; the harness
+ *     answers whether to go on (it judges convergence with its own metric
+ *     and enforces the wall-time budget);
+ *   - iterate(): the current (v, lambda), computed on demand so the harness
+ *     can measure without the solver paying for it;
+ *   - free(): accepts NULL.
+ * Registering it is one line in solvers/registry.c. */
+#ifndef MCB_SOLVER_H
+#define MCB_SOLVER_H
+
+#include <stddef.h>
+
+#include "mcb_problem.h"
+
+/* The budget shared by every solver of a campaign. */
+typedef struct {
+    int max_iters;       /* iteration budget */
+    double time_limit_s; /* wall clock, setup included; <= 0: unlimited */
+    double tol;          /* harness tolerance on the stop metric */
+    int threads;         /* OpenMP threads */
+    int warm_start;      /* start from the problem's initial guess if it has one */
+} mcb_settings;
+
+void mcb_settings_default(mcb_settings *s);
+
+typedef enum {
+    MCB_ST_SOLVED = 0,     /* the harness's metric met the tolerance */
+    MCB_ST_MAX_ITERS,      /* iteration budget used up */
+    MCB_ST_TIME_LIMIT,     /* wall-time budget used up */
+    MCB_ST_DIVERGED,       /* non-finite or unbounded iterate */
+    MCB_ST_SETUP_FAILED,   /* setup failed (e.g. factorization) */
+    MCB_ST_SKIPPED,        /* the solver does not accept this problem */
+    MCB_ST_STALLED,        /* the solver stopped on its own before the tolerance */
+    MCB_NSTATUS
+} mcb_status;
+const char *mcb_status_name(int status);
+
+typedef struct {
+    int status;          /* mcb_status */
+    int iterations;
+    double own_residual; /* the solver's own stopping measure: reported, never ranked */
+    double setup_s;      /* measured by the harness */
+    double solve_s;      /* measured by the harness, measurement time excluded */
+    char reason[256];    /* why skipped, failed or diverged */
+} mcb_info;
+
+typedef enum {
+    MCB_CB_CONTINUE = 0,
+    MCB_CB_CONVERGED,  /* harness metric met the tolerance */
+    MCB_CB_TIME_LIMIT, /* wall-time budget used up */
+    MCB_CB_DIVERGED    /* iterate non-finite or unbounded */
+} mcb_cb_action;
+
+/* Called once per iteration, after iteration `iter` (1-based) is complete. */
+typedef mcb_cb_action (*mcb_iter_cb)(void *ctx, int iter, double own_residual);
+
+typedef struct {
+    const char *name;
+    char type;        /* 'd' double, 'i' int */
+    size_t offset;    /* in the solver's parameter struct */
+    const char *help; /* meaning, and the default's rationale */
+} mcb_param_desc;
+
+enum { MCB_ACCEPTS_PRIMAL = 1, MCB_ACCEPTS_DUAL = 2 };
+
+typedef struct {
+    const char *name;
+    const char *description;
+    const char *reference;
+    unsigned accepts; /* MCB_ACCEPTS_* */
+    size_t params_size;
+    void (*default_params)(void *params);
+    const mcb_param_desc *params;
+    int nparams;
+    mcb_rc (*setup)(const mcb_problem *P, const mcb_settings *s, const void *params,
+                    void **work, mcb_err *err);
+    /* Returns the status (MCB_ST_*); sets info->iterations and own_residual. */
+    int (*solve)(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info);
+    /* v may be NULL; for dual problems v is not touched. */
+    void (*iterate)(void *work, double *v, double *lambda);
+    void (*free)(void **work);
+} mcb_solver_def;
+
+/* Registry */
+int mcb_solver_count(void);
+const mcb_solver_def *mcb_solver_at(int k);
+const mcb_solver_def *mcb_solver_find(const char *name);
+
+/* Maps a solver's per-iteration callback result to a status. */
+int mcb_status_from_cb(mcb_cb_action a);
+
+/* Sets one parameter from text ("1e-3", "20"); returns non-zero with err
+ * set when the name is unknown or the value does not parse. */
+mcb_rc mcb_param_set(const mcb_solver_def *def, void *params, const char *name,
+                     const char *value, mcb_err *err);
+/* Formats the value of parameter k into buf. */
+void mcb_param_format(const mcb_solver_def *def, const void *params, int k, char *buf,
+                      size_t len);
+
+#endif
