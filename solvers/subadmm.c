@@ -161,21 +161,32 @@ static mcb_csc *add_scaled(const mcb_csc *A, const mcb_csc *B, double beta, mcb_
 }
 
 /* Splits J by subsystem: pairs are (row, subsystem) with a non-zero of the
- * row inside the subsystem's columns; every row gets at least one pair (an
+ * row (of any row of its contact) inside the subsystem's columns; every row gets at least one pair (an
  * empty row is attached to subsystem 0 so its law is still enforced). */
 static mcb_rc build_pairs(subadmm_work *w, mcb_err *err)
 {
     const mcb_problem *P = w->P;
     int m = P->m, ns = w->ns;
     mcb_csc *JT = mcb_csc_transpose(P->J); /* column r = row r of J */
+    /* a contact's three rows share one subsystem set (the union over its
+     * rows), so that all three get the same weight w and the strict
+     * projection keeps its exact Coulomb fixed point */
+    int *span0 = mcb_malloc((size_t)m, sizeof(int)), *span1 = mcb_malloc((size_t)m, sizeof(int));
     int *sub_of = mcb_malloc((size_t)P->n, sizeof(int));
     int *count = mcb_calloc((size_t)ns, sizeof(int));
     int *mark = mcb_malloc((size_t)ns, sizeof(int));
     w->row_ptr = mcb_calloc((size_t)m + 1, sizeof(int));
     mcb_rc rc = MCB_OK;
-    if (!JT || !sub_of || !count || !mark || !w->row_ptr) {
+    if (!JT || !sub_of || !count || !mark || !w->row_ptr || !span0 || !span1) {
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
         goto done;
+    }
+    for (int b = 0; b < P->nblocks; b++) {
+        const mcb_block *B = &P->blocks[b];
+        for (int r = B->row; r < B->row + B->nrows; r++) {
+            span0[r] = B->type == MCB_CONTACT ? JT->p[B->row] : JT->p[r];
+            span1[r] = B->type == MCB_CONTACT ? JT->p[B->row + 3] : JT->p[r + 1];
+        }
     }
     for (int i = 0; i < ns; i++)
         for (int j = P->sub_start[i]; j < P->sub_start[i + 1]; j++) sub_of[j] = i;
@@ -183,7 +194,7 @@ static mcb_rc build_pairs(subadmm_work *w, mcb_err *err)
     /* pass 1: pairs per row and per subsystem */
     for (int r = 0; r < m; r++) {
         int c = 0;
-        for (int k = JT->p[r]; k < JT->p[r + 1]; k++) {
+        for (int k = span0[r]; k < span1[r]; k++) {
             int s = sub_of[JT->i[k]];
             if (mark[s] != r) {
                 mark[s] = r;
@@ -216,7 +227,7 @@ static mcb_rc build_pairs(subadmm_work *w, mcb_err *err)
     for (int i = 0; i < ns; i++) mark[i] = -1;
     for (int r = 0; r < m; r++) {
         int q = w->row_ptr[r];
-        for (int k = JT->p[r]; k < JT->p[r + 1]; k++) {
+        for (int k = span0[r]; k < span1[r]; k++) {
             int s = sub_of[JT->i[k]];
             if (mark[s] != r) {
                 mark[s] = r;
@@ -263,6 +274,8 @@ static mcb_rc build_pairs(subadmm_work *w, mcb_err *err)
     }
 done:
     mcb_csc_free(&JT);
+    free(span0);
+    free(span1);
     free(sub_of);
     free(count);
     free(mark);
@@ -400,7 +413,7 @@ static void update_block(subadmm_work *w, const mcb_block *B)
             lam[0] = -B->k * (e[0] + B->alpha * Y[0]) / (1.0 + B->k * B->alpha * W[0]);
             break;
         case MCB_CONTACT: {
-            /* the three rows of a contact touch the same subsystems, so W[0] = W[1] = W[2] */
+            /* the rows of a contact share their subsystems (build_pairs): W[0] = W[1] = W[2] */
             double t[3] = {-(Y[0] + e[0]) / W[0], -(Y[1] + e[1]) / W[1], -(Y[2] + e[2]) / W[2]};
             mcb_proj_strict(B->mu, t, lam);
             break;

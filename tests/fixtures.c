@@ -1,1 +1,128 @@
+/* fixtures.c: small hand-built problems with known answers. */
+#include "fixtures.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "problems.h"
+
+static mcb_csc *dense_to_csc(int m, int n, const double *D)
+{
+    int nz = 0;
+    for (int k = 0; k < m * n; k++) nz += D[k] != 0.0;
+    int *ri = malloc(sizeof(int) * (size_t)(nz + 1)), *ci = malloc(sizeof(int) * (size_t)(nz + 1));
+    double *x = malloc(sizeof(double) * (size_t)(nz + 1));
+    int t = 0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            if (D[i * n + j] != 0.0) {
+                ri[t] = i;
+                ci[t] = j;
+                x[t++] = D[i * n + j];
+            }
+    mcb_csc *C = mcb_csc_from_triplets(m, n, nz, ri, ci, x);
+    free(ri);
+    free(ci);
+    free(x);
+    return C;
+}
+
+mcb_problem *fx_dense_primal(int n, int m, const double *A, const double *b, const double *J,
+                             const double *e)
+{
+    mcb_problem *P = mcb_problem_new();
+    P->form = MCB_PRIMAL;
+    P->n = n;
+    P->m = m;
+    P->A = dense_to_csc(n, n, A);
+    P->J = dense_to_csc(m, n, J);
+    P->b = malloc(sizeof(double) * (size_t)n);
+    P->e = malloc(sizeof(double) * (size_t)(m + 1));
+    memcpy(P->b, b, sizeof(double) * (size_t)n);
+    if (m) memcpy(P->e, e, sizeof(double) * (size_t)m);
+    return P;
+}
+
+static const double vfree[3][3] = {{0, 0, 1}, {0.1, 0, -1}, {2, 0, -1}};
+
+mcb_problem *fx_point_contact(int state)
+{
+    double A[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double J[9] = {0, 0, 1, 1, 0, 0, 0, 1, 0}; /* rows z, x, y */
+    double e[3] = {0, 0, 0};
+    mcb_problem *P = fx_dense_primal(3, 3, A, vfree[state], J, e);
+    P->nblocks = 1;
+    P->blocks = calloc(1, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){MCB_CONTACT, 0, 3, 0.5, 0, 0};
+    mcb_problem_infer_subsystems(P, NULL);
+    free(P->name);
+    P->name = strdup(state == FX_OPEN ? "open" : state == FX_STICK ? "stick" : "slip");
+    return P;
+}
+
+void fx_point_solution(int state, double v[3], double lambda[3])
+{
+    static const double V[3][3] = {{0, 0, 1}, {0, 0, 0}, {1.5, 0, 0}};
+    static const double L[3][3] = {{0, 0, 0}, {1, -0.1, 0}, {1, -0.5, 0}};
+    memcpy(v, V[state], sizeof V[0]);
+    memcpy(lambda, L[state], sizeof L[0]);
+}
+
+mcb_problem *fx_point_contact_dual(int state)
+{
+    mcb_problem *P = mcb_problem_new();
+    P->form = MCB_DUAL;
+    P->m = 3;
+    double W[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    P->W = dense_to_csc(3, 3, W);
+    P->q = malloc(3 * sizeof(double));
+    P->q[0] = vfree[state][2];
+    P->q[1] = vfree[state][0];
+    P->q[2] = vfree[state][1];
+    P->nblocks = 1;
+    P->blocks = calloc(1, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){MCB_CONTACT, 0, 3, 0.5, 0, 0};
+    free(P->name);
+    P->name = strdup("dual");
+    return P;
+}
+
+mcb_problem *fx_mixed(void)
+{
+    double A[36] = {0};
+    double diag[6] = {2, 1, 3, 1.5, 1, 2};
+    for (int k = 0; k < 6; k++) A[7 * k] = diag[k];
+    double b[6] = {0.3, -1.0, 0.5, -0.7, 0.4, -0.2};
+    double J[36] = {1, -1, 0,   0,   0,   0,   /* bilateral */
+                    0, 1,  0.5, 0,   0,   0,   /* unilateral */
+                    0, 0,  1,   -1,  0,   0,   /* soft */
+                    0, 0,  0,   1,   0,   0.3, /* contact n */
+                    0, 0,  0,   0.2, 1,   0,   /* contact t1 */
+                    0, 0,  0,   0,   0,   1};  /* contact t2 */
+    double e[6] = {0.1, 0.2, 0.05, 0.0, 0.0, 0.0};
+    mcb_problem *P = fx_dense_primal(6, 6, A, b, J, e);
+    P->nblocks = 4;
+    P->blocks = calloc(4, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){MCB_BILATERAL, 0, 1, 0, 0, 0};
+    P->blocks[1] = (mcb_block){MCB_UNILATERAL, 1, 1, 0, 0, 0};
+    P->blocks[2] = (mcb_block){MCB_SOFT, 2, 1, 0, 10.0, 0.5};
+    P->blocks[3] = (mcb_block){MCB_CONTACT, 3, 3, 0.4, 0, 0};
+    mcb_problem_infer_subsystems(P, NULL);
+    free(P->name);
+    P->name = strdup("mixed");
+    return P;
+}
+
+mcb_problem *fx_small_stack(void)
+{
+    mcb_stack_opts o;
+    mcb_stack_defaults(&o);
+    o.nx = o.ny = o.nz = 2;
+    o.steps = 2;
+    mcb_problem_set *S = NULL;
+    if (mcb_gen_stack(&o, &S, NULL)) return NULL;
+    mcb_problem *P = S->items[1];
+    S->items[1] = NULL;
+    mcb_problem_set_free(&S);
+    return P;
+}

@@ -1,0 +1,32 @@
+/* fixtures.h: small hand-built problems with known answers. */
+#ifndef MCB_FIXTURES_H
+#define MCB_FIXTURES_H
+
+#include "mcb_problem.h"
+
+/* A point mass (mass 1, 3 DOFs [x, y, z]) on the ground plane z = 0, one
+ * contact with rows [n, t1, t2] = [z, x, y], mu = 0.5, e = 0, and free
+ * velocity b = vfree. Known solutions:
+ *   open  vfree = (0, 0, 1):   lambda = 0,            v = (0, 0, 1)
+ *   stick vfree = (0.1, 0, -1): lambda = (1, -0.1, 0), v = 0
+ *   slip  vfree = (2, 0, -1):  lambda = (1, -0.5, 0), v = (1.5, 0, 0) */
+enum { FX_OPEN, FX_STICK, FX_SLIP };
+mcb_problem *fx_point_contact(int state);
+/* Its exact solution. */
+void fx_point_solution(int state, double v[3], double lambda[3]);
+
+/* The same contact in dual form: W = I, q = vfree permuted to [n, t1, t2]. */
+mcb_problem *fx_point_contact_dual(int state);
+
+/* Six DOFs (diagonal A), one block of each type: bilateral (row 0),
+ * unilateral (row 1), soft (row 2, k 10, alpha 0.5), contact (rows 3-5, mu 0.4). */
+mcb_problem *fx_mixed(void);
+
+/* A 2x2x2 sphere stack step from the generator (8 subsystems). */
+mcb_problem *fx_small_stack(void);
+
+/* Builds a primal problem from dense row-major arrays (for tests). */
+mcb_problem *fx_dense_primal(int n, int m, const double *A, const double *b, const double *J,
+                             const double *e);
+
+#endif
