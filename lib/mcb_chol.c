@@ -59,6 +59,7 @@ mcb_rc mcb_chol_factor(const mcb_csc *A, mcb_chol **out, mcb_err *err)
     F->c.print = 0;
     F->c.error_handler = NULL;
     F->c.quick_return_if_not_posdef = 1;
+    F->c.final_ll = 1; /* LL': an indefinite matrix fails (LDL' would not) */
     F->n = A->n;
     cholmod_sparse s = view_upper(A);
     F->L = cholmod_analyze(&s, &F->c);

@@ -134,6 +134,18 @@ static mcb_csc *symmetrize_if_triangular(mcb_csc *M)
     return S;
 }
 
+/* libfclib exits on some spacedim values: check it first. */
+static mcb_rc check_spacedim(hid_t f, const char *ds, const char *path, mcb_err *err)
+{
+    int *sd = mcb_h5_read_ints(f, ds, 1, path, err);
+    if (!sd) return MCB_E_INPUT;
+    int v = sd[0];
+    free(sd);
+    if (v != 3)
+        return mcb_fail(err, MCB_E_INPUT, "%s: /%s = %d, only 3D is supported", path, ds, v);
+    return MCB_OK;
+}
+
 static mcb_rc contact_blocks(mcb_problem *P, const double *mu, int nc)
 {
     P->nblocks = nc;
@@ -192,6 +204,7 @@ static mcb_rc import_global(const char *path, hid_t f, mcb_problem *P, mcb_err *
     for (int k = 0; k < 4; k++)
         if (!mcb_h5_exists(f, vecs[k]))
             return mcb_fail(err, MCB_E_INPUT, "%s: dataset /%s is missing", path, vecs[k]);
+    if ((rc = check_spacedim(f, "fclib_global/spacedim", path, err))) return rc;
     struct fclib_global *g = fclib_read_global(path);
     if (!g) return mcb_fail(err, MCB_E_INPUT, "%s: libfclib cannot read /fclib_global", path);
     rc = MCB_OK;
@@ -258,6 +271,7 @@ static mcb_rc import_local(const char *path, hid_t f, mcb_problem *P, mcb_err *e
     for (int k = 0; k < 3; k++)
         if (!mcb_h5_exists(f, vecs[k]))
             return mcb_fail(err, MCB_E_INPUT, "%s: dataset /%s is missing", path, vecs[k]);
+    if ((rc = check_spacedim(f, "fclib_local/spacedim", path, err))) return rc;
     struct fclib_local *l = fclib_read_local(path);
     if (!l) return mcb_fail(err, MCB_E_INPUT, "%s: libfclib cannot read /fclib_local", path);
     rc = MCB_OK;

@@ -1,1 +1,238 @@
-int main(void){return 0;}
+/* test_harness.c: budget enforcement and statuses (time limit, iteration
+ * limit, skipped, setup-failed, diverged), measurement excluded from solver
+ * time, and the results files written and read back. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
+#include "campaign.h"
+#include "fixtures.h"
+#include "mcb_timer.h"
+
+/* A test-only solver (not registered): each iteration sleeps 2 ms and
+ * returns a NaN impulse when params->nan_at is reached. */
+typedef struct {
+    int nan_at;
+    int fail_setup;
+} toy_params;
+typedef struct {
+    const mcb_problem *P;
+    toy_params prm;
+    int it;
+} toy_work;
+static void toy_defaults(void *p) { memset(p, 0, sizeof(toy_params)); }
+static mcb_rc toy_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
+                        void **work, mcb_err *err)
+{
+    (void)s;
+    const toy_params *q = params;
+    if (q->fail_setup) return mcb_fail(err, MCB_E_NUMERIC, "toy: factorization failed");
+    toy_work *w = calloc(1, sizeof *w);
+    w->P = P;
+    w->prm = *q;
+    *work = w;
+    return MCB_OK;
+}
+static int toy_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
+{
+    toy_work *w = work;
+    for (w->it = 1; w->it <= s->max_iters; w->it++) {
+        sleep_us(2000);
+        info->iterations = w->it;
+        mcb_cb_action a = cb(ctx, w->it, 1.0);
+        if (a) return mcb_status_from_cb(a);
+    }
+    return MCB_ST_MAX_ITERS;
+}
+static void toy_iterate(void *work, double *v, double *lambda)
+{
+    toy_work *w = work;
+    for (int k = 0; k < w->P->m; k++) lambda[k] = (w->prm.nan_at && w->it >= w->prm.nan_at) ? NAN : 0;
+    if (v)
+        for (int k = 0; k < w->P->n; k++) v[k] = 0;
+}
+static void toy_free(void **work)
+{
+    if (work) {
+        free(*work);
+        *work = NULL;
+    }
+}
+static const mcb_solver_def toy = {"toy", "test solver", "none", MCB_ACCEPTS_PRIMAL,
+                                   sizeof(toy_params), toy_defaults, NULL, 0, toy_setup,
+                                   toy_solve, toy_iterate, toy_free};
+
+static mcb_run run_toy(mcb_campaign_opts *o, toy_params *prm)
+{
+    mcb_problem *P = fx_point_contact(FX_STICK);
+    mcb_metrics_ws *ws = NULL;
+    mcb_metrics_ws_new(P, &ws, NULL);
+    mcb_run run = {0};
+    ck_assert_int_eq(mcb_run_one(P, ws, &toy, prm, o, &run, NULL), MCB_OK);
+    mcb_metrics_ws_free(&ws);
+    mcb_problem_free(&P);
+    return run;
+}
+
+START_TEST(iteration_budget)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 7;
+    toy_params p = {0, 0};
+    mcb_run r = run_toy(&o, &p);
+    ck_assert_int_eq(r.info.status, MCB_ST_MAX_ITERS);
+    ck_assert_int_eq(r.info.iterations, 7);
+    ck_assert_int_eq(r.trace_rows, 8); /* iterations 0..7 */
+    mcb_run_clear(&r);
+}
+END_TEST
+
+START_TEST(time_budget)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 100000;
+    o.settings.time_limit_s = 0.05;
+    toy_params p = {0, 0};
+    mcb_run r = run_toy(&o, &p);
+    ck_assert_int_eq(r.info.status, MCB_ST_TIME_LIMIT);
+    ck_assert_int_lt(r.info.iterations, 100000);
+    ck_assert_double_ge(r.info.setup_s + r.info.solve_s, 0.05);
+    mcb_run_clear(&r);
+}
+END_TEST
+
+START_TEST(divergence_and_setup_failure)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 50;
+    toy_params p = {3, 0};
+    mcb_run r = run_toy(&o, &p);
+    ck_assert_int_eq(r.info.status, MCB_ST_DIVERGED);
+    ck_assert_int_eq(r.info.iterations, 3);
+    mcb_run_clear(&r);
+    toy_params q = {0, 1};
+    r = run_toy(&o, &q);
+    ck_assert_int_eq(r.info.status, MCB_ST_SETUP_FAILED);
+    ck_assert_ptr_nonnull(strstr(r.info.reason, "factorization failed"));
+    mcb_run_clear(&r);
+}
+END_TEST
+
+START_TEST(skipped_and_bad_params)
+{
+    mcb_problem *P = fx_point_contact_dual(FX_SLIP);
+    mcb_metrics_ws *ws = NULL;
+    mcb_metrics_ws_new(P, &ws, NULL);
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    mcb_run r = {0};
+    mcb_run_one(P, ws, mcb_solver_find("subadmm"), NULL, &o, &r, NULL);
+    ck_assert_int_eq(r.info.status, MCB_ST_SKIPPED);
+    ck_assert_ptr_nonnull(strstr(r.info.reason, "dual"));
+    mcb_run_clear(&r);
+    /* invalid parameter: setup fails, recorded as a status */
+    const mcb_solver_def *pgs = mcb_solver_find("pgs");
+    double prm[8];
+    pgs->default_params(prm);
+    ck_assert_int_eq(mcb_param_set(pgs, prm, "omega", "2.5", NULL), MCB_OK);
+    mcb_run_one(P, ws, pgs, prm, &o, &r, NULL);
+    ck_assert_int_eq(r.info.status, MCB_ST_SETUP_FAILED);
+    mcb_run_clear(&r);
+    ck_assert_int_ne(mcb_param_set(pgs, prm, "nope", "1", NULL), MCB_OK);
+    ck_assert_int_ne(mcb_param_set(pgs, prm, "omega", "abc", NULL), MCB_OK);
+    mcb_metrics_ws_free(&ws);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+START_TEST(paused_clock)
+{
+    mcb_timer t;
+    mcb_timer_start(&t);
+    mcb_timer_pause(&t);
+    sleep_us(30000);
+    mcb_timer_resume(&t);
+    mcb_timer_pause(&t);
+    ck_assert_double_lt(mcb_timer_elapsed_s(&t), 0.02);
+}
+END_TEST
+
+START_TEST(results_round_trip)
+{
+    mcb_problem_set S = {0};
+    mcb_problem *items[2] = {fx_point_contact(FX_SLIP), fx_point_contact_dual(FX_SLIP)};
+    S.count = 2;
+    S.items = items;
+    mcb_input in = {"fixtures", &S};
+    mcb_solver_choice ch[3];
+    for (int s = 0; s < 3; s++) ch[s] = (mcb_solver_choice){mcb_solver_at(s), NULL};
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.repeat = 2;
+    o.save_solutions = 1;
+    mcb_context ctx = {"test", o.stop_metric, o.trace_every, o.repeat, o.settings};
+    char h5[256], csv[256];
+    snprintf(h5, sizeof h5, "/tmp/mcb_res_%ld.h5", (long)getpid());
+    snprintf(csv, sizeof csv, "/tmp/mcb_res_%ld.csv", (long)getpid());
+    mcb_err err;
+    ck_assert_msg(mcb_campaign_run(&in, 1, ch, 3, &o, &ctx, h5, csv, 0, &err) == MCB_OK, "%s", err.msg);
+    mcb_results_data *D = NULL;
+    ck_assert_msg(mcb_results_read(h5, &D, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(D->count, 2 * 3 * 2);
+    ck_assert_str_eq(D->stop_metric, "natmap");
+    int skipped = 0, solved = 0;
+    for (int k = 0; k < D->count; k++) {
+        skipped += D->runs[k].status == MCB_ST_SKIPPED;
+        solved += D->runs[k].status == MCB_ST_SOLVED;
+    }
+    ck_assert_int_eq(skipped, 2); /* subadmm x dual x 2 reps */
+    ck_assert_int_eq(solved, 10);
+    mcb_results_data_free(&D);
+    FILE *f = fopen(csv, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[4096];
+    int lines = 0;
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    line[strcspn(line, "\n")] = '\0';
+    ck_assert_str_eq(line, mcb_csv_header());
+    while (fgets(line, sizeof line, f)) lines++;
+    fclose(f);
+    ck_assert_int_eq(lines, 12);
+    unlink(h5);
+    unlink(csv);
+    mcb_problem_free(&items[0]);
+    mcb_problem_free(&items[1]);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("harness");
+    TCase *tc = tcase_create("budgets");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, iteration_budget);
+    tcase_add_test(tc, time_budget);
+    tcase_add_test(tc, divergence_and_setup_failure);
+    tcase_add_test(tc, skipped_and_bad_params);
+    tcase_add_test(tc, paused_clock);
+    tcase_add_test(tc, results_round_trip);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,1 +1,335 @@
-int main(void){return 0;}
+/* test_io.c: exact round trips of the problem format, and every class of
+ * bad input: each must fail with a message naming the file, the dataset and
+ * the reason, never crash. Bad files are made by writing a good file and
+ * then damaging one dataset or attribute with the HDF5 API. */
+#include <check.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "mcb_h5.h"
+#include "mcb_io.h"
+
+static char path[256];
+
+static void write_good(void)
+{
+    snprintf(path, sizeof path, "/tmp/mcb_test_io_%ld.h5", (long)getpid());
+    mcb_problem *P[2] = {fx_mixed(), fx_point_contact_dual(FX_SLIP)};
+    P[0]->v0 = calloc(6, sizeof(double));
+    P[0]->v0[2] = 0.25;
+    ck_assert_int_eq(mcb_write_problems(path, P, 2, NULL), MCB_OK);
+    mcb_problem_free(&P[0]);
+    mcb_problem_free(&P[1]);
+}
+
+static void arrays_equal(const double *a, const double *b, int n)
+{
+    if (!a || !b) {
+        ck_assert_ptr_eq(a, b);
+        return;
+    }
+    ck_assert_int_eq(memcmp(a, b, sizeof(double) * (size_t)n), 0);
+}
+
+static void csc_equal(const mcb_csc *A, const mcb_csc *B)
+{
+    if (!A || !B) {
+        ck_assert_ptr_eq(A, B);
+        return;
+    }
+    ck_assert_int_eq(A->m, B->m);
+    ck_assert_int_eq(A->n, B->n);
+    ck_assert_int_eq(memcmp(A->p, B->p, sizeof(int) * (size_t)(A->n + 1)), 0);
+    int nnz = mcb_csc_nnz(A);
+    ck_assert_int_eq(memcmp(A->i, B->i, sizeof(int) * (size_t)nnz), 0);
+    arrays_equal(A->x, B->x, nnz);
+}
+
+START_TEST(round_trip_exact)
+{
+    mcb_problem *orig[3] = {fx_mixed(), fx_point_contact_dual(FX_STICK), fx_small_stack()};
+    orig[0]->lambda0 = calloc(6, sizeof(double));
+    orig[0]->lambda0[3] = 1.0 / 3.0;
+    orig[0]->h = 1.0 / 240;
+    orig[0]->step = 7;
+    free(orig[0]->notes);
+    orig[0]->notes = strdup("free text, with \"quotes\" and ünïcode");
+    snprintf(path, sizeof path, "/tmp/mcb_test_rt_%ld.h5", (long)getpid());
+    ck_assert_int_eq(mcb_write_problems(path, orig, 3, NULL), MCB_OK);
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_read_problems(path, &S, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(S->count, 3);
+    for (int k = 0; k < 3; k++) {
+        const mcb_problem *a = orig[k], *b = S->items[k];
+        ck_assert_str_eq(a->name, b->name);
+        ck_assert_str_eq(a->notes, b->notes);
+        ck_assert_str_eq(a->source, b->source);
+        ck_assert_int_eq(a->form, b->form);
+        ck_assert_int_eq(a->n, b->n);
+        ck_assert_int_eq(a->m, b->m);
+        ck_assert(a->h == b->h);
+        ck_assert_int_eq(a->step, b->step);
+        csc_equal(a->A, b->A);
+        csc_equal(a->J, b->J);
+        csc_equal(a->W, b->W);
+        arrays_equal(a->b, b->b, a->n);
+        arrays_equal(a->e, b->e, a->m);
+        arrays_equal(a->q, b->q, a->m);
+        arrays_equal(a->v0, b->v0, a->n);
+        arrays_equal(a->lambda0, b->lambda0, a->m);
+        arrays_equal(a->v_ref, b->v_ref, a->n);
+        arrays_equal(a->lambda_ref, b->lambda_ref, a->m);
+        ck_assert_int_eq(a->nblocks, b->nblocks);
+        ck_assert_int_eq(memcmp(a->blocks, b->blocks, sizeof(mcb_block) * (size_t)a->nblocks), 0);
+        ck_assert_int_eq(a->nsub, b->nsub);
+        if (a->nsub)
+            ck_assert_int_eq(memcmp(a->sub_start, b->sub_start, sizeof(int) * (size_t)(a->nsub + 1)), 0);
+    }
+    mcb_problem_set_free(&S);
+    for (int k = 0; k < 3; k++) mcb_problem_free(&orig[k]);
+    unlink(path);
+}
+END_TEST
+
+/* --- damage helpers -------------------------------------------------- */
+
+static hid_t open_rw(void) { return H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT); }
+
+static void replace_doubles(const char *ds, const double *x, long n)
+{
+    hid_t f = open_rw();
+    H5Ldelete(f, ds, H5P_DEFAULT);
+    ck_assert_int_eq(mcb_h5_write_doubles(f, ds, x, n), 0);
+    H5Fclose(f);
+}
+
+static void replace_ints(const char *ds, const int *x, long n)
+{
+    hid_t f = open_rw();
+    H5Ldelete(f, ds, H5P_DEFAULT);
+    ck_assert_int_eq(mcb_h5_write_ints(f, ds, x, n), 0);
+    H5Fclose(f);
+}
+
+static void delete_link(const char *ds)
+{
+    hid_t f = open_rw();
+    ck_assert_int_ge(H5Ldelete(f, ds, H5P_DEFAULT), 0);
+    H5Fclose(f);
+}
+
+static void expect_error(const char *needle1, const char *needle2)
+{
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    err.msg[0] = '\0';
+    mcb_rc rc = mcb_read_problems(path, &S, &err);
+    ck_assert_int_ne(rc, MCB_OK);
+    ck_assert_ptr_null(S);
+    ck_assert_msg(strstr(err.msg, path) != NULL, "message lacks the file: %s", err.msg);
+    ck_assert_msg(strstr(err.msg, needle1) != NULL, "message lacks '%s': %s", needle1, err.msg);
+    if (needle2)
+        ck_assert_msg(strstr(err.msg, needle2) != NULL, "message lacks '%s': %s", needle2, err.msg);
+    unlink(path);
+}
+
+#define G "/problems/000000/"
+
+/* Each case damages the mixed problem (6 DOFs, A diagonal, 4 blocks). */
+START_TEST(bad_input_classes)
+{
+    write_good();
+    double nan6[6] = {0, 1, NAN, 0, 0, 0};
+    int ibad[3];
+    switch (_i) {
+    case 0: delete_link(G "b"); expect_error("b", "missing"); break;
+    case 1: replace_doubles(G "b", nan6, 5); expect_error("b", "5 elements"); break;
+    case 2: replace_doubles(G "b", nan6, 6); expect_error("b[2]", "not finite"); break;
+    case 3: { /* row index out of range in A */
+        int ri[6] = {0, 1, 2, 3, 4, 9};
+        replace_ints(G "A/rowind", ri, 6);
+        expect_error("A/rowind", "out of range");
+        break;
+    }
+    case 4: { /* unsorted rows in a column: make A's column 0 hold rows 1, 0 */
+        int cp[7] = {0, 2, 2, 3, 4, 5, 6};
+        int ri[6] = {1, 0, 2, 3, 4, 5};
+        replace_ints(G "A/colptr", cp, 7);
+        replace_ints(G "A/rowind", ri, 6);
+        expect_error("A", "unsorted");
+        break;
+    }
+    case 5: {
+        int cp[7] = {0, 2, 2, 3, 4, 5, 6};
+        int ri[6] = {0, 0, 2, 3, 4, 5};
+        replace_ints(G "A/colptr", cp, 7);
+        replace_ints(G "A/rowind", ri, 6);
+        expect_error("A", "duplicate");
+        break;
+    }
+    case 6: { /* A not symmetric: A_10 = 0.5 alone */
+        int cp[7] = {0, 2, 3, 4, 5, 6, 7};
+        int ri[7] = {0, 1, 1, 2, 3, 4, 5};
+        double x[7] = {2, 0.5, 1, 3, 1.5, 1, 2};
+        replace_ints(G "A/colptr", cp, 7);
+        replace_ints(G "A/rowind", ri, 7);
+        replace_doubles(G "A/values", x, 7);
+        delete_link(G "subsystems/start"); /* else the partition check fires first */
+        expect_error("not symmetric", NULL);
+        break;
+    }
+    case 7: { /* A not positive definite */
+        double x[6] = {2, 1, -3, 1.5, 1, 2};
+        replace_doubles(G "A/values", x, 6);
+        expect_error("not positive definite", NULL);
+        break;
+    }
+    case 8: ibad[0] = 0, ibad[1] = 1, ibad[2] = 7;
+        { int t[4] = {0, 1, 7, 3}; replace_ints(G "constraints/type", t, 4); }
+        expect_error("unknown constraint type", "type[2]");
+        break;
+    case 9: { int fr[4] = {0, 1, 1, 3}; replace_ints(G "constraints/first_row", fr, 4); }
+        expect_error("overlap", NULL);
+        break;
+    case 10: { int fr[4] = {0, 1, 3, 3}; replace_ints(G "constraints/first_row", fr, 4); }
+        expect_error("gap", NULL);
+        break;
+    case 11: { double mu[4] = {0, 0, 0, -0.1}; replace_doubles(G "constraints/mu", mu, 4); }
+        expect_error("mu[3]", "negative");
+        break;
+    case 12: { double k[4] = {0, 0, -10, 0}; replace_doubles(G "constraints/k", k, 4); }
+        expect_error("k[2]", "negative");
+        break;
+    case 13: { double a[4] = {0, 0, -1, 0}; replace_doubles(G "constraints/alpha", a, 4); }
+        expect_error("alpha[2]", "negative");
+        break;
+    case 14: {
+        hid_t f = open_rw();
+        mcb_h5_attr_write_int(f, "format_version", 99);
+        H5Fclose(f);
+        expect_error("unknown format version 99", NULL);
+        break;
+    }
+    case 15: { /* dimension mismatch: J with 5 columns */
+        hid_t f = open_rw();
+        hid_t g = H5Gopen2(f, G "J", H5P_DEFAULT);
+        long shape[2] = {6, 5};
+        mcb_h5_attr_write_ints(g, "shape", shape, 2);
+        H5Gclose(g);
+        H5Fclose(f);
+        expect_error("J", NULL);
+        break;
+    }
+    case 16: { /* not an HDF5 file at all */
+        FILE *fp = fopen(path, "w");
+        fputs("not hdf5\n", fp);
+        fclose(fp);
+        expect_error("not an HDF5 file", NULL);
+        break;
+    }
+    case 17: { /* contact block with 2 rows */
+        int rc[4] = {1, 1, 1, 2};
+        replace_ints(G "constraints/row_count", rc, 4);
+        expect_error("contact block 3", "3");
+        break;
+    }
+    case 18: { /* partition across a coupling */
+        int cp[7] = {0, 2, 4, 5, 6, 7, 8};
+        int ri[8] = {0, 1, 0, 1, 2, 3, 4, 5};
+        double x[8] = {2, 0.1, 0.1, 1, 3, 1.5, 1, 2};
+        replace_ints(G "A/colptr", cp, 7);
+        replace_ints(G "A/rowind", ri, 8);
+        replace_doubles(G "A/values", x, 8);
+        int st[3] = {0, 1, 6};
+        hid_t f = open_rw();
+        mcb_h5_write_ints(f, G "subsystems/start", st, 3);
+        H5Fclose(f);
+        expect_error("across subsystems", NULL);
+        break;
+    }
+    case 19: { /* form attribute unknown */
+        hid_t f = open_rw();
+        hid_t g = H5Gopen2(f, G, H5P_DEFAULT);
+        mcb_h5_attr_write_str(g, "form", "banana");
+        H5Gclose(g);
+        H5Fclose(f);
+        expect_error("form", "banana");
+        break;
+    }
+    case 20: { /* soft rows in a dual problem */
+        int t[1] = {2};
+        replace_ints("/problems/000001/constraints/type", t, 1);
+        expect_error("soft", "dual");
+        break;
+    }
+    case 21: { /* non-finite in a sparse matrix */
+        double x[6] = {2, 1, 3, INFINITY, 1, 2};
+        replace_doubles(G "A/values", x, 6);
+        expect_error("A/values[3]", "not finite");
+        break;
+    }
+    }
+    (void)ibad;
+}
+END_TEST
+
+START_TEST(missing_file)
+{
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    ck_assert_int_eq(mcb_read_problems("/nonexistent/x.h5", &S, &err), MCB_E_IO);
+    ck_assert_ptr_null(S);
+    ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/x.h5"));
+}
+END_TEST
+
+START_TEST(free_accepts_null)
+{
+    mcb_problem_free(NULL);
+    mcb_problem *P = NULL;
+    mcb_problem_free(&P);
+    mcb_problem_set_free(NULL);
+    mcb_csc_free(NULL);
+}
+END_TEST
+
+START_TEST(infer_subsystems)
+{
+    /* A with blocks {0,1} {2} {3,4,5} where 3 and 5 couple: 3 subsystems */
+    double A[36] = {0};
+    for (int k = 0; k < 6; k++) A[7 * k] = 4;
+    A[1] = A[6] = 1;
+    A[3 * 6 + 5] = A[5 * 6 + 3] = 1;
+    double b[6] = {0}, e[1] = {0}, J[6] = {1, 0, 0, 0, 0, 0};
+    mcb_problem *P = fx_dense_primal(6, 1, A, b, J, e);
+    ck_assert_int_eq(mcb_problem_infer_subsystems(P, NULL), MCB_OK);
+    ck_assert_int_eq(P->nsub, 3);
+    ck_assert_int_eq(P->sub_start[1], 2);
+    ck_assert_int_eq(P->sub_start[2], 3);
+    ck_assert_int_eq(P->sub_start[3], 6);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("io");
+    TCase *tc = tcase_create("format");
+    tcase_add_test(tc, round_trip_exact);
+    tcase_add_loop_test(tc, bad_input_classes, 0, 22);
+    tcase_add_test(tc, missing_file);
+    tcase_add_test(tc, free_accepts_null);
+    tcase_add_test(tc, infer_subsystems);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
