@@ -149,7 +149,7 @@ static void write_plot_script(FILE *g, const char *dir, const char *base, const 
                     kind ? "solver time" : "iteration");
             fprintf(g, "set xlabel '%s'\nset ylabel '%s residual (median over problems)'\n",
                     kind ? "solver time (s, setup excluded)" : "iteration", metric);
-            fprintf(g, "set logscale y\nset format y '10^{%%L}'\nset grid\nset key outside right\n");
+            fprintf(g, "set logscale y\nset format y '%%.0e'\nset grid\nset key outside right\n");
             if (kind) fprintf(g, "set logscale x\n");
             fprintf(g, "plot ");
             int first = 1;
@@ -168,12 +168,27 @@ static void write_plot_script(FILE *g, const char *dir, const char *base, const 
 typedef struct {
     int runs, solved, skipped;
     double med_iters, med_setup_ms, med_solve_ms, spread, res[4];
+    double us_per_iter;  /* median solve time per iteration (microseconds) */
+    double to_ms[2];     /* median solver time to reach 1e-6 and 1e-8 (runs that did) */
+    int reached[2];
 } row_stats;
+
+static const double thresholds[2] = {1e-6, 1e-8};
+
+/* Solver time at the first traced iteration where column col <= thr. */
+static double time_to(const mcb_run_rec *r, int col, double thr)
+{
+    for (int k = 0; k < r->trace_rows; k++) {
+        const double *row = r->trace + (size_t)k * MCB_TRACE_COLS;
+        if (row[col] <= thr) return row[1];
+    }
+    return NAN;
+}
 
 static const int table_metrics[4] = {MCB_M_NATMAP, MCB_M_FB, MCB_M_ZRES, MCB_M_DYN_REL};
 
 static void solver_stats(const mcb_results_data *D, const char *set, const char *solver,
-                         row_stats *st, double *buf)
+                         int col, row_stats *st, double *buf)
 {
     memset(st, 0, sizeof *st);
     int c;
@@ -224,6 +239,15 @@ static void solver_stats(const mcb_results_data *D, const char *set, const char 
         buf[c++] = nt > 1 && md > 0 ? (hi - lo) / md : NAN;
     }
     st->spread = median(buf, c);
+    COLLECT(r->iterations > 0 ? 1e6 * r->solve_s / r->iterations : NAN,
+            r->rep == 0 && r->status != MCB_ST_SKIPPED);
+    st->us_per_iter = median(buf, c);
+    for (int t = 0; t < 2; t++) {
+        COLLECT(1e3 * time_to(r, col, thresholds[t]), r->rep == 0 && r->status != MCB_ST_SKIPPED);
+        st->reached[t] = 0;
+        for (int k = 0; k < c; k++) st->reached[t] += !isnan(buf[k]);
+        st->to_ms[t] = median(buf, c);
+    }
 #undef COLLECT
 }
 
@@ -234,23 +258,26 @@ static void fmt_num(char *b, size_t n, double x)
 }
 
 static void write_tables(const mcb_results_data *D, const char *set, const strset *solvers,
-                         FILE *md, FILE *csv, FILE *html)
+                         int col, FILE *md, FILE *csv, FILE *html)
 {
     double *buf = mcb_malloc((size_t)D->count + 1, sizeof(double));
     if (!buf) return;
     fprintf(md, "| solver | runs | solved | skipped | success | median iterations | median setup (ms) | "
                 "median solve (ms) | median natmap | median fb | median zres | median dyn_rel | "
-                "rep spread |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "rep spread | time/iter (us) | to 1e-6 (ms) | to 1e-8 (ms) |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     fprintf(csv, "solver,runs,solved,skipped,success_rate,median_iterations,median_setup_ms,"
-                 "median_solve_ms,median_natmap,median_fb,median_zres,median_dyn_rel,rep_spread\n");
+                 "median_solve_ms,median_natmap,median_fb,median_zres,median_dyn_rel,rep_spread,"
+                 "us_per_iter,ms_to_1e-6,reached_1e-6,ms_to_1e-8,reached_1e-8\n");
     fprintf(html, "<table><tr><th>solver</th><th>runs</th><th>solved</th><th>skipped</th>"
                   "<th>success</th><th>median iterations</th><th>median setup (ms)</th>"
                   "<th>median solve (ms)</th><th>median natmap</th><th>median fb</th>"
-                  "<th>median zres</th><th>median dyn_rel</th><th>rep spread</th></tr>\n");
+                  "<th>median zres</th><th>median dyn_rel</th><th>rep spread</th>"
+                  "<th>time/iter (us)</th><th>to 1e-6 (ms)</th><th>to 1e-8 (ms)</th></tr>\n");
     for (int s = 0; s < solvers->count; s++) {
         row_stats st;
-        solver_stats(D, set, solvers->items[s], &st, buf);
-        char f[9][32];
+        solver_stats(D, set, solvers->items[s], col, &st, buf);
+        char f[12][48];
         double rate = st.runs ? (double)st.solved / st.runs : NAN;
         fmt_num(f[0], 32, st.med_iters);
         fmt_num(f[1], 32, st.med_setup_ms);
@@ -259,17 +286,24 @@ static void write_tables(const mcb_results_data *D, const char *set, const strse
         fmt_num(f[7], 32, st.spread);
         if (isnan(rate)) snprintf(f[8], 32, "-");
         else snprintf(f[8], 32, "%.0f%%", 100 * rate);
-        fprintf(md, "| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+        fmt_num(f[9], 32, st.us_per_iter);
+        for (int t = 0; t < 2; t++) {
+            char num[32];
+            fmt_num(num, sizeof num, st.to_ms[t]);
+            snprintf(f[10 + t], 48, "%s (%d/%d)", num, st.reached[t], st.runs);
+        }
+        fprintf(md, "| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                 solvers->items[s], st.runs, st.solved, st.skipped, f[8], f[0], f[1], f[2], f[3],
-                f[4], f[5], f[6], f[7]);
-        fprintf(csv, "%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", solvers->items[s], st.runs,
-                st.solved, st.skipped, isnan(rate) ? "nan" : f[8], f[0], f[1], f[2], f[3], f[4],
-                f[5], f[6], f[7]);
+                f[4], f[5], f[6], f[7], f[9], f[10], f[11]);
+        fprintf(csv, "%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%d,%.6g,%d\n",
+                solvers->items[s], st.runs, st.solved, st.skipped, isnan(rate) ? "nan" : f[8],
+                f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[9], st.to_ms[0], st.reached[0],
+                st.to_ms[1], st.reached[1]);
         fprintf(html, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td><td>%s</td>"
                       "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-                      "<td>%s</td></tr>\n",
+                      "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
                 solvers->items[s], st.runs, st.solved, st.skipped, f[8], f[0], f[1], f[2], f[3],
-                f[4], f[5], f[6], f[7]);
+                f[4], f[5], f[6], f[7], f[9], f[10], f[11]);
     }
     fprintf(html, "</table>\n");
     free(buf);
@@ -359,7 +393,7 @@ mcb_rc mcb_report(const char *results_path, const char *outdir, const char *gnup
         fprintf(html, "<h2>");
         html_escape(html, sets.items[s]);
         fprintf(html, "</h2>\n");
-        write_tables(D, sets.items[s], &solvers, md, csv, html);
+        write_tables(D, sets.items[s], &solvers, col, md, csv, html);
         fprintf(html, "<p><a href='%s_table.md'>Markdown</a> | <a href='%s_table.csv'>CSV</a> | "
                       "<a href='%s_iter.svg'>SVG (iteration)</a> | <a href='%s_time.svg'>SVG (time)"
                       "</a></p>\n<img src='%s_iter.png' alt='residual against iteration'> "

@@ -49,7 +49,7 @@ typedef struct {
     double own_residual; /* the solver's own stopping measure: reported, never ranked */
     double setup_s;      /* measured by the harness */
     double solve_s;      /* measured by the harness, measurement time excluded */
-    char reason[256];    /* why skipped, failed or diverged */
+    char reason[MCB_ERR_LEN]; /* why skipped, failed or diverged */
 } mcb_info;
 
 typedef enum {
