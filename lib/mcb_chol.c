@@ -13,9 +13,9 @@ struct mcb_chol {
     int n;
 };
 
-/* A read-only cholmod_sparse view of the upper triangle of A (stype = 1):
- * CHOLMOD reads only the upper part when stype > 0, so no copy is needed. */
-static cholmod_sparse view_upper(const mcb_csc *A)
+/* A read-only cholmod_sparse view of A (no copy). stype = 1: CHOLMOD reads
+ * only the upper triangle of a symmetric matrix; 0: unsymmetric. */
+static cholmod_sparse view(const mcb_csc *A, int stype)
 {
     cholmod_sparse s;
     memset(&s, 0, sizeof s);
@@ -25,7 +25,7 @@ static cholmod_sparse view_upper(const mcb_csc *A)
     s.p = A->p;
     s.i = A->i;
     s.x = A->x;
-    s.stype = 1;
+    s.stype = stype;
     s.itype = CHOLMOD_INT;
     s.xtype = CHOLMOD_REAL;
     s.dtype = CHOLMOD_DOUBLE;
@@ -36,7 +36,7 @@ static cholmod_sparse view_upper(const mcb_csc *A)
 
 static mcb_rc numeric(mcb_chol *F, const mcb_csc *A, mcb_err *err)
 {
-    cholmod_sparse s = view_upper(A);
+    cholmod_sparse s = view(A, 1);
     cholmod_factorize(&s, F->L, &F->c);
     if (F->c.status == CHOLMOD_NOT_POSDEF)
         return mcb_fail(err, MCB_E_NUMERIC,
@@ -61,7 +61,7 @@ mcb_rc mcb_chol_factor(const mcb_csc *A, mcb_chol **out, mcb_err *err)
     F->c.quick_return_if_not_posdef = 1;
     F->c.final_ll = 1; /* LL': an indefinite matrix fails (LDL' would not) */
     F->n = A->n;
-    cholmod_sparse s = view_upper(A);
+    cholmod_sparse s = view(A, 1);
     F->L = cholmod_analyze(&s, &F->c);
     if (!F->L) {
         mcb_chol_free(&F);
@@ -98,20 +98,7 @@ mcb_rc mcb_chol_solve(mcb_chol *F, const double *b, double *x)
 
 mcb_csc *mcb_chol_spsolve(mcb_chol *F, const mcb_csc *B)
 {
-    cholmod_sparse s;
-    memset(&s, 0, sizeof s);
-    s.nrow = (size_t)B->m;
-    s.ncol = (size_t)B->n;
-    s.nzmax = (size_t)mcb_csc_nnz(B);
-    s.p = B->p;
-    s.i = B->i;
-    s.x = B->x;
-    s.stype = 0;
-    s.itype = CHOLMOD_INT;
-    s.xtype = CHOLMOD_REAL;
-    s.dtype = CHOLMOD_DOUBLE;
-    s.sorted = 1;
-    s.packed = 1;
+    cholmod_sparse s = view(B, 0);
     cholmod_sparse *X = cholmod_spsolve(CHOLMOD_A, F->L, &s, &F->c);
     if (!X) return NULL;
     /* spsolve output is packed but not always sorted */

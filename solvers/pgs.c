@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_delassus.h"
+#include "delassus_loop.h"
 #include "solver.h"
 
 typedef struct {
@@ -108,29 +108,21 @@ static double sweep(pgs_work *w)
     return change2;
 }
 
+static double pgs_step(void *work) { return sweep(work); }
+static const double *pgs_lambda(void *work) { return ((pgs_work *)work)->lambda; }
+
 static int pgs_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
                      mcb_info *info)
 {
     pgs_work *w = work;
-    int m = w->P->m;
-    for (int it = 1; it <= s->max_iters; it++) {
-        double change = sqrt(sweep(w));
-        double lnorm = mcb_norm2(m, w->lambda);
-        info->iterations = it;
-        info->own_residual = change / (lnorm > 1.0 ? lnorm : 1.0);
-        if (!isfinite(info->own_residual)) return MCB_ST_DIVERGED;
-        mcb_cb_action a = cb(ctx, it, info->own_residual);
-        if (a != MCB_CB_CONTINUE) return mcb_status_from_cb(a);
-        if (info->own_residual <= w->prm.own_tol) return MCB_ST_STALLED;
-    }
-    return MCB_ST_MAX_ITERS;
+    return mcb_delassus_loop(w, pgs_step, pgs_lambda, w->P->m, w->prm.own_tol, s, cb, ctx,
+                             info);
 }
 
 static void pgs_iterate(void *work, double *v, double *lambda)
 {
     pgs_work *w = work;
-    memcpy(lambda, w->lambda, (size_t)w->P->m * sizeof(double));
-    if (v && w->P->form == MCB_PRIMAL) mcb_delassus_velocity(w->D, w->lambda, v);
+    mcb_delassus_iterate(w->D, w->lambda, v, lambda);
 }
 
 const mcb_solver_def mcb_solver_pgs = {

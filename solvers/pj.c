@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_delassus.h"
+#include "delassus_loop.h"
 #include "solver.h"
 
 typedef struct {
@@ -144,29 +144,21 @@ static double jacobi_step(pj_work *w)
     return change2;
 }
 
+static double pj_step(void *work) { return jacobi_step(work); }
+static const double *pj_lambda(void *work) { return ((pj_work *)work)->lambda; }
+
 static int pj_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
                     mcb_info *info)
 {
     pj_work *w = work;
-    int m = w->P->m;
-    for (int it = 1; it <= s->max_iters; it++) {
-        double change = sqrt(jacobi_step(w));
-        double lnorm = mcb_norm2(m, w->lambda);
-        info->iterations = it;
-        info->own_residual = change / (lnorm > 1.0 ? lnorm : 1.0);
-        if (!isfinite(info->own_residual)) return MCB_ST_DIVERGED;
-        mcb_cb_action a = cb(ctx, it, info->own_residual);
-        if (a != MCB_CB_CONTINUE) return mcb_status_from_cb(a);
-        if (info->own_residual <= w->prm.own_tol) return MCB_ST_STALLED;
-    }
-    return MCB_ST_MAX_ITERS;
+    return mcb_delassus_loop(w, pj_step, pj_lambda, w->P->m, w->prm.own_tol, s, cb, ctx,
+                             info);
 }
 
 static void pj_iterate(void *work, double *v, double *lambda)
 {
     pj_work *w = work;
-    memcpy(lambda, w->lambda, (size_t)w->P->m * sizeof(double));
-    if (v && w->P->form == MCB_PRIMAL) mcb_delassus_velocity(w->D, w->lambda, v);
+    mcb_delassus_iterate(w->D, w->lambda, v, lambda);
 }
 
 const mcb_solver_def mcb_solver_pj = {

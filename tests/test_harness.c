@@ -2,6 +2,8 @@
  * limit, skipped, setup-failed, diverged), measurement excluded from solver
  * time, and the results files written and read back. */
 #include <check.h>
+
+#include "check_main.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,9 +232,5 @@ int main(void)
     tcase_add_test(tc, paused_clock);
     tcase_add_test(tc, results_round_trip);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mcb_run_suite(s);
 }

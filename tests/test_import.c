@@ -2,6 +2,8 @@
  * ../shared/fclib is absent) and rejection of malformed or unsupported
  * FCLIB files. */
 #include <check.h>
+
+#include "check_main.h"
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -154,9 +156,5 @@ int main(void)
     tcase_add_loop_test(tc, rejects_bad_fclib, 0, 5);
     tcase_add_test(tc, imports_handmade_global);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mcb_run_suite(s);
 }

@@ -3,6 +3,8 @@
  * the reason, never crash. Bad files are made by writing a good file and
  * then damaging one dataset or attribute with the HDF5 API. */
 #include <check.h>
+
+#include "check_main.h"
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -327,9 +329,5 @@ int main(void)
     tcase_add_test(tc, free_accepts_null);
     tcase_add_test(tc, infer_subsystems);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mcb_run_suite(s);
 }

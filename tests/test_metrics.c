@@ -1,5 +1,7 @@
 /* test_metrics.c: known-answer tests for every metric and cone operator. */
 #include <check.h>
+
+#include "check_main.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -157,9 +159,5 @@ int main(void)
     tcase_add_test(tc, cone_operators);
     tcase_add_test(tc, metric_names);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mcb_run_suite(s);
 }

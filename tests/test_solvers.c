@@ -2,6 +2,8 @@
  * runs on every fixture through the harness (same budget, harness-judged)
  * and must end with the expected status. Adding a solver: add its column. */
 #include <check.h>
+
+#include "check_main.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,9 +134,5 @@ int main(void)
     tcase_add_test(tc, known_solutions_are_found);
     tcase_add_test(tc, deterministic_for_fixed_threads);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mcb_run_suite(s);
 }
