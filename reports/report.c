@@ -168,6 +168,7 @@ static void write_plot_script(FILE *g, const char *dir, const char *base, const 
 typedef struct {
     int runs, solved, skipped;
     double med_iters, med_setup_ms, med_solve_ms, spread, res[4];
+    double min_solve_ms; /* median over problems of the fastest repetition */
     double us_per_iter;  /* median solve time per iteration (microseconds) */
     double to_ms[2];     /* median solver time to reach 1e-6 and 1e-8 (runs that did) */
     int reached[2];
@@ -217,7 +218,9 @@ static void solver_stats(const mcb_results_data *D, const char *set, const char 
         COLLECT(r->final.val[table_metrics[m]], r->rep == 0 && r->status != MCB_ST_SKIPPED);
         st->res[m] = median(buf, c);
     }
-    /* spread over repetitions: (max - min) / median solve time, per problem */
+    /* Per problem, over its repetitions: the fastest solve time and the spread
+     * (max - min) / median; each then summarised by its median over problems. */
+    double *lo_ms = buf + D->count + 1;
     c = 0;
     for (int k = 0; k < D->count; k++) {
         const mcb_run_rec *r = &D->runs[k];
@@ -236,9 +239,11 @@ static void solver_stats(const mcb_results_data *D, const char *set, const char 
             if (s->solve_s > hi) hi = s->solve_s;
         }
         double md = median(t, nt);
+        lo_ms[c] = 1e3 * lo;
         buf[c++] = nt > 1 && md > 0 ? (hi - lo) / md : NAN;
     }
     st->spread = median(buf, c);
+    st->min_solve_ms = median(lo_ms, c);
     COLLECT(r->iterations > 0 ? 1e6 * r->solve_s / r->iterations : NAN,
             r->rep == 0 && r->status != MCB_ST_SKIPPED);
     st->us_per_iter = median(buf, c);
@@ -260,24 +265,24 @@ static void fmt_num(char *b, size_t n, double x)
 static void write_tables(const mcb_results_data *D, const char *set, const strset *solvers,
                          int col, FILE *md, FILE *csv, FILE *html)
 {
-    double *buf = mcb_malloc((size_t)D->count + 1, sizeof(double));
+    double *buf = mcb_malloc(2 * ((size_t)D->count + 1), sizeof(double));
     if (!buf) return;
     fprintf(md, "| solver | runs | solved | skipped | success | median iterations | median setup (ms) | "
-                "median solve (ms) | median natmap | median fb | median zres | median dyn_rel | "
+                "median solve (ms) | min solve (ms) | median natmap | median fb | median zres | median dyn_rel | "
                 "rep spread | time/iter (us) | to 1e-6 (ms) | to 1e-8 (ms) |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     fprintf(csv, "solver,runs,solved,skipped,success_rate,median_iterations,median_setup_ms,"
-                 "median_solve_ms,median_natmap,median_fb,median_zres,median_dyn_rel,rep_spread,"
+                 "median_solve_ms,min_solve_ms,median_natmap,median_fb,median_zres,median_dyn_rel,rep_spread,"
                  "us_per_iter,ms_to_1e-6,reached_1e-6,ms_to_1e-8,reached_1e-8\n");
     fprintf(html, "<table><tr><th>solver</th><th>runs</th><th>solved</th><th>skipped</th>"
                   "<th>success</th><th>median iterations</th><th>median setup (ms)</th>"
-                  "<th>median solve (ms)</th><th>median natmap</th><th>median fb</th>"
+                  "<th>median solve (ms)</th><th>min solve (ms)</th><th>median natmap</th><th>median fb</th>"
                   "<th>median zres</th><th>median dyn_rel</th><th>rep spread</th>"
                   "<th>time/iter (us)</th><th>to 1e-6 (ms)</th><th>to 1e-8 (ms)</th></tr>\n");
     for (int s = 0; s < solvers->count; s++) {
         row_stats st;
         solver_stats(D, set, solvers->items[s], col, &st, buf);
-        char f[12][48];
+        char f[13][48];
         double rate = st.runs ? (double)st.solved / st.runs : NAN;
         fmt_num(f[0], 32, st.med_iters);
         fmt_num(f[1], 32, st.med_setup_ms);
@@ -287,22 +292,23 @@ static void write_tables(const mcb_results_data *D, const char *set, const strse
         if (isnan(rate)) snprintf(f[8], 32, "-");
         else snprintf(f[8], 32, "%.0f%%", 100 * rate);
         fmt_num(f[9], 32, st.us_per_iter);
+        fmt_num(f[12], 32, st.min_solve_ms);
         for (int t = 0; t < 2; t++) {
             char num[32];
             fmt_num(num, sizeof num, st.to_ms[t]);
             snprintf(f[10 + t], 48, "%s (%d/%d)", num, st.reached[t], st.runs);
         }
-        fprintf(md, "| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                solvers->items[s], st.runs, st.solved, st.skipped, f[8], f[0], f[1], f[2], f[3],
+        fprintf(md, "| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                solvers->items[s], st.runs, st.solved, st.skipped, f[8], f[0], f[1], f[2], f[12], f[3],
                 f[4], f[5], f[6], f[7], f[9], f[10], f[11]);
-        fprintf(csv, "%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%d,%.6g,%d\n",
+        fprintf(csv, "%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%d,%.6g,%d\n",
                 solvers->items[s], st.runs, st.solved, st.skipped, isnan(rate) ? "nan" : f[8],
-                f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[9], st.to_ms[0], st.reached[0],
+                f[0], f[1], f[2], f[12], f[3], f[4], f[5], f[6], f[7], f[9], st.to_ms[0], st.reached[0],
                 st.to_ms[1], st.reached[1]);
         fprintf(html, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td><td>%s</td>"
                       "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-                      "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-                solvers->items[s], st.runs, st.solved, st.skipped, f[8], f[0], f[1], f[2], f[3],
+                      "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+                solvers->items[s], st.runs, st.solved, st.skipped, f[8], f[0], f[1], f[2], f[12], f[3],
                 f[4], f[5], f[6], f[7], f[9], f[10], f[11]);
     }
     fprintf(html, "</table>\n");

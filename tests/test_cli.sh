@@ -37,6 +37,13 @@ check report 0 "$mcb" report "$d/r.h5" -o "$d/rep"
 for f in index.html s_iter.png s_iter.svg s_time.png s_time.svg s_table.md s_table.csv; do
   [ -s "$d/rep/$f" ] || { fail=$((fail+1)); echo "FAIL report lacks $f"; }
 done
+# --repeat 2: the table gives, per solver, the fastest repetition (median over
+# problems of the per-problem minimum), which cannot exceed the median solve.
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+         { lo = $col["min_solve_ms"]; md = $col["median_solve_ms"]; n++
+           if (lo == "" || lo == "-" || lo + 0 <= 0 || lo + 0 > md + 0) bad++ }
+         END { exit !(n == 3 && col["min_solve_ms"] && !bad) }' "$d/rep/s_table.csv" ||
+  { fail=$((fail+1)); echo "FAIL min_solve_ms column"; }
 check report-not-results 2 "$mcb" report "$d/s.h5" -o "$d/rep2"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
