@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcb_chol.h"
 #include "mcb_timer.h"
 
 const char *mcb_trace_column(int k)
@@ -127,6 +128,11 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
                  def->name, mcb_form_name(P->form));
         return MCB_OK;
     }
+    if (def->accepts_problem &&
+        !def->accepts_problem(P, run->info.reason, sizeof run->info.reason)) {
+        run->info.status = MCB_ST_SKIPPED;
+        return MCB_OK;
+    }
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.P = P;
@@ -151,6 +157,7 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
         params = defaults;
     }
     omp_set_num_threads(o->settings.threads > 0 ? o->settings.threads : 1);
+    mcb_blas_set_threads(o->settings.threads);
 
     mcb_err serr;
     serr.msg[0] = '\0';
@@ -190,6 +197,15 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
             int met = run->final.val[o->stop_metric] <= o->settings.tol;
             if (met) run->info.status = MCB_ST_SOLVED;
             else if (run->info.status == MCB_ST_SOLVED) run->info.status = MCB_ST_STALLED;
+            /* a solver that could not be stopped is held to the budget here */
+            double limit = o->settings.time_limit_s;
+            if (def->black_box && limit > 0 && c.setup_s + run->info.solve_s > limit) {
+                run->info.status = MCB_ST_TIME_LIMIT;
+                snprintf(run->info.reason, sizeof run->info.reason,
+                         "setup + solve took %.3g s, over the %.3g s budget (the solver cannot "
+                         "be stopped from outside)",
+                         c.setup_s + run->info.solve_s, limit);
+            }
         }
         if (c.last_traced != run->info.iterations || c.trace_rows == 0)
             trace_row(&c, run->info.iterations, run->info.solve_s, &run->final,

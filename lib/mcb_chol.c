@@ -1,8 +1,10 @@
 /* mcb_chol.c: CHOLMOD wrapper. Allocates one cholmod_common, the symbolic
  * and numeric factor, and the dense work arrays reused by every solve. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "mcb_chol.h"
 
 #include <cholmod.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,4 +130,12 @@ void mcb_chol_free(mcb_chol **F)
     cholmod_finish(&f->c);
     free(f);
     *F = NULL;
+}
+
+void mcb_blas_set_threads(int threads)
+{
+    void (*set)(int) = NULL;
+    void *sym = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    memcpy(&set, &sym, sizeof set); /* object to function pointer, as POSIX allows */
+    if (set) set(threads > 0 ? threads : 1);
 }

@@ -8,7 +8,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$here/build}
 shift || true
 
-pkgs=(gcc cmake make pkg-config libhdf5-dev hdf5-tools libsuitesparse-dev
+pkgs=(gcc cmake make pkg-config libhdf5-dev hdf5-tools libsuitesparse-dev libsiconos-numerics-dev
       libopenblas-dev check gnuplot-nox libfclib-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -11,11 +11,21 @@
 extern const mcb_solver_def mcb_solver_pgs;
 extern const mcb_solver_def mcb_solver_pj;
 extern const mcb_solver_def mcb_solver_subadmm;
+#ifdef MCB_HAVE_SICONOS
+extern const mcb_solver_def mcb_solver_siconos_nsgs;
+extern const mcb_solver_def mcb_solver_siconos_nsn_ac;
+extern const mcb_solver_def mcb_solver_siconos_admm;
+#endif
 
 static const mcb_solver_def *const registry[] = {
     &mcb_solver_pgs,
     &mcb_solver_pj,
     &mcb_solver_subadmm,
+#ifdef MCB_HAVE_SICONOS /* peers, present when built with Siconos numerics */
+    &mcb_solver_siconos_nsgs,
+    &mcb_solver_siconos_nsn_ac,
+    &mcb_solver_siconos_admm,
+#endif
 };
 
 int mcb_solver_count(void) { return (int)(sizeof registry / sizeof registry[0]); }

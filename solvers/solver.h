@@ -76,6 +76,13 @@ typedef struct {
     const char *description;
     const char *reference;
     unsigned accepts; /* MCB_ACCEPTS_* */
+    /* Optional (NULL: every problem of an accepted form): returns 0 and
+     * writes why into reason when the solver cannot take P (recorded as
+     * skipped). */
+    int (*accepts_problem)(const mcb_problem *P, char *reason, size_t len);
+    /* 1 for an external solver that cannot be stopped from the callback:
+     * the harness then applies the wall-time budget after the fact. */
+    int black_box;
     size_t params_size;
     void (*default_params)(void *params);
     const mcb_param_desc *params;

@@ -1,6 +1,7 @@
 /* test_harness.c: budget enforcement and statuses (time limit, iteration
  * limit, skipped, setup-failed, diverged), measurement excluded from solver
  * time, and the results files written and read back. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <check.h>
 
 #include "check_main.h"
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dlfcn.h>
 
 static void sleep_us(long us)
 {
@@ -19,6 +21,7 @@ static void sleep_us(long us)
 
 #include "campaign.h"
 #include "fixtures.h"
+#include "mcb_chol.h"
 #include "mcb_timer.h"
 
 /* A test-only solver (not registered): each iteration sleeps 2 ms and
@@ -26,6 +29,7 @@ static void sleep_us(long us)
 typedef struct {
     int nan_at;
     int fail_setup;
+    int ignore_cb; /* behave like an external solver: run to max_iters */
 } toy_params;
 typedef struct {
     const mcb_problem *P;
@@ -52,7 +56,7 @@ static int toy_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
         sleep_us(2000);
         info->iterations = w->it;
         mcb_cb_action a = cb(ctx, w->it, 1.0);
-        if (a) return mcb_status_from_cb(a);
+        if (a && !w->prm.ignore_cb) return mcb_status_from_cb(a);
     }
     return MCB_ST_MAX_ITERS;
 }
@@ -70,28 +74,91 @@ static void toy_free(void **work)
         *work = NULL;
     }
 }
-static const mcb_solver_def toy = {"toy", "test solver", "none", MCB_ACCEPTS_PRIMAL,
-                                   sizeof(toy_params), toy_defaults, NULL, 0, toy_setup,
-                                   toy_solve, toy_iterate, toy_free};
-
-static mcb_run run_toy(mcb_campaign_opts *o, toy_params *prm)
+/* The toy takes one contact at most. */
+static int toy_accepts(const mcb_problem *P, char *reason, size_t len)
 {
-    mcb_problem *P = fx_point_contact(FX_STICK);
+    if (P->m <= 3) return 1;
+    snprintf(reason, len, "toy takes one contact, this problem has %d rows", P->m);
+    return 0;
+}
+#define TOY_DEF(NAME, BLACK_BOX)                                                              \
+    static const mcb_solver_def NAME = {.name = #NAME,                                        \
+                                        .description = "test solver",                         \
+                                        .reference = "none",                                  \
+                                        .accepts = MCB_ACCEPTS_PRIMAL,                        \
+                                        .accepts_problem = toy_accepts,                       \
+                                        .black_box = BLACK_BOX,                               \
+                                        .params_size = sizeof(toy_params),                    \
+                                        .default_params = toy_defaults,                       \
+                                        .setup = toy_setup,                                   \
+                                        .solve = toy_solve,                                   \
+                                        .iterate = toy_iterate,                               \
+                                        .free = toy_free};
+TOY_DEF(toy, 0)
+TOY_DEF(toy_black_box, 1)
+
+static mcb_run run_def(const mcb_solver_def *def, mcb_problem *P, mcb_campaign_opts *o,
+                       toy_params *prm)
+{
     mcb_metrics_ws *ws = NULL;
     mcb_metrics_ws_new(P, &ws, NULL);
     mcb_run run = {0};
-    ck_assert_int_eq(mcb_run_one(P, ws, &toy, prm, o, &run, NULL), MCB_OK);
+    ck_assert_int_eq(mcb_run_one(P, ws, def, prm, o, &run, NULL), MCB_OK);
     mcb_metrics_ws_free(&ws);
     mcb_problem_free(&P);
     return run;
 }
+
+static mcb_run run_toy(mcb_campaign_opts *o, toy_params *prm)
+{
+    return run_def(&toy, fx_point_contact(FX_STICK), o, prm);
+}
+
+/* A solver that cannot be stopped from the callback (black_box, like the
+ * Siconos peers) is held to the wall-time budget after the fact; the same
+ * solver declared cooperative is stopped by the callback. */
+START_TEST(black_box_time_budget)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 25; /* 25 x 2 ms, over the 20 ms budget */
+    o.settings.time_limit_s = 0.02;
+    toy_params p = {0, 0, 1};
+    mcb_run r = run_def(&toy_black_box, fx_point_contact(FX_STICK), &o, &p);
+    ck_assert_int_eq(r.info.status, MCB_ST_TIME_LIMIT);
+    ck_assert_int_eq(r.info.iterations, 25);
+    ck_assert_ptr_nonnull(strstr(r.info.reason, "cannot be stopped"));
+    mcb_run_clear(&r);
+    /* within the budget it is judged like any solver: the toy's zero impulse
+     * is not the stick solution, so it is not solved */
+    o.settings.time_limit_s = 10;
+    r = run_def(&toy_black_box, fx_point_contact(FX_STICK), &o, &p);
+    ck_assert_int_eq(r.info.status, MCB_ST_MAX_ITERS);
+    mcb_run_clear(&r);
+}
+END_TEST
+
+/* accepts_problem refuses a problem of an accepted form: skipped, with the
+ * solver's reason. */
+START_TEST(refused_problem_is_skipped)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    toy_params p = {0, 0, 0};
+    mcb_run r = run_def(&toy, fx_small_stack(), &o, &p);
+    ck_assert_int_eq(r.info.status, MCB_ST_SKIPPED);
+    ck_assert_msg(strstr(r.info.reason, "toy takes one contact") != NULL, "%s", r.info.reason);
+    ck_assert_int_eq(r.trace_rows, 0);
+    mcb_run_clear(&r);
+}
+END_TEST
 
 START_TEST(iteration_budget)
 {
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
     o.settings.max_iters = 7;
-    toy_params p = {0, 0};
+    toy_params p = {0, 0, 0};
     mcb_run r = run_toy(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_MAX_ITERS);
     ck_assert_int_eq(r.info.iterations, 7);
@@ -106,7 +173,7 @@ START_TEST(time_budget)
     mcb_campaign_defaults(&o);
     o.settings.max_iters = 100000;
     o.settings.time_limit_s = 0.05;
-    toy_params p = {0, 0};
+    toy_params p = {0, 0, 0};
     mcb_run r = run_toy(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_TIME_LIMIT);
     ck_assert_int_lt(r.info.iterations, 100000);
@@ -120,12 +187,12 @@ START_TEST(divergence_and_setup_failure)
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
     o.settings.max_iters = 50;
-    toy_params p = {3, 0};
+    toy_params p = {3, 0, 0};
     mcb_run r = run_toy(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_DIVERGED);
     ck_assert_int_eq(r.info.iterations, 3);
     mcb_run_clear(&r);
-    toy_params q = {0, 1};
+    toy_params q = {0, 1, 0};
     r = run_toy(&o, &q);
     ck_assert_int_eq(r.info.status, MCB_ST_SETUP_FAILED);
     ck_assert_ptr_nonnull(strstr(r.info.reason, "factorization failed"));
@@ -157,6 +224,26 @@ START_TEST(skipped_and_bad_params)
     ck_assert_int_ne(mcb_param_set(pgs, prm, "omega", "abc", NULL), MCB_OK);
     mcb_metrics_ws_free(&ws);
     mcb_problem_free(&P);
+}
+END_TEST
+
+/* --threads reaches OpenBLAS (CHOLMOD's and Siconos' BLAS), when it is the
+ * BLAS loaded. */
+START_TEST(blas_threads_follow_settings)
+{
+    void *sym = dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+    if (!sym) {
+        printf("skipped: the BLAS loaded is not OpenBLAS\n");
+        return;
+    }
+    int (*get)(void);
+    memcpy(&get, &sym, sizeof get);
+    mcb_blas_set_threads(2);
+    ck_assert_int_eq(get(), 2);
+    mcb_blas_set_threads(1);
+    ck_assert_int_eq(get(), 1);
+    mcb_blas_set_threads(0); /* unset: one thread */
+    ck_assert_int_eq(get(), 1);
 }
 END_TEST
 
@@ -227,9 +314,12 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, iteration_budget);
     tcase_add_test(tc, time_budget);
+    tcase_add_test(tc, black_box_time_budget);
+    tcase_add_test(tc, refused_problem_is_skipped);
     tcase_add_test(tc, divergence_and_setup_failure);
     tcase_add_test(tc, skipped_and_bad_params);
     tcase_add_test(tc, paused_clock);
+    tcase_add_test(tc, blas_threads_follow_settings);
     tcase_add_test(tc, results_round_trip);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
