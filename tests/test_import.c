@@ -58,6 +58,19 @@ START_TEST(imports_shared_files)
     ck_assert_msg(run.info.status == MCB_ST_SOLVED, "pgs on %s: %s", shared[_i].file,
                   mcb_status_name(run.info.status));
     mcb_run_clear(&run);
+    /* SubADMM (primal problems) reaches it too with the Delassus-diagonal
+     * penalty; eq. (23)'s default stalls on the FEM cubes (docs/performance.md) */
+    if (P->form == MCB_PRIMAL) {
+        const mcb_solver_def *sub = mcb_solver_find("subadmm");
+        double prm[16];
+        sub->default_params(prm);
+        ck_assert_int_eq(mcb_param_set(sub, prm, "beta_rule", "1", &err), MCB_OK);
+        mcb_run_one(P, ws, sub, prm, &o, &run, &err);
+        ck_assert_msg(run.info.status == MCB_ST_SOLVED, "subadmm beta_rule=1 on %s: %s (natmap %g)",
+                      shared[_i].file, mcb_status_name(run.info.status),
+                      run.final.val[MCB_M_NATMAP]);
+        mcb_run_clear(&run);
+    }
     mcb_metrics_ws_free(&ws);
     mcb_problem_free(&P);
 }

@@ -110,6 +110,46 @@ START_TEST(known_solutions_are_found)
 }
 END_TEST
 
+/* SubADMM's alternative penalty rule (beta_rule = 1) also solves the
+ * fixtures it takes. */
+START_TEST(subadmm_delassus_beta_rule)
+{
+    fixture_fn makes[3] = {fx_mixed, fx_small_stack, f_slip};
+    const mcb_solver_def *def = mcb_solver_find("subadmm");
+    for (int f = 0; f < 3; f++) {
+        mcb_problem *P = makes[f]();
+        double prm[16];
+        def->default_params(prm);
+        mcb_err err;
+        ck_assert_int_eq(mcb_param_set(def, prm, "beta_rule", "1", &err), MCB_OK);
+        mcb_campaign_opts o;
+        mcb_campaign_defaults(&o);
+        o.settings.max_iters = 20000;
+        mcb_metrics_ws *ws = NULL;
+        mcb_metrics_ws_new(P, &ws, NULL);
+        mcb_run run = {0};
+        mcb_run_one(P, ws, def, prm, &o, &run, NULL);
+        ck_assert_msg(run.info.status == MCB_ST_SOLVED, "fixture %d: %s", f,
+                      mcb_status_name(run.info.status));
+        mcb_run_clear(&run);
+        mcb_metrics_ws_free(&ws);
+        mcb_problem_free(&P);
+    }
+    /* out-of-range values are refused at setup */
+    double prm[16];
+    def->default_params(prm);
+    ck_assert_int_eq(mcb_param_set(def, prm, "beta_rule", "2", NULL), MCB_OK);
+    mcb_problem *P = fx_mixed();
+    void *work = NULL;
+    mcb_settings st;
+    mcb_settings_default(&st);
+    mcb_err err;
+    ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(work);
+    mcb_problem_free(&P);
+}
+END_TEST
+
 START_TEST(deterministic_for_fixed_threads)
 {
     mcb_problem *P = fx_small_stack();
@@ -150,6 +190,7 @@ int main(void)
     tcase_add_loop_test(tc, fixture_x_solver, 0, NFIX * NSOLV);
     tcase_add_test(tc, known_solutions_are_found);
     tcase_add_test(tc, deterministic_for_fixed_threads);
+    tcase_add_test(tc, subadmm_delassus_beta_rule);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
