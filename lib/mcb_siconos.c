@@ -65,21 +65,25 @@ void mcb_siconos_free(mcb_siconos_problem **S)
     *S = NULL;
 }
 
+mcb_rc mcb_siconos_check(const mcb_problem *P, mcb_err *err)
+{
+    for (int k = 0; k < P->nblocks; k++)
+        if (P->blocks[k].type != MCB_CONTACT)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "Siconos friction-contact problems hold contacts only; block %d "
+                            "is %s",
+                            k, mcb_ctype_name(P->blocks[k].type));
+    if (P->nblocks == 0 || 3 * P->nblocks != P->m)
+        return mcb_fail(err, MCB_E_INPUT, "Siconos needs at least one contact (3 rows each)");
+    return MCB_OK;
+}
+
 mcb_rc mcb_siconos_convert(const mcb_problem *P, mcb_siconos_problem **out, mcb_err *err)
 {
     *out = NULL;
-    int nc = 0;
-    for (int k = 0; k < P->nblocks; k++) {
-        const mcb_block *B = &P->blocks[k];
-        if (B->type != MCB_CONTACT)
-            return mcb_fail(err, MCB_E_INPUT,
-                            "Siconos friction-contact problems hold contacts only; this "
-                            "problem has %s constraints",
-                            mcb_ctype_name(B->type));
-        nc++;
-    }
-    if (nc == 0 || 3 * nc != P->m)
-        return mcb_fail(err, MCB_E_INPUT, "Siconos needs at least one contact (3 rows each)");
+    mcb_rc rc = mcb_siconos_check(P, err);
+    if (rc) return rc;
+    int nc = P->nblocks;
     mcb_siconos_problem *S = calloc(1, sizeof *S);
     if (!S) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     S->form = P->form;

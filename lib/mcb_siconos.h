@@ -15,6 +15,10 @@
 
 typedef struct mcb_siconos_problem mcb_siconos_problem;
 
+/* MCB_OK when Siconos can hold P (contacts only, at least one); otherwise
+ * MCB_E_INPUT with the reason in err. */
+mcb_rc mcb_siconos_check(const mcb_problem *P, mcb_err *err);
+
 /* Converts P (validated). Copies everything: P may be freed afterwards. */
 mcb_rc mcb_siconos_convert(const mcb_problem *P, mcb_siconos_problem **out, mcb_err *err);
 void mcb_siconos_free(mcb_siconos_problem **S); /* accepts NULL */

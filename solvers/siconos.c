@@ -211,17 +211,10 @@ static int sic_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
 
 static int sic_accepts(const mcb_problem *P, char *reason, size_t len)
 {
-    for (int k = 0; k < P->nblocks; k++)
-        if (P->blocks[k].type != MCB_CONTACT) {
-            snprintf(reason, len, "Siconos friction-contact solvers take contacts only (block %d "
-                                  "is %s)", k, mcb_ctype_name(P->blocks[k].type));
-            return 0;
-        }
-    if (P->nblocks == 0) {
-        snprintf(reason, len, "Siconos friction-contact solvers need at least one contact");
-        return 0;
-    }
-    return 1;
+    mcb_err err;
+    if (mcb_siconos_check(P, &err) == MCB_OK) return 1;
+    snprintf(reason, len, "%s", err.msg);
+    return 0;
 }
 
 #define SICONOS_PEER(NAME, LOCAL, GLOBAL, DESCRIPTION, REFERENCE)                               \
