@@ -113,6 +113,28 @@ mcb_problem *fx_mixed(void)
     return P;
 }
 
+mcb_problem *fx_mixed_active(void)
+{
+    mcb_problem *P = fx_mixed();
+    P->e[1] = 0.0;
+    free(P->name);
+    P->name = strdup("mixed_active");
+    return P;
+}
+
+mcb_problem *fx_one_row(int type, double a, double b, double e, double k, double alpha)
+{
+    double J = 1.0;
+    mcb_problem *P = fx_dense_primal(1, 1, &a, &b, &J, &e);
+    P->nblocks = 1;
+    P->blocks = calloc(1, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){type, 0, 1, 0, k, alpha};
+    mcb_problem_infer_subsystems(P, NULL);
+    free(P->name);
+    P->name = strdup(mcb_ctype_name(type));
+    return P;
+}
+
 mcb_problem *fx_small_stack(void)
 {
     mcb_stack_opts o;

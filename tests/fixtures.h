@@ -22,6 +22,16 @@ mcb_problem *fx_point_contact_dual(int state);
  * unilateral (row 1), soft (row 2, k 10, alpha 0.5), contact (rows 3-5, mu 0.4). */
 mcb_problem *fx_mixed(void);
 
+/* fx_mixed with the unilateral row's offset e_1 = 0 instead of 0.2: at the
+ * solution every row is active, the unilateral one with lambda_1 = 0.4386
+ * and J_1 v + e_1 = 0 (fx_mixed's is inactive, lambda_1 = 0), the contact
+ * sliding (lambda_n = 0.147, ||lambda_t|| = mu lambda_n). */
+mcb_problem *fx_mixed_active(void);
+
+/* One DOF, one scalar row of the given type: A = [a], b = [b], J = [1],
+ * e = [e]; k and alpha for a soft row. */
+mcb_problem *fx_one_row(int type, double a, double b, double e, double k, double alpha);
+
 /* A 2x2x2 sphere stack step from the generator (8 subsystems). */
 mcb_problem *fx_small_stack(void);
 

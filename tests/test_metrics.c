@@ -94,17 +94,112 @@ START_TEST(dual_form_metrics)
 }
 END_TEST
 
+/* fx_mixed at v = 0, lambda = 0, every metric by hand. u = e = (0.1, 0.2,
+ * 0.05, 0, 0, 0); A^-1 b = (3/20, -1, 1/6, -7/15, 2/5, -1/10), so
+ * u* = J A^-1 b + e = (5/4, -43/60, 41/60, -149/300, 23/75, -1/10). */
 START_TEST(scalar_rows_known_values)
 {
     mcb_problem *P = fx_mixed();
     double v[6] = {0}, l[6] = {0};
     mcb_metrics m = eval(P, v, l);
-    /* u = e = (0.1, 0.2, 0.05, 0, 0, 0): bilateral |0.1|, unilateral
-     * fb(0, 0.2) = 0, soft 0 + k (e + alpha(u - e)) = 10 * 0.05 = 0.5, contact
-     * fb of (0, 0) = 0 */
+    /* fb: bilateral |0.1|, unilateral fb(0, 0.2) = 0, soft 0 + k (e + alpha(u
+     * - e)) = 10 * 0.05 = 0.5, contact fb of (0, 0) = 0 */
     ck_assert_double_eq_tol(m.val[MCB_M_FB], sqrt(0.01 + 0.25), 1e-14);
-    /* z-residual with beta = 1: lambda - T(lambda - u*); u* = J A^-1 b + e */
-    ck_assert_double_gt(m.val[MCB_M_ZRES], 0.0);
+    /* natmap: dyn_rel = ||b|| / ||b|| = 1; rows 0.1, 0 - max(0, 0 - 0.2) = 0,
+     * 0.5, contact 0 - P_K(0) = 0; over max(||u||, ||lambda||) = ||e|| */
+    double nat = 1.0 + sqrt(0.26 / 0.0525);
+    ck_assert_msg(fabs(m.val[MCB_M_NATMAP] - nat) <= 1e-13,
+                  "mixed fixture at 0: natmap %.17g, expected %.17g (unilateral row lambda - "
+                  "max(0, lambda - u) contributes 0)",
+                  m.val[MCB_M_NATMAP], nat);
+    /* zres (one contact): bilateral d = u* = 5/4; unilateral d = 0 - max(0,
+     * 43/60) = -43/60; soft s = -41/60, T = (5 (s + 0.05) - 0.5) / 6 = -11/18,
+     * d = 11/18; contact s = -u* = (149/300, -23/75, 1/10): n stays, t clamped
+     * to radius 0.4 n, so |d|^2 = n^2 (1 + 0.16) */
+    double n = 149.0 / 300.0;
+    double z = sqrt(25.0 / 16.0 + (43.0 / 60.0) * (43.0 / 60.0) + (11.0 / 18.0) * (11.0 / 18.0) +
+                    1.16 * n * n);
+    ck_assert_msg(fabs(m.val[MCB_M_ZRES] - z) <= 1e-13,
+                  "mixed fixture at 0: zres %.17g, expected %.17g (soft row z-residual "
+                  "lambda - (k alpha (s + e) - k e) / (1 + k alpha) contributes 11/18)",
+                  m.val[MCB_M_ZRES], z);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* One scalar row, one DOF (A = a, J = 1): every residual by hand. Active
+ * unilateral rows (lambda > 0) with a penetrating and a separating velocity,
+ * where the natural map's max(0, lambda - u) is clipped on one side and not
+ * the other (so a sign error changes the value, not only its sign); soft
+ * rows with e != 0 where the z-residual's -k e term and its sign matter. */
+static const struct {
+    const char *what;
+    int type;
+    double a, b, e, k, alpha, v, l;
+    double dyn_rel, fb, natmap, zres;
+} rows[] = {
+    /* bilateral: u = v + e; fb = |u|; zres = |u*|, u* = (b + l) / a + e */
+    {"bilateral, dynamics exact", MCB_BILATERAL, 1, 1, 0.1, 0, 0, 0.3, -0.7, 0, 0.4, 0.4 / 0.7, 0.4},
+    /* A v - b - l = 1 - 1 - 0.4; scale max(1, 1, 0.4); u = 0.2; v* = 0.7 */
+    {"bilateral, dynamics off by 0.4", MCB_BILATERAL, 2, 1, -0.3, 0, 0, 0.5, 0.4, 0.4, 0.2,
+     0.4 + 0.2 / 0.4, 0.4},
+    /* u = -2: fb |1 - 2 - sqrt 5|; natmap 1 - max(0, 1 + 2) = -2 over
+     * max(|u|, |l|) = 2; zres |1 - max(0, 3)| */
+    {"unilateral, active (lambda 1 > 0), penetrating u = -2", MCB_UNILATERAL, 1, -3, 0, 0, 0,
+     -2, 1, 0, 1 + sqrt(5.0), 1.0, 2.0},
+    /* u = 2: fb 3 - sqrt 5; natmap 1 - max(0, -1) = 1 over 2; zres 1 */
+    {"unilateral, active (lambda 1 > 0), separating u = 2", MCB_UNILATERAL, 1, 1, 0, 0, 0, 2, 1,
+     0, 3 - sqrt(5.0), 0.5, 1.0},
+    /* u = 0.5: natmap 1 - 0.5 = 0.5 over 1 */
+    {"unilateral, active (lambda 1 > 0), gap u = 0.5", MCB_UNILATERAL, 1, -0.5, 0, 0, 0, 0.5, 1, 0,
+     1.5 - sqrt(1.25), 0.5, 0.5},
+    /* inactive, penetrating u = -1: fb |-1 - 1|; natmap 0 - max(0, 1) */
+    {"unilateral, inactive (lambda 0), penetrating u = -1", MCB_UNILATERAL, 1, -1, 0, 0, 0, -1, 0,
+     0, 2, 1, 1},
+    /* A v - b - l = -1.2 - 1 - 0.8 = -3 over max(1, 1.2, 0.8); u = -0.5;
+     * natmap 0.8 - max(0, 1.3) = -0.5 over 0.8; v* = 0.9, u* = 1, zres |0.8 -
+     * max(0, -0.2)| */
+    {"unilateral, active, dynamics off by 3", MCB_UNILATERAL, 2, 1, 0.1, 0, 0, -0.6, 0.8, 2.5,
+     sqrt(0.89) - 0.3, 2.5 + 0.5 / 0.8, 0.8},
+    {"unilateral, active solution", MCB_UNILATERAL, 1, -1.5, 0, 0, 0, 0, 1.5, 0, 0, 0, 0},
+    {"unilateral, inactive solution", MCB_UNILATERAL, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    /* soft k 10, alpha 0.5, e 0.2: law residual 1 + 10 (0.2 + 0.5 * 0.4) = 5
+     * over max(0.6, 1); u* = 0.6, s = 0.4, T = (5 (0.4 + 0.2) - 2) / 6 = 1/6 */
+    {"soft, e = 0.2, dynamics exact", MCB_SOFT, 1, -0.6, 0.2, 10, 0.5, 0.4, 1, 0, 5, 5,
+     5.0 / 6.0},
+    /* A v - b - l = 0.6 - 1 + 0.5 = 0.1 over 1; law -0.5 + 10 (0.2 + 0.15) = 3
+     * over 0.5; v* = 0.25, u* = 0.45, s = -0.95, T = (5 (-0.75) - 2) / 6 */
+    {"soft, e = 0.2, dynamics off by 0.1", MCB_SOFT, 2, 1, 0.2, 10, 0.5, 0.3, -0.5, 0.1, 3,
+     0.1 + 6.0, 11.0 / 24.0},
+    /* k 4, alpha 0.25, e -0.4: law 0.5 + 4 (-0.4 + 0.2) = -0.3 over 0.5;
+     * u* = 0.4, s = 0.1, T = (1 (0.1 - 0.4) + 1.6) / 2 = 0.65 */
+    {"soft, e = -0.4", MCB_SOFT, 1, 0.3, -0.4, 4, 0.25, 0.8, 0.5, 0, 0.3, 0.6, 0.15},
+    /* lambda = -10 (0.2 + 0.5 (-0.6)) = 1 */
+    {"soft, solution", MCB_SOFT, 1, -1.6, 0.2, 10, 0.5, -0.6, 1, 0, 0, 0, 0},
+};
+
+START_TEST(scalar_row_known_values)
+{
+    mcb_problem *P = fx_one_row(rows[_i].type, rows[_i].a, rows[_i].b, rows[_i].e, rows[_i].k,
+                                rows[_i].alpha);
+    double v = rows[_i].v, l = rows[_i].l;
+    mcb_metrics m = eval(P, &v, &l);
+    const struct {
+        int id;
+        double want;
+    } checks[] = {{MCB_M_DYN_REL, rows[_i].dyn_rel},
+                  {MCB_M_FB, rows[_i].fb},
+                  {MCB_M_FB_MAX, 0.0}, /* contacts only */
+                  {MCB_M_NATMAP, rows[_i].natmap},
+                  {MCB_M_ZRES, rows[_i].zres},
+                  {MCB_M_PEN_MAX, 0.0}};
+    for (size_t c = 0; c < sizeof checks / sizeof checks[0]; c++) {
+        double got = m.val[checks[c].id];
+        ck_assert_msg(fabs(got - checks[c].want) <= 1e-12,
+                      "%s row (%s: lambda %g, u %g): %s = %.17g, expected %.17g",
+                      mcb_ctype_name(rows[_i].type), rows[_i].what, l, v + rows[_i].e,
+                      mcb_metric_name(checks[c].id), got, checks[c].want);
+    }
     mcb_problem_free(&P);
 }
 END_TEST
@@ -156,6 +251,7 @@ int main(void)
     tcase_add_test(tc, penetration_and_dynamics_known_values);
     tcase_add_test(tc, dual_form_metrics);
     tcase_add_test(tc, scalar_rows_known_values);
+    tcase_add_loop_test(tc, scalar_row_known_values, 0, (int)(sizeof rows / sizeof rows[0]));
     tcase_add_test(tc, cone_operators);
     tcase_add_test(tc, metric_names);
     suite_add_tcase(s, tc);
