@@ -38,6 +38,7 @@ static const struct {
     {"slip", f_slip, {OK, OK, OK SICONOS_COLS(OK, OK, OK)}},
     {"dual", f_dual, {OK, OK, SKIP SICONOS_COLS(OK, OK, OK)}},
     {"mixed", fx_mixed, {OK, OK, OK SICONOS_COLS(SKIP, SKIP, SKIP)}},
+    {"mixed_active", fx_mixed_active, {OK, OK, OK SICONOS_COLS(SKIP, SKIP, SKIP)}},
     {"stack2", fx_small_stack, {OK, OK, OK SICONOS_COLS(OK, OK, OK)}},
 };
 static const char *solver_cols[NSOLV] = {
@@ -110,13 +111,53 @@ START_TEST(known_solutions_are_found)
 }
 END_TEST
 
+/* On fx_mixed_active every row is active at the solution: each of our
+ * solvers ends with the unilateral row's lambda_1 > 0 and J_1 v + e_1 = 0
+ * (projecting it wrongly, or not at all, cannot reach natmap 1e-10), the
+ * contact sliding (||lambda_t|| = mu lambda_n > 0), and they agree. */
+START_TEST(active_unilateral_row_is_solved)
+{
+    double l0[6] = {0};
+    for (int s = 0; s < 3; s++) {
+        mcb_problem *P = fx_mixed_active();
+        mcb_campaign_opts o;
+        mcb_campaign_defaults(&o);
+        o.settings.max_iters = 20000;
+        o.settings.tol = 1e-10;
+        o.save_solutions = 1;
+        mcb_metrics_ws *ws = NULL;
+        mcb_metrics_ws_new(P, &ws, NULL);
+        mcb_run run = {0};
+        const mcb_solver_def *def = mcb_solver_find(solver_cols[s]);
+        mcb_run_one(P, ws, def, NULL, &o, &run, NULL);
+        ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s on mixed_active: %s (natmap %g)",
+                      def->name, mcb_status_name(run.info.status), run.final.val[MCB_M_NATMAP]);
+        double u1 = P->e[1] + run.v[1] + 0.5 * run.v[2]; /* J_1 = (0, 1, 0.5, 0, 0, 0) */
+        ck_assert_msg(run.lambda[1] > 0.4 && fabs(u1) < 1e-7,
+                      "%s: unilateral row should be active: lambda_1 %g, u_1 %g", def->name,
+                      run.lambda[1], u1);
+        double lt = hypot(run.lambda[4], run.lambda[5]);
+        ck_assert_msg(run.lambda[3] > 0.1 && fabs(lt - 0.4 * run.lambda[3]) < 1e-7,
+                      "%s: contact should slide: lambda %g, %g, %g", def->name, run.lambda[3],
+                      run.lambda[4], run.lambda[5]);
+        if (s == 0) memcpy(l0, run.lambda, sizeof l0);
+        for (int k = 0; k < 6; k++)
+            ck_assert_msg(fabs(run.lambda[k] - l0[k]) < 1e-7, "%s: lambda_%d %.10g, pgs %.10g",
+                          def->name, k, run.lambda[k], l0[k]);
+        mcb_run_clear(&run);
+        mcb_metrics_ws_free(&ws);
+        mcb_problem_free(&P);
+    }
+}
+END_TEST
+
 /* SubADMM's alternative penalty rule (beta_rule = 1) also solves the
  * fixtures it takes. */
 START_TEST(subadmm_delassus_beta_rule)
 {
-    fixture_fn makes[3] = {fx_mixed, fx_small_stack, f_slip};
+    fixture_fn makes[4] = {fx_mixed, fx_mixed_active, fx_small_stack, f_slip};
     const mcb_solver_def *def = mcb_solver_find("subadmm");
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < 4; f++) {
         mcb_problem *P = makes[f]();
         double prm[16];
         def->default_params(prm);
@@ -189,6 +230,7 @@ int main(void)
     tcase_add_test(tc, table_covers_registry);
     tcase_add_loop_test(tc, fixture_x_solver, 0, NFIX * NSOLV);
     tcase_add_test(tc, known_solutions_are_found);
+    tcase_add_test(tc, active_unilateral_row_is_solved);
     tcase_add_test(tc, deterministic_for_fixed_threads);
     tcase_add_test(tc, subadmm_delassus_beta_rule);
     suite_add_tcase(s, tc);
