@@ -24,12 +24,18 @@ static void sleep_us(long us)
 #include "mcb_chol.h"
 #include "mcb_timer.h"
 
-/* A test-only solver (not registered): each iteration sleeps 2 ms and
- * returns a NaN impulse when params->nan_at is reached. */
+/* A test-only solver (not registered): each iteration of solve() sleeps
+ * solve_us (2 ms when 0) and iterate() -- which the harness calls inside the
+ * paused window of its callback -- sleeps iterate_us; the impulse turns NaN
+ * at iteration nan_at. wall_cap_s (when > 0) is a safety net: solve() gives
+ * up on its own after that much wall time, so a harness that never stops it
+ * fails the test quickly instead of running into ctest's timeout. */
 typedef struct {
     int nan_at;
     int fail_setup;
     int ignore_cb; /* behave like an external solver: run to max_iters */
+    long solve_us, iterate_us, setup_us;
+    double wall_cap_s;
 } toy_params;
 typedef struct {
     const mcb_problem *P;
@@ -43,6 +49,7 @@ static mcb_rc toy_setup(const mcb_problem *P, const mcb_settings *s, const void 
     (void)s;
     const toy_params *q = params;
     if (q->fail_setup) return mcb_fail(err, MCB_E_NUMERIC, "toy: factorization failed");
+    if (q->setup_us) sleep_us(q->setup_us);
     toy_work *w = calloc(1, sizeof *w);
     w->P = P;
     w->prm = *q;
@@ -52,17 +59,20 @@ static mcb_rc toy_setup(const mcb_problem *P, const mcb_settings *s, const void 
 static int toy_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
 {
     toy_work *w = work;
+    double t0 = mcb_now_s();
     for (w->it = 1; w->it <= s->max_iters; w->it++) {
-        sleep_us(2000);
+        sleep_us(w->prm.solve_us ? w->prm.solve_us : 2000);
         info->iterations = w->it;
         mcb_cb_action a = cb(ctx, w->it, 1.0);
         if (a && !w->prm.ignore_cb) return mcb_status_from_cb(a);
+        if (w->prm.wall_cap_s > 0 && mcb_now_s() - t0 > w->prm.wall_cap_s) break;
     }
     return MCB_ST_MAX_ITERS;
 }
 static void toy_iterate(void *work, double *v, double *lambda)
 {
     toy_work *w = work;
+    if (w->prm.iterate_us) sleep_us(w->prm.iterate_us);
     for (int k = 0; k < w->P->m; k++) lambda[k] = (w->prm.nan_at && w->it >= w->prm.nan_at) ? NAN : 0;
     if (v)
         for (int k = 0; k < w->P->n; k++) v[k] = 0;
@@ -123,7 +133,7 @@ START_TEST(black_box_time_budget)
     mcb_campaign_defaults(&o);
     o.settings.max_iters = 25; /* 25 x 2 ms, over the 20 ms budget */
     o.settings.time_limit_s = 0.02;
-    toy_params p = {0, 0, 1};
+    toy_params p = {.ignore_cb = 1};
     mcb_run r = run_def(&toy_black_box, fx_point_contact(FX_STICK), &o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_TIME_LIMIT);
     ck_assert_int_eq(r.info.iterations, 25);
@@ -144,7 +154,7 @@ START_TEST(refused_problem_is_skipped)
 {
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
-    toy_params p = {0, 0, 0};
+    toy_params p = {0};
     mcb_run r = run_def(&toy, fx_small_stack(), &o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SKIPPED);
     ck_assert_msg(strstr(r.info.reason, "toy takes one contact") != NULL, "%s", r.info.reason);
@@ -158,7 +168,7 @@ START_TEST(iteration_budget)
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
     o.settings.max_iters = 7;
-    toy_params p = {0, 0, 0};
+    toy_params p = {0};
     mcb_run r = run_toy(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_MAX_ITERS);
     ck_assert_int_eq(r.info.iterations, 7);
@@ -167,17 +177,80 @@ START_TEST(iteration_budget)
 }
 END_TEST
 
+/* The time limit stops a cooperative solver, promptly: a toy of 1 ms
+ * iterations with an iteration budget it could never use up and a 0.1 s
+ * limit ends with status time-limit, having used at least the limit and
+ * less than 2.5 times it (one iteration of overshoot is the most the check
+ * allows; the margin is for a loaded machine). Without the check the toy
+ * gives up by itself after 3 s and the status is max-iterations. */
 START_TEST(time_budget)
 {
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
-    o.settings.max_iters = 100000;
-    o.settings.time_limit_s = 0.05;
-    toy_params p = {0, 0, 0};
+    o.settings.max_iters = 1000000;
+    o.settings.time_limit_s = 0.1;
+    toy_params p = {.solve_us = 1000, .wall_cap_s = 3.0};
     mcb_run r = run_toy(&o, &p);
-    ck_assert_int_eq(r.info.status, MCB_ST_TIME_LIMIT);
-    ck_assert_int_lt(r.info.iterations, 100000);
-    ck_assert_double_ge(r.info.setup_s + r.info.solve_s, 0.05);
+    double used = r.info.setup_s + r.info.solve_s;
+    ck_assert_msg(r.info.status == MCB_ST_TIME_LIMIT,
+                  "time limit not enforced: status %s after %d iterations and %.3f s of solver "
+                  "time, limit 0.1 s",
+                  mcb_status_name(r.info.status), r.info.iterations, used);
+    ck_assert_int_lt(r.info.iterations, 1000000);
+    ck_assert_msg(used >= 0.1, "stopped for the time limit after %.4f s < 0.1 s", used);
+    ck_assert_msg(used < 0.25,
+                  "time limit overshot: setup + solve %.3f s for a 0.1 s limit (%d iterations "
+                  "of 1 ms)",
+                  used, r.info.iterations);
+    mcb_run_clear(&r);
+}
+END_TEST
+
+/* Setup counts against the limit: a setup longer than the limit leaves no
+ * time to solve. */
+START_TEST(time_budget_spent_in_setup)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 1000;
+    o.settings.time_limit_s = 0.02;
+    toy_params p = {.setup_us = 40000, .wall_cap_s = 3.0};
+    mcb_run r = run_toy(&o, &p);
+    ck_assert_msg(r.info.status == MCB_ST_TIME_LIMIT,
+                  "setup of %.3f s over a 0.02 s limit: status %s after %d iterations",
+                  r.info.setup_s, mcb_status_name(r.info.status), r.info.iterations);
+    ck_assert_int_eq(r.info.iterations, 0);
+    ck_assert_double_ge(r.info.setup_s, 0.04);
+    mcb_run_clear(&r);
+}
+END_TEST
+
+/* The harness's measuring (fetching the iterate, computing metrics) is not
+ * solver time: a toy whose iterations cost nothing but whose iterate()
+ * sleeps 5 ms must show a solve time far below 20 x 5 ms, in info and in
+ * the trace. */
+START_TEST(measurement_excluded_from_solve_time)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 20;
+    o.settings.time_limit_s = 0; /* unlimited */
+    toy_params p = {.solve_us = 1, .iterate_us = 5000};
+    double t0 = mcb_now_s();
+    mcb_run r = run_toy(&o, &p);
+    double wall = mcb_now_s() - t0;
+    ck_assert_int_eq(r.info.status, MCB_ST_MAX_ITERS);
+    ck_assert_int_eq(r.info.iterations, 20);
+    ck_assert_double_ge(wall, 20 * 0.005); /* the sleeps did happen */
+    ck_assert_msg(r.info.solve_s < 0.025,
+                  "measurement time counted as solver time: solve_s %.4f s for 20 iterations "
+                  "costing ~0 s, while the harness's measuring (iterate) took 20 x 5 ms",
+                  r.info.solve_s);
+    ck_assert_int_eq(r.trace_rows, 21);
+    const double *last = r.trace + (size_t)20 * MCB_TRACE_COLS;
+    ck_assert_double_eq(last[0], 20);
+    ck_assert_msg(last[1] < 0.025, "trace time %.4f s at iteration 20 includes measurement",
+                  last[1]);
     mcb_run_clear(&r);
 }
 END_TEST
@@ -187,12 +260,12 @@ START_TEST(divergence_and_setup_failure)
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
     o.settings.max_iters = 50;
-    toy_params p = {3, 0, 0};
+    toy_params p = {.nan_at = 3};
     mcb_run r = run_toy(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_DIVERGED);
     ck_assert_int_eq(r.info.iterations, 3);
     mcb_run_clear(&r);
-    toy_params q = {0, 1, 0};
+    toy_params q = {.fail_setup = 1};
     r = run_toy(&o, &q);
     ck_assert_int_eq(r.info.status, MCB_ST_SETUP_FAILED);
     ck_assert_ptr_nonnull(strstr(r.info.reason, "factorization failed"));
@@ -314,6 +387,8 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, iteration_budget);
     tcase_add_test(tc, time_budget);
+    tcase_add_test(tc, time_budget_spent_in_setup);
+    tcase_add_test(tc, measurement_excluded_from_solve_time);
     tcase_add_test(tc, black_box_time_budget);
     tcase_add_test(tc, refused_problem_is_skipped);
     tcase_add_test(tc, divergence_and_setup_failure);
