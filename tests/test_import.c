@@ -1,6 +1,7 @@
-/* test_import.c: FCLIB import of the shared problems (skipped cleanly when
- * ../shared/fclib is absent) and rejection of malformed or unsupported
- * FCLIB files. */
+/* test_import.c: FCLIB import of the shared problems (one ctest entry per
+ * file, reported as skipped when ../shared/fclib lacks it), of problems
+ * written by libfclib in triplet, CSC and CSR storage, and rejection of
+ * malformed or unsupported FCLIB files. */
 #include <check.h>
 
 #include "check_main.h"
@@ -10,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <fclib.h>
 
 #include "mcb_h5.h"
 #include "metrics.h"
@@ -26,19 +29,20 @@ static const struct {
     {"LMGC_GlobalFrictionContactProblem00046.hdf5", MCB_PRIMAL, 27, 162},
 };
 
+#define NSHARED (int)(sizeof shared / sizeof shared[0])
+
 static int shared_path(int k, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/fclib/%s", MCB_SHARED_DIR, shared[k].file);
+    snprintf(buf, len, "%s/fclib/%s", mcb_test_shared_dir(), shared[k].file);
     return access(buf, R_OK) == 0;
 }
 
+/* One shared file per ctest entry (`test_import shared FILE`); main() skips
+ * the entry (exit 77) when the file is absent. */
 START_TEST(imports_shared_files)
 {
     char p[1024];
-    if (!shared_path(_i, p, sizeof p)) {
-        printf("skipped: %s absent\n", p);
-        return;
-    }
+    ck_assert_msg(shared_path(_i, p, sizeof p), "%s absent", p);
     mcb_problem *P = NULL;
     mcb_err err;
     ck_assert_msg(mcb_import_fclib(p, &P, &err) == MCB_OK, "%s", err.msg);
@@ -160,14 +164,192 @@ START_TEST(imports_handmade_global)
 }
 END_TEST
 
-int main(void)
+/* ------------------------------------------- storage forms via libfclib */
+
+enum { ST_TRIPLET, ST_CSC, ST_CSR };
+static const char *storage_name[3] = {"triplet (nz >= 0)", "CSC (nz = -1)", "CSR (nz = -2)"};
+
+/* A dense row-major m x n matrix as an fclib_matrix in the given storage,
+ * as the files hold it: triplets with i = row, p = column; nzmax larger
+ * than the entry count, as some files have it. */
+static struct fclib_matrix *fc_matrix(int m, int n, const double *D, int storage)
 {
+    int nnz = 0;
+    for (int k = 0; k < m * n; k++) nnz += D[k] != 0.0;
+    struct fclib_matrix *M = calloc(1, sizeof *M);
+    M->m = m;
+    M->n = n;
+    M->nzmax = nnz + 2;
+    M->x = calloc((size_t)M->nzmax, sizeof(double));
+    M->i = calloc((size_t)M->nzmax, sizeof(int));
+    int np = storage == ST_TRIPLET ? M->nzmax : storage == ST_CSC ? n + 1 : m + 1;
+    M->p = calloc((size_t)np, sizeof(int));
+    int t = 0;
+    if (storage == ST_TRIPLET) {
+        M->nz = nnz;
+        for (int r = 0; r < m; r++)
+            for (int c = 0; c < n; c++)
+                if (D[r * n + c] != 0.0) {
+                    M->i[t] = r;
+                    M->p[t] = c;
+                    M->x[t++] = D[r * n + c];
+                }
+    } else if (storage == ST_CSC) {
+        M->nz = -1;
+        for (int c = 0; c < n; c++) {
+            M->p[c] = t;
+            for (int r = 0; r < m; r++)
+                if (D[r * n + c] != 0.0) {
+                    M->i[t] = r;
+                    M->x[t++] = D[r * n + c];
+                }
+        }
+        M->p[n] = t;
+    } else {
+        M->nz = -2;
+        for (int r = 0; r < m; r++) {
+            M->p[r] = t;
+            for (int c = 0; c < n; c++)
+                if (D[r * n + c] != 0.0) {
+                    M->i[t] = c;
+                    M->x[t++] = D[r * n + c];
+                }
+        }
+        M->p[m] = t;
+    }
+    return M;
+}
+
+static void fc_matrix_free(struct fclib_matrix *M)
+{
+    free(M->p);
+    free(M->i);
+    free(M->x);
+    free(M);
+}
+
+/* C (CSC) equals the dense row-major D (m x n), entry by entry, exactly. */
+static void expect_matrix(const mcb_csc *C, int m, int n, const double *D, const char *what,
+                          int storage)
+{
+    ck_assert_msg(C->m == m && C->n == n, "%s from %s: %d x %d, expected %d x %d", what,
+                  storage_name[storage], C->m, C->n, m, n);
+    double *got = calloc((size_t)(m * n), sizeof(double));
+    for (int j = 0; j < n; j++)
+        for (int k = C->p[j]; k < C->p[j + 1]; k++) got[C->i[k] * n + j] += C->x[k];
+    for (int r = 0; r < m; r++)
+        for (int c = 0; c < n; c++)
+            ck_assert_msg(got[r * n + c] == D[r * n + c], "%s from %s: (%d, %d) = %g, expected %g",
+                          what, storage_name[storage], r, c, got[r * n + c], D[r * n + c]);
+    free(got);
+}
+
+static struct fclib_info fc_info = {"test", "storage forms", "none"};
+
+/* A global problem (M 3x3 SPD and full, H 3x6 with no symmetry) written by
+ * libfclib with M and H in each storage, imported: A = M, J = H^T, b = f,
+ * e = w, mu. */
+START_TEST(imports_global_in_each_storage)
+{
+    double M[9] = {4, 1, 0, 1, 3, 0.5, 0, 0.5, 2};
+    double H[18] = {1, 0, 0.2, 0, 0, 0, /* */
+                    0, 1, 0, 0.5, 0, -0.3, /* */
+                    0, 0, 0, 1, 0.7, 0};
+    double HT[18];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 6; c++) HT[c * 3 + r] = H[r * 6 + c];
+    double f[3] = {0.5, -1, 0.25}, w[6] = {0.1, 0, 0, -0.2, 0.05, 0}, mu[2] = {0.3, 0.6};
+    struct fclib_global g;
+    memset(&g, 0, sizeof g);
+    g.M = fc_matrix(3, 3, M, _i);
+    g.H = fc_matrix(3, 6, H, _i);
+    g.f = f;
+    g.w = w;
+    g.mu = mu;
+    g.spacedim = 3;
+    g.info = &fc_info;
+    snprintf(tmp, sizeof tmp, "/tmp/mcb_fclib_st_%ld.hdf5", (long)getpid());
+    unlink(tmp);
+    ck_assert_int_eq(fclib_write_global(&g, tmp), 1);
+    fc_matrix_free(g.M);
+    fc_matrix_free(g.H);
+    mcb_problem *P = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_import_fclib(tmp, &P, &err) == MCB_OK, "%s: %s", storage_name[_i], err.msg);
+    ck_assert_int_eq(P->form, MCB_PRIMAL);
+    expect_matrix(P->A, 3, 3, M, "A = M", _i);
+    expect_matrix(P->J, 6, 3, HT, "J = H^T", _i);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq(P->b[k], f[k]);
+    for (int k = 0; k < 6; k++) ck_assert_double_eq(P->e[k], w[k]);
+    ck_assert_int_eq(P->nblocks, 2);
+    ck_assert_double_eq(P->blocks[0].mu, 0.3);
+    ck_assert_double_eq(P->blocks[1].mu, 0.6);
+    ck_assert_int_eq(mcb_problem_validate(P, tmp, &err), MCB_OK);
+    mcb_problem_free(&P);
+    unlink(tmp);
+}
+END_TEST
+
+/* A local problem with a non-symmetric W (so rows and columns cannot be
+ * confused) in each storage. */
+START_TEST(imports_local_in_each_storage)
+{
+    double W[36] = {2, 0.1, 0, 0, 0, 0.3, /* */
+                    0, 1, 0.2, 0, 0, 0, /* */
+                    0.4, 0, 1.5, 0, 0, 0, /* */
+                    0, 0, 0, 3, 0.6, 0, /* */
+                    0, 0, 0, 0, 1, 0, /* */
+                    0, 0, 0.7, 0.8, 0, 2.5};
+    double q[6] = {-1, 0.5, 0, 0.2, -0.3, 0}, mu[2] = {0.7, 0.4};
+    struct fclib_local l;
+    memset(&l, 0, sizeof l);
+    l.W = fc_matrix(6, 6, W, _i);
+    l.q = q;
+    l.mu = mu;
+    l.spacedim = 3;
+    l.info = &fc_info;
+    snprintf(tmp, sizeof tmp, "/tmp/mcb_fclib_st_%ld.hdf5", (long)getpid());
+    unlink(tmp);
+    ck_assert_int_eq(fclib_write_local(&l, tmp), 1);
+    fc_matrix_free(l.W);
+    mcb_problem *P = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_import_fclib(tmp, &P, &err) == MCB_OK, "%s: %s", storage_name[_i], err.msg);
+    ck_assert_int_eq(P->form, MCB_DUAL);
+    expect_matrix(P->W, 6, 6, W, "W", _i);
+    for (int k = 0; k < 6; k++) ck_assert_double_eq(P->q[k], q[k]);
+    ck_assert_double_eq(P->blocks[0].mu, 0.7);
+    ck_assert_double_eq(P->blocks[1].mu, 0.4);
+    mcb_problem_free(&P);
+    unlink(tmp);
+}
+END_TEST
+
+/* `test_import`: everything that needs no data; `test_import shared FILE`:
+ * the import of one shared FCLIB file, skipped (77) when it is absent. */
+int main(int argc, char **argv)
+{
+    int k = -1;
+    if (argc == 3 && strcmp(argv[1], "shared") == 0) {
+        for (k = 0; k < NSHARED && strcmp(shared[k].file, argv[2]) != 0; k++) continue;
+        if (k == NSHARED) {
+            fprintf(stderr, "test_import: %s is not in the table of shared files\n", argv[2]);
+            return EXIT_FAILURE;
+        }
+        char p[1024];
+        if (!shared_path(k, p, sizeof p)) return mcb_test_skip("absent: ", p);
+    }
     Suite *s = suite_create("import");
     TCase *tc = tcase_create("fclib");
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, imports_shared_files, 0, 4);
-    tcase_add_loop_test(tc, rejects_bad_fclib, 0, 5);
-    tcase_add_test(tc, imports_handmade_global);
+    if (k >= 0) {
+        tcase_add_loop_test(tc, imports_shared_files, k, k + 1);
+    } else {
+        tcase_add_loop_test(tc, rejects_bad_fclib, 0, 5);
+        tcase_add_test(tc, imports_handmade_global);
+        tcase_add_loop_test(tc, imports_global_in_each_storage, ST_TRIPLET, ST_CSR + 1);
+        tcase_add_loop_test(tc, imports_local_in_each_storage, ST_TRIPLET, ST_CSR + 1);
+    }
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
