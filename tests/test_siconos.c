@@ -1,7 +1,8 @@
 /* test_siconos.c: our natural-map residual equals the error Siconos 4.4
  * computes (fc3d_compute_error, gfc3d_compute_error) for the same (v,
  * lambda), to 1e-6 relative, on the contact fixtures (primal and dual), a
- * generated sphere stack and the shared FCLIB problems (skipped when absent);
+ * generated sphere stack and the shared FCLIB problems (one ctest entry per
+ * file, reported as skipped when it is absent);
  * at the starting point, after a few PGS sweeps and at a random point. Also:
  * problems Siconos cannot hold are refused with a reason, and the siconos_*
  * peer solvers solve the fixtures. Built only with Siconos. */
@@ -63,8 +64,8 @@ static mcb_problem *problem_at(int k, char *name, size_t len)
         mcb_problem_set_free(&S);
         return P;
     }
-    snprintf(name, len, "%s/fclib/%s", MCB_SHARED_DIR, shared_files[k - NFIXTURES]);
-    if (access(name, R_OK) != 0) return NULL;
+    snprintf(name, len, "%s/fclib/%s", mcb_test_shared_dir(), shared_files[k - NFIXTURES]);
+    ck_assert_msg(access(name, R_OK) == 0, "%s absent", name);
     mcb_problem *P = NULL;
     mcb_err err;
     ck_assert_msg(mcb_import_fclib(name, &P, &err) == MCB_OK, "%s", err.msg);
@@ -93,10 +94,7 @@ START_TEST(natmap_equals_siconos_error)
 {
     char name[1024];
     mcb_problem *P = problem_at(_i, name, sizeof name);
-    if (!P) {
-        printf("skipped: %s absent\n", name);
-        return;
-    }
+    ck_assert_ptr_nonnull(P);
     mcb_err err;
     mcb_siconos_problem *S = NULL;
     ck_assert_msg(mcb_siconos_convert(P, &S, &err) == MCB_OK, "%s: %s", name, err.msg);
@@ -166,13 +164,30 @@ START_TEST(refuses_non_contact_constraints)
 }
 END_TEST
 
-int main(void)
+/* `test_siconos`: the fixtures; `test_siconos shared FILE`: one shared
+ * FCLIB file, skipped (77) when it is absent. */
+int main(int argc, char **argv)
 {
+    int k = -1;
+    if (argc == 3 && strcmp(argv[1], "shared") == 0) {
+        for (k = 0; k < NSHARED && strcmp(shared_files[k], argv[2]) != 0; k++) continue;
+        if (k == NSHARED) {
+            fprintf(stderr, "test_siconos: %s is not in the table of shared files\n", argv[2]);
+            return EXIT_FAILURE;
+        }
+        char p[1024];
+        snprintf(p, sizeof p, "%s/fclib/%s", mcb_test_shared_dir(), shared_files[k]);
+        if (access(p, R_OK) != 0) return mcb_test_skip("absent: ", p);
+    }
     Suite *s = suite_create("siconos");
     TCase *tc = tcase_create("natmap");
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, natmap_equals_siconos_error, 0, NFIXTURES + NSHARED);
-    tcase_add_test(tc, refuses_non_contact_constraints);
+    if (k >= 0) {
+        tcase_add_loop_test(tc, natmap_equals_siconos_error, NFIXTURES + k, NFIXTURES + k + 1);
+    } else {
+        tcase_add_loop_test(tc, natmap_equals_siconos_error, 0, NFIXTURES);
+        tcase_add_test(tc, refuses_non_contact_constraints);
+    }
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
