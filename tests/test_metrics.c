@@ -139,7 +139,8 @@ static const struct {
     double dyn_rel, fb, natmap, zres;
 } rows[] = {
     /* bilateral: u = v + e; fb = |u|; zres = |u*|, u* = (b + l) / a + e */
-    {"bilateral, dynamics exact", MCB_BILATERAL, 1, 1, 0.1, 0, 0, 0.3, -0.7, 0, 0.4, 0.4 / 0.7, 0.4},
+    {"bilateral, dynamics exact", MCB_BILATERAL, 1, 1, 0.1, 0, 0, 0.3, -0.7, 0, 0.4, 0.4 / 0.7,
+     0.4},
     /* A v - b - l = 1 - 1 - 0.4; scale max(1, 1, 0.4); u = 0.2; v* = 0.7 */
     {"bilateral, dynamics off by 0.4", MCB_BILATERAL, 2, 1, -0.3, 0, 0, 0.5, 0.4, 0.4, 0.2,
      0.4 + 0.2 / 0.4, 0.4},
