@@ -1,7 +1,9 @@
 /* main.c: the mcbench command line. Library calls return statuses; this is
  * the only place that prints errors and chooses exit codes:
  *   0 success, 2 bad input (arguments, files), 1 anything else. */
+#include <errno.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 
 #include "campaign.h"
 #include "mcb_io.h"
+#include "mcb_paths.h"
 #include "problems.h"
 #include "report.h"
 
@@ -17,7 +20,7 @@
 static int fail_rc(mcb_rc rc, const mcb_err *err)
 {
     fprintf(stderr, "mcbench: error: %s\n", err->msg);
-    return rc == MCB_E_INPUT || rc == MCB_E_IO ? EXIT_INPUT : 1;
+    return rc == MCB_E_INPUT ? EXIT_INPUT : 1;
 }
 
 static int usage_error(const char *cmd, const char *fmt, const char *arg)
@@ -30,25 +33,76 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg)
 
 static int is_help(int argc, char **argv)
 {
-    for (int k = 1; k < argc; k++)
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--")) break;
         if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) return 1;
+    }
+    return 0;
+}
+
+static int in_list(const char *s, const char *const *list)
+{
+    for (; list && *list; list++)
+        if (!strcmp(s, *list)) return 1;
+    return 0;
+}
+
+/* The command-line walker shared by every subcommand. Looks at argv[*k]
+ * and returns ARG_POS for a positional argument, ARG_OPT for a known option
+ * (its value in *val when it takes one, and *k moved past it), ARG_SKIP for
+ * "--" (every later argument is positional), or ARG_ERR after printing why:
+ * an unknown option is reported as unknown wherever it stands, a known one
+ * without its value as needing one. */
+enum { ARG_POS, ARG_OPT, ARG_SKIP, ARG_ERR };
+static int next_arg(const char *cmd, int argc, char **argv, int *k, int *positional_only,
+                    const char *const *valued, const char *const *flags, const char **val)
+{
+    const char *a = argv[*k];
+    *val = NULL;
+    if (*positional_only || a[0] != '-' || a[1] == '\0') return ARG_POS;
+    if (!strcmp(a, "--")) {
+        *positional_only = 1;
+        return ARG_SKIP;
+    }
+    if (in_list(a, flags)) return ARG_OPT;
+    if (!in_list(a, valued)) return usage_error(cmd, "unknown option %s", a), ARG_ERR;
+    if (*k + 1 >= argc) return usage_error(cmd, "option %s needs a value", a), ARG_ERR;
+    *val = argv[++*k];
+    return ARG_OPT;
+}
+
+/* Collects the positional arguments of a command that takes no option but
+ * --help; EXIT_INPUT on anything else. */
+static int files_only(const char *cmd, int argc, char **argv, char **files, int *nfiles)
+{
+    int po = 0;
+    *nfiles = 0;
+    for (int k = 1; k < argc; k++) {
+        const char *v;
+        int t = next_arg(cmd, argc, argv, &k, &po, NULL, NULL, &v);
+        if (t == ARG_ERR) return EXIT_INPUT;
+        if (t == ARG_POS) files[(*nfiles)++] = argv[k];
+    }
     return 0;
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
     char *end;
+    errno = 0;
     long v = strtol(s, &end, 10);
-    if (end == s || *end || v < lo || v > hi) return -1;
+    if (errno || end == s || *end || v < lo || v > hi) return -1;
     *out = (int)v;
     return 0;
 }
 
+/* A finite number >= lo. */
 static int parse_double(const char *s, double lo, double *out)
 {
     char *end;
+    errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end || !(v >= lo) || v != v) return -1;
+    if (errno || end == s || *end || !isfinite(v) || !(v >= lo)) return -1;
     *out = v;
     return 0;
 }
@@ -63,13 +117,20 @@ static const char *info_help =
 static int cmd_info(int argc, char **argv)
 {
     if (is_help(argc, argv)) return fputs(info_help, stdout), 0;
-    if (argc < 2) return usage_error("info", "%s", "needs at least one FILE");
-    for (int k = 1; k < argc; k++) {
+    char **files = calloc((size_t)argc, sizeof *files);
+    int nfiles = 0;
+    if (!files) return 1;
+    int status = files_only("info", argc, argv, files, &nfiles);
+    if (!status && nfiles == 0) status = usage_error("info", "%s", "needs at least one FILE");
+    for (int k = 0; k < nfiles && !status; k++) {
         mcb_problem_set *S = NULL;
         mcb_err err;
-        mcb_rc rc = mcb_read_problems(argv[k], &S, &err);
-        if (rc) return fail_rc(rc, &err);
-        printf("%s: %d problem(s)\n", argv[k], S->count);
+        mcb_rc rc = mcb_read_problems_isolated(files[k], &S, &err);
+        if (rc) {
+            status = fail_rc(rc, &err);
+            break;
+        }
+        printf("%s: %d problem(s)\n", files[k], S->count);
         for (int p = 0; p < S->count; p++) {
             const mcb_problem *P = S->items[p];
             printf("  %-32s %-6s n %-6d m %-6d contacts %-5d unilateral %-4d bilateral %-4d "
@@ -80,7 +141,8 @@ static int cmd_info(int argc, char **argv)
         }
         mcb_problem_set_free(&S);
     }
-    return 0;
+    free(files);
+    return status;
 }
 
 /* --------------------------------------------------------------- validate */
@@ -89,27 +151,38 @@ static const char *validate_help =
     "usage: mcbench validate FILE.h5...\n"
     "Checks every problem of every file against docs/problem-format.md (shapes,\n"
     "finite values, sparse structure, symmetry and positive definiteness of A,\n"
-    "constraint blocks and parameters, partition). Prints 'ok' or the reason;\n"
-    "exits 2 if any file is invalid.\n";
+    "symmetry and positive semidefiniteness of a dual-form W, constraint blocks\n"
+    "and parameters, partition, unique names). The file is read first in an\n"
+    "isolated process, so a damaged file is reported, never a crash. Prints 'ok'\n"
+    "or the reason for each file; exits 2 if any file is invalid, 1 on an\n"
+    "internal failure (out of memory).\n";
 
 static int cmd_validate(int argc, char **argv)
 {
     if (is_help(argc, argv)) return fputs(validate_help, stdout), 0;
-    if (argc < 2) return usage_error("validate", "%s", "needs at least one FILE");
-    int status = 0;
-    for (int k = 1; k < argc; k++) {
+    char **files = calloc((size_t)argc, sizeof *files);
+    int nfiles = 0;
+    if (!files) return 1;
+    int status = files_only("validate", argc, argv, files, &nfiles);
+    if (!status && nfiles == 0) status = usage_error("validate", "%s", "needs at least one FILE");
+    int bad = status;
+    for (int k = 0; k < nfiles && !status; k++) {
         mcb_problem_set *S = NULL;
         mcb_err err;
-        mcb_rc rc = mcb_read_problems(argv[k], &S, &err);
-        if (rc) {
+        mcb_rc rc = mcb_read_problems_isolated(files[k], &S, &err);
+        if (rc == MCB_E_INPUT) {
             fprintf(stderr, "mcbench: invalid: %s\n", err.msg);
-            status = rc == MCB_E_NOMEM ? 1 : EXIT_INPUT;
+            if (!bad) bad = EXIT_INPUT;
+        } else if (rc) {
+            fprintf(stderr, "mcbench: error: %s\n", err.msg);
+            bad = 1;
         } else {
-            printf("%s: ok (%d problem(s))\n", argv[k], S->count);
+            printf("%s: ok (%d problem(s))\n", files[k], S->count);
         }
         mcb_problem_set_free(&S);
     }
-    return status;
+    free(files);
+    return bad;
 }
 
 /* ----------------------------------------------------------------- import */
@@ -120,7 +193,9 @@ static const char *import_help =
     "global problems (M, H, f, w, mu) become primal problems with A = M, b = f,\n"
     "J = H^T, e = w; local problems (W, q, mu) become dual-form problems.\n"
     "Problems with an equality part (G, or V/R) and rolling friction are rejected.\n"
-    "Nothing is written unless every file converts.\n";
+    "Each problem is named after its file; two files with the same base name are\n"
+    "refused. OUT must not be an input. Nothing is written unless every file\n"
+    "converts.\n";
 
 static int cmd_import(int argc, char **argv)
 {
@@ -128,31 +203,46 @@ static int cmd_import(int argc, char **argv)
     if (argc < 2 || strcmp(argv[1], "fclib") != 0)
         return usage_error("import", "%s", "the only format is 'fclib': mcbench import fclib FILE... -o OUT.h5");
     const char *out = NULL;
-    int nfiles = 0;
+    int nfiles = 0, status = 0, po = 0;
     char **files = calloc((size_t)argc, sizeof *files);
     if (!files) return 1;
-    for (int k = 2; k < argc; k++) {
-        if (!strcmp(argv[k], "-o") && k + 1 < argc) out = argv[++k];
-        else if (argv[k][0] == '-') {
-            free(files);
-            return usage_error("import", "unknown option %s", argv[k]);
-        } else files[nfiles++] = argv[k];
+    const char *const valued[] = {"-o", NULL};
+    for (int k = 2; k < argc && !status; k++) {
+        const char *v;
+        int t = next_arg("import", argc, argv, &k, &po, valued, NULL, &v);
+        if (t == ARG_ERR) status = EXIT_INPUT;
+        else if (t == ARG_POS) files[nfiles++] = argv[k];
+        else if (t == ARG_OPT) out = v;
     }
-    if (!out || nfiles == 0) {
-        free(files);
-        return usage_error("import", "%s", "needs FILE... and -o OUT.h5");
-    }
-    mcb_problem **P = calloc((size_t)nfiles, sizeof *P);
+    if (!status && (!out || nfiles == 0))
+        status = usage_error("import", "%s", "needs FILE... and -o OUT.h5");
     mcb_err err;
-    mcb_rc rc = P ? MCB_OK : MCB_E_NOMEM;
-    for (int k = 0; k < nfiles && !rc; k++) rc = mcb_import_fclib(files[k], &P[k], &err);
-    if (!rc) rc = mcb_write_problems(out, P, nfiles, &err);
+    mcb_output o = {out, "-o"};
+    mcb_rc rc = MCB_OK;
+    if (!status && (rc = mcb_check_outputs((const char *const *)files, nfiles, &o, 1, 1, &err)))
+        status = fail_rc(rc, &err);
+    mcb_problem **P = status ? NULL : calloc((size_t)nfiles, sizeof *P);
+    if (!status && !P) status = 1;
+    for (int k = 0; k < nfiles && !status; k++) {
+        if ((rc = mcb_import_fclib(files[k], &P[k], &err))) {
+            status = fail_rc(rc, &err);
+            break;
+        }
+        for (int j = 0; j < k && !status; j++)
+            if (!strcmp(P[j]->name, P[k]->name)) {
+                fprintf(stderr,
+                        "mcbench: error: %s and %s both give the problem name '%s' (problems are "
+                        "named after their files; names must be unique in a problem file)\n",
+                        files[j], files[k], P[k]->name);
+                status = EXIT_INPUT;
+            }
+    }
+    if (!status && (rc = mcb_write_problems(out, P, nfiles, &err))) status = fail_rc(rc, &err);
     for (int k = 0; P && k < nfiles; k++) mcb_problem_free(&P[k]);
     free(P);
     free(files);
-    if (rc) return fail_rc(rc, &err);
-    fprintf(stderr, "mcbench: wrote %d problem(s) to %s\n", nfiles, out);
-    return 0;
+    if (!status) fprintf(stderr, "mcbench: wrote %d problem(s) to %s\n", nfiles, out);
+    return status;
 }
 
 /* -------------------------------------------------------------------- gen */
@@ -163,7 +253,7 @@ static const char *gen_help =
     "The RPIsim test scene: nx*ny*nz spheres in cube formation on a ground plane\n"
     "(defaults 5x5x5, 10 steps, mu 0.5, h 0.01 s, radius 0.1 m, mass 1 kg),\n"
     "simulated for K steps; every step's subproblem is recorded with its reference\n"
-    "solution. Deterministic for fixed arguments.\n";
+    "solution. Deterministic for fixed arguments. Numbers must be finite.\n";
 
 static int cmd_gen(int argc, char **argv)
 {
@@ -173,10 +263,16 @@ static int cmd_gen(int argc, char **argv)
     mcb_stack_opts o;
     mcb_stack_defaults(&o);
     const char *out = NULL;
+    const char *const valued[] = {"-o", "--nx", "--ny", "--nz", "--steps", "--mu", "--h",
+                                  "--radius", "--mass", "--jitter", "--seed", NULL};
+    int po = 0;
     for (int k = 2; k < argc; k++) {
-        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        const char *a = argv[k], *v;
+        int t = next_arg("gen", argc, argv, &k, &po, valued, NULL, &v);
+        if (t == ARG_ERR) return EXIT_INPUT;
+        if (t == ARG_POS) return usage_error("gen", "unexpected argument '%s'", a);
+        if (t != ARG_OPT) continue;
         int bad = 0, seed = 0;
-        if (!v) return usage_error("gen", "option %s needs a value", a);
         if (!strcmp(a, "-o")) out = v;
         else if (!strcmp(a, "--nx")) bad = parse_int(v, 1, 1000, &o.nx);
         else if (!strcmp(a, "--ny")) bad = parse_int(v, 1, 1000, &o.ny);
@@ -190,14 +286,16 @@ static int cmd_gen(int argc, char **argv)
         else if (!strcmp(a, "--seed")) {
             bad = parse_int(v, 0, 2147483647, &seed);
             o.seed = (unsigned)seed;
-        } else return usage_error("gen", "unknown option %s", a);
+        }
         if (bad) return usage_error("gen", "bad value for %s", a);
-        k++;
     }
     if (!out) return usage_error("gen", "%s", "needs -o FILE.h5");
-    mcb_problem_set *S = NULL;
     mcb_err err;
-    mcb_rc rc = mcb_gen_stack(&o, &S, &err);
+    mcb_output oo = {out, "-o"};
+    mcb_rc rc = mcb_check_outputs(NULL, 0, &oo, 1, 1, &err);
+    if (rc) return fail_rc(rc, &err);
+    mcb_problem_set *S = NULL;
+    rc = mcb_gen_stack(&o, &S, &err);
     if (!rc) rc = mcb_write_problems(out, S->items, S->count, &err);
     int n = S ? S->count : 0;
     mcb_problem_set_free(&S);
@@ -239,22 +337,102 @@ static int cmd_solvers(int argc, char **argv)
 static const char *run_help =
     "usage: mcbench run FILE.h5... -o RESULTS.h5 [options]\n"
     "Runs every selected solver on every problem with the same budget; the harness\n"
-    "judges every run with its own metrics. Writes RESULTS.h5 and a flat CSV.\n"
-    "  --solvers a,b,...    solvers to run (default: all registered; see 'mcbench solvers')\n"
+    "judges every run with its own metrics. Writes RESULTS.h5 and a flat CSV (the\n"
+    "directory is created if needed). No output may be an input, a directory or the\n"
+    "other output; all are checked before any work starts, and the results appear\n"
+    "only when the campaign completes (interrupting it leaves nothing behind).\n"
+    "  --solvers a,b,...    solvers to run, each once (default: all registered; see\n"
+    "                       'mcbench solvers')\n"
     "  --iters N            iteration budget (default 5000)\n"
     "  --time-limit S       wall-clock budget per run in seconds, setup included (default 30;\n"
-    "                       solvers that cannot be stopped, the siconos_* peers, are held\n"
-    "                       to it after the fact)\n"
-    "  --tol T              tolerance on the stop metric (default 1e-8)\n"
+    "                       0: none; solvers that cannot be stopped, the siconos_* peers,\n"
+    "                       are held to it after the fact)\n"
+    "  --tol T              tolerance on the stop metric, finite, >= 0 (default 1e-8)\n"
     "  --stop-metric NAME   natmap (default), fb, fb_max, zres, dyn_abs, dyn_rel\n"
     "  --trace-every K      full metrics every K-th iteration (default 1; 0: final only)\n"
     "  --repeat R           timed repetitions per run (default 1)\n"
     "  --threads T          OpenMP and OpenBLAS threads (default 1)\n"
     "  --warm-start         start from the problem's initial guess when it has one\n"
     "  --save-solutions     store the final (v, lambda) of every run\n"
-    "  --param S.NAME=VAL   set a solver parameter (repeatable)\n"
+    "  --param S.NAME=VAL   set a solver parameter (repeatable; finite numbers, checked\n"
+    "                       against the solver's ranges)\n"
     "  --csv PATH           CSV path (default: results.csv beside RESULTS.h5)\n"
-    "  --quick              a small budget for smoke runs (500 iterations, 10 s)\n";
+    "  --quick              a small budget for smoke runs (500 iterations, 10 s)\n"
+    "Input files must be distinct and have distinct base names (the problem set name).\n";
+
+/* --solvers a,b,...: every name known, none twice, at least one. */
+static int parse_solvers(const char *list, mcb_solver_choice *choice, int cap, int *ns)
+{
+    *ns = 0;
+    if (!list) {
+        for (int k = 0; k < mcb_solver_count() && k < cap; k++) choice[(*ns)++].def = mcb_solver_at(k);
+        return 0;
+    }
+    if (!*list) return usage_error("run", "%s", "--solvers is empty: name at least one solver");
+    const char *p = list;
+    while (1) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char name[128];
+        if (len == 0) return usage_error("run", "--solvers '%s' has an empty name", list);
+        snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), p);
+        const mcb_solver_def *d = mcb_solver_find(name);
+        if (!d) return usage_error("run", "unknown solver '%s' (see 'mcbench solvers')", name);
+        for (int s = 0; s < *ns; s++)
+            if (choice[s].def == d)
+                return usage_error("run", "solver '%s' is listed twice in --solvers (use --repeat "
+                                          "for repetitions)", name);
+        if (*ns == cap) return usage_error("run", "%s", "too many solvers");
+        choice[(*ns)++].def = d;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return 0;
+}
+
+/* --param S.NAME=VAL for a selected solver, then each solver's own check. */
+static int apply_params(char **params, int nparams, mcb_solver_choice *choice, int ns)
+{
+    for (int p = 0; p < nparams; p++) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", params[p]);
+        char *dot = strchr(buf, '.'), *eq = strchr(buf, '=');
+        if (!dot || !eq || eq < dot)
+            return usage_error("run", "--param wants SOLVER.NAME=VALUE, got '%s'", params[p]);
+        *dot = *eq = '\0';
+        int found = 0;
+        for (int s = 0; s < ns; s++)
+            if (!strcmp(choice[s].def->name, buf)) {
+                mcb_err err;
+                found = 1;
+                if (mcb_param_set(choice[s].def, choice[s].params, dot + 1, eq + 1, &err))
+                    return usage_error("run", "%s", err.msg);
+            }
+        if (!found)
+            return usage_error("run", "--param names solver '%s', which is not selected", buf);
+    }
+    for (int s = 0; s < ns; s++) {
+        mcb_err err;
+        if (choice[s].def->check_params && choice[s].def->check_params(choice[s].params, &err))
+            return usage_error("run", "%s", err.msg);
+    }
+    return 0;
+}
+
+/* The problem set name of an input: its base name without extension. */
+static char *set_name_of(const char *path)
+{
+    char *copy = strdup(path);
+    char *name = NULL;
+    if (copy) {
+        char *base = basename(copy);
+        char *dot = strrchr(base, '.');
+        if (dot && dot != base) *dot = '\0';
+        name = strdup(base);
+    }
+    free(copy);
+    return name;
+}
 
 static int cmd_run(int argc, char **argv)
 {
@@ -266,34 +444,32 @@ static int cmd_run(int argc, char **argv)
     const char *out = NULL, *csv = NULL, *solver_list = NULL;
     char **files = calloc((size_t)argc, sizeof *files);
     char **params = calloc((size_t)argc, sizeof *params);
-    int nfiles = 0, nparams = 0, status = 0;
-    if (!files || !params) return 1;
+    int nfiles = 0, nparams = 0, status = 0, po = 0;
+    if (!files || !params) {
+        free(files);
+        free(params);
+        return 1;
+    }
+    const char *const valued[] = {"-o", "--csv", "--solvers", "--iters", "--time-limit", "--tol",
+                                  "--trace-every", "--repeat", "--threads", "--param",
+                                  "--stop-metric", NULL};
+    const char *const flags[] = {"--warm-start", "--save-solutions", "--quick", NULL};
     for (int k = 1; k < argc && !status; k++) {
-        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
-        int bad = 0;
-        if (a[0] != '-') {
-            files[nfiles++] = argv[k];
-            continue;
-        }
-        if (!strcmp(a, "--warm-start")) {
-            o.settings.warm_start = 1;
-            continue;
-        }
-        if (!strcmp(a, "--save-solutions")) {
-            o.save_solutions = 1;
-            continue;
-        }
-        if (!strcmp(a, "--quick")) {
-            o.settings.max_iters = 500;
-            o.settings.time_limit_s = 10.0;
-            continue;
-        }
-        if (!v) {
-            status = usage_error("run", "option %s needs a value", a);
+        const char *a = argv[k], *v;
+        int t = next_arg("run", argc, argv, &k, &po, valued, flags, &v);
+        if (t == ARG_ERR) {
+            status = EXIT_INPUT;
             break;
         }
-        k++;
-        if (!strcmp(a, "-o")) out = v;
+        if (t == ARG_POS) files[nfiles++] = argv[k];
+        if (t != ARG_OPT) continue;
+        int bad = 0;
+        if (!strcmp(a, "--warm-start")) o.settings.warm_start = 1;
+        else if (!strcmp(a, "--save-solutions")) o.save_solutions = 1;
+        else if (!strcmp(a, "--quick")) {
+            o.settings.max_iters = 500;
+            o.settings.time_limit_s = 10.0;
+        } else if (!strcmp(a, "-o")) out = v;
         else if (!strcmp(a, "--csv")) csv = v;
         else if (!strcmp(a, "--solvers")) solver_list = v;
         else if (!strcmp(a, "--iters")) bad = parse_int(v, 1, 100000000, &o.settings.max_iters);
@@ -302,86 +478,68 @@ static int cmd_run(int argc, char **argv)
         else if (!strcmp(a, "--trace-every")) bad = parse_int(v, 0, 100000000, &o.trace_every);
         else if (!strcmp(a, "--repeat")) bad = parse_int(v, 1, 1000, &o.repeat);
         else if (!strcmp(a, "--threads")) bad = parse_int(v, 1, 1024, &o.settings.threads);
-        else if (!strcmp(a, "--param")) params[nparams++] = argv[k];
+        else if (!strcmp(a, "--param")) params[nparams++] = (char *)v;
         else if (!strcmp(a, "--stop-metric")) {
             o.stop_metric = mcb_metric_from_name(v);
             bad = o.stop_metric < 0 || !mcb_metric_is_residual(o.stop_metric);
-        } else status = usage_error("run", "unknown option %s", a);
+        }
         if (bad) status = usage_error("run", "bad value for %s", a);
     }
-    if (!status && (!out || nfiles == 0))
-        status = usage_error("run", "%s", "needs FILE.h5... and -o RESULTS.h5");
+    if (!status && !out) status = usage_error("run", "%s", "needs -o RESULTS.h5");
+    if (!status && nfiles == 0) status = usage_error("run", "%s", "needs at least one FILE.h5");
 
     /* solvers and their parameters */
     int ns = 0;
     mcb_solver_choice choice[64];
     memset(choice, 0, sizeof choice);
-    if (!status) {
-        char *list = solver_list ? strdup(solver_list) : NULL;
-        if (list) {
-            for (char *tok = strtok(list, ","); tok && !status; tok = strtok(NULL, ",")) {
-                const mcb_solver_def *d = mcb_solver_find(tok);
-                if (!d) status = usage_error("run", "unknown solver '%s'", tok);
-                else if (ns < 64) choice[ns++].def = d;
-            }
-            free(list);
-        } else {
-            for (int k = 0; k < mcb_solver_count(); k++) choice[ns++].def = mcb_solver_at(k);
-        }
-    }
+    if (!status) status = parse_solvers(solver_list, choice, 64, &ns);
     for (int s = 0; s < ns && !status; s++) {
         choice[s].params = calloc(1, choice[s].def->params_size + sizeof(double));
         if (!choice[s].params) status = 1;
         else choice[s].def->default_params(choice[s].params);
     }
-    for (int p = 0; p < nparams && !status; p++) {
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", params[p]);
-        char *dot = strchr(buf, '.'), *eq = strchr(buf, '=');
-        if (!dot || !eq || eq < dot) {
-            status = usage_error("run", "--param wants SOLVER.NAME=VALUE, got '%s'", params[p]);
-            break;
-        }
-        *dot = *eq = '\0';
-        int found = 0;
-        for (int s = 0; s < ns; s++)
-            if (!strcmp(choice[s].def->name, buf)) {
-                mcb_err err;
-                found = 1;
-                if (mcb_param_set(choice[s].def, choice[s].params, dot + 1, eq + 1, &err))
-                    status = usage_error("run", "%s", err.msg);
-            }
-        if (!found && !status)
-            status = usage_error("run", "--param names solver '%s', which is not selected", buf);
-    }
+    if (!status) status = apply_params(params, nparams, choice, ns);
 
-    /* inputs: read and validate everything before running anything */
+    /* inputs: distinct files with distinct set names */
     mcb_input *in = calloc((size_t)nfiles + 1, sizeof *in);
     char **names = calloc((size_t)nfiles + 1, sizeof *names);
-    if (!in || !names) status = 1;
+    if (!in || !names) status = status ? status : 1;
     for (int f = 0; f < nfiles && !status; f++) {
-        mcb_err err;
-        mcb_rc rc = mcb_read_problems(files[f], &in[f].problems, &err);
-        if (rc) {
-            status = fail_rc(rc, &err);
-            break;
+        if (!(names[f] = set_name_of(files[f]))) status = 1;
+        for (int g = 0; g < f && !status; g++) {
+            if (mcb_same_file(files[f], files[g]))
+                status = usage_error("run", "input %s is given twice", files[f]);
+            else if (!strcmp(names[f], names[g])) {
+                fprintf(stderr,
+                        "mcbench run: inputs %s and %s have the same problem set name '%s' (the "
+                        "file's base name, which identifies its runs in the results): rename "
+                        "one\n", files[g], files[f], names[f]);
+                status = EXIT_INPUT;
+            }
         }
-        char *copy = strdup(files[f]);
-        char *base = copy ? basename(copy) : NULL;
-        if (base) {
-            char *dot = strrchr(base, '.');
-            if (dot) *dot = '\0';
-            names[f] = strdup(base);
-        }
-        free(copy);
-        in[f].set_name = names[f] ? names[f] : files[f];
+        in[f].set_name = names[f];
     }
+
+    /* outputs: checked against the inputs and each other before any work */
     char csv_default[4200];
     if (!status && !csv) {
         char *copy = strdup(out);
         snprintf(csv_default, sizeof csv_default, "%s/results.csv", copy ? dirname(copy) : ".");
         free(copy);
         csv = csv_default;
+    }
+    if (!status) {
+        mcb_output outs[2] = {{out, "-o"}, {csv, csv == csv_default ? "the CSV beside -o" : "--csv"}};
+        mcb_err err;
+        mcb_rc rc = mcb_check_outputs((const char *const *)files, nfiles, outs, 2, 1, &err);
+        if (rc) status = fail_rc(rc, &err);
+    }
+
+    /* read and validate everything before running anything */
+    for (int f = 0; f < nfiles && !status; f++) {
+        mcb_err err;
+        mcb_rc rc = mcb_read_problems_isolated(files[f], &in[f].problems, &err);
+        if (rc) status = fail_rc(rc, &err);
     }
     if (!status) {
         char cmdline[4096] = "mcbench";
@@ -395,10 +553,8 @@ static int cmd_run(int argc, char **argv)
         if (rc) status = fail_rc(rc, &err);
         else fprintf(stderr, "mcbench: results in %s and %s\n", out, csv);
     }
-    for (int f = 0; in && f < nfiles; f++) {
-        mcb_problem_set_free(&in[f].problems);
-        free(names[f]);
-    }
+    for (int f = 0; in && f < nfiles; f++) mcb_problem_set_free(&in[f].problems);
+    for (int f = 0; names && f < nfiles; f++) free(names[f]);
     for (int s = 0; s < ns; s++) free(choice[s].params);
     free(in);
     free(names);
@@ -415,14 +571,22 @@ static int cmd_report(int argc, char **argv)
         puts("usage: mcbench report RESULTS.h5 -o DIR\n"
              "Writes per problem set: residual against iteration and against solver time\n"
              "(gnuplot PNG and SVG), a table per solver (Markdown, CSV), and DIR/index.html\n"
-             "showing them all. Needs gnuplot on PATH (Debian package gnuplot-nox).");
+             "showing them all (DIR is created if needed; index.html appears only when the\n"
+             "whole report is complete). Needs gnuplot on PATH (Debian package gnuplot-nox).");
         return 0;
     }
     const char *in = NULL, *out = NULL;
+    const char *const valued[] = {"-o", NULL};
+    int po = 0;
     for (int k = 1; k < argc; k++) {
-        if (!strcmp(argv[k], "-o") && k + 1 < argc) out = argv[++k];
-        else if (argv[k][0] == '-') return usage_error("report", "unknown option %s", argv[k]);
-        else in = argv[k];
+        const char *v;
+        int t = next_arg("report", argc, argv, &k, &po, valued, NULL, &v);
+        if (t == ARG_ERR) return EXIT_INPUT;
+        if (t == ARG_OPT) out = v;
+        if (t == ARG_POS) {
+            if (in) return usage_error("report", "takes one RESULTS.h5, got a second: %s", argv[k]);
+            in = argv[k];
+        }
     }
     if (!in || !out) return usage_error("report", "%s", "needs RESULTS.h5 and -o DIR");
     mcb_err err;
@@ -444,6 +608,7 @@ static const char *main_help =
 
 int main(int argc, char **argv)
 {
+    mcb_tmp_install_handlers();
     if (argc < 2) {
         fputs(main_help, stderr);
         return EXIT_INPUT;

@@ -1,6 +1,7 @@
 /* results.c: results HDF5 and CSV, writing and reading back. */
 #include "results.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +11,11 @@
 
 #include "mcb_build.h"
 #include "mcb_h5.h"
+#include "mcb_isolate.h"
+#include "mcb_paths.h"
 
 #define RESULTS_FORMAT "mcbench-results"
-#define RESULTS_VERSION 1
+#define RESULTS_VERSION 2
 
 struct mcb_results {
     hid_t file, runs;
@@ -130,8 +133,12 @@ mcb_rc mcb_results_open(const char *h5_path, const char *csv_path, const mcb_con
         mcb_results_close(&R, 0, NULL);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
-    R->file = H5Fcreate(R->h5_tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    R->csv = fopen(R->csv_tmp, "w");
+    if (mcb_tmp_register(R->h5_tmp) || mcb_tmp_register(R->csv_tmp)) {
+        mcb_results_close(&R, 0, NULL);
+        return mcb_fail(err, MCB_E_IO, "too many temporary files");
+    }
+    R->file = H5Fcreate(R->h5_tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    R->csv = fopen(R->csv_tmp, "wx");
     if (R->file < 0 || !R->csv) {
         mcb_results_close(&R, 0, NULL);
         return mcb_fail(err, MCB_E_IO, "%s: cannot create results files", h5_path);
@@ -248,14 +255,18 @@ mcb_rc mcb_results_close(mcb_results **Rp, int complete, mcb_err *err)
     if (R->file >= 0 && H5Fclose(R->file) < 0) bad = 1;
     if (R->csv && fclose(R->csv) != 0) bad = 1;
     mcb_rc rc = MCB_OK;
-    if (complete && !bad && R->h5_tmp && R->csv_tmp) {
-        if (rename(R->h5_tmp, R->h5_path) != 0 || rename(R->csv_tmp, R->csv_path) != 0)
-            rc = mcb_fail(err, MCB_E_IO, "%s: cannot move results into place", R->h5_path);
-    } else {
-        if (R->h5_tmp) unlink(R->h5_tmp);
-        if (R->csv_tmp) unlink(R->csv_tmp);
-        if (complete) rc = mcb_fail(err, MCB_E_IO, "%s: cannot finish results", R->h5_path);
-    }
+    if (complete && (bad || !R->h5_tmp || !R->csv_tmp))
+        rc = mcb_fail(err, MCB_E_IO, "%s: cannot finish results", R->h5_path);
+    else if (complete &&
+             (rename(R->h5_tmp, R->h5_path) != 0 || rename(R->csv_tmp, R->csv_path) != 0))
+        rc = mcb_fail(err, MCB_E_IO, "%s: cannot move results into place", R->h5_path);
+    /* whatever was not renamed into place is removed */
+    const char *tmps[2] = {R->h5_tmp, R->csv_tmp};
+    for (int k = 0; k < 2; k++)
+        if (tmps[k]) {
+            unlink(tmps[k]);
+            mcb_tmp_unregister(tmps[k]);
+        }
     free(R->h5_path);
     free(R->h5_tmp);
     free(R->csv_path);
@@ -286,65 +297,60 @@ static herr_t count_link(hid_t g, const char *name, const H5L_info_t *info, void
 static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
 {
     long v;
-    r->problem_set = mcb_h5_attr_read_str(g, "problem_set");
-    r->problem = mcb_h5_attr_read_str(g, "problem");
-    r->solver = mcb_h5_attr_read_str(g, "solver");
-    r->reason = mcb_h5_attr_read_str(g, "reason");
-    char *st = mcb_h5_attr_read_str(g, "status");
+    char *st = NULL;
+    mcb_rc rc;
+    if ((rc = mcb_h5_attr_get_str(g, "problem_set", ctx, &r->problem_set, err)) ||
+        (rc = mcb_h5_attr_get_str(g, "problem", ctx, &r->problem, err)) ||
+        (rc = mcb_h5_attr_get_str(g, "solver", ctx, &r->solver, err)) ||
+        (rc = mcb_h5_attr_get_str(g, "reason", ctx, &r->reason, err)) ||
+        (rc = mcb_h5_attr_get_str(g, "status", ctx, &st, err)))
+        return rc;
     r->status = status_from_name(st);
+    if (r->status < 0) {
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: status '%.64s' is unknown", ctx, st);
+        free(st);
+        return rc;
+    }
     free(st);
-    if (!r->problem_set || !r->problem || !r->solver || r->status < 0)
-        return mcb_fail(err, MCB_E_INPUT, "%s: missing or unknown run attributes", ctx);
     const char *ints[] = {"problem_index", "rep", "iterations", "n", "m", "ncontacts"};
     int *dst[] = {&r->problem_index, &r->rep, &r->iterations, &r->n, &r->m, &r->ncontacts};
     for (int k = 0; k < 6; k++) {
-        if (mcb_h5_attr_read_int(g, ints[k], &v))
-            return mcb_fail(err, MCB_E_INPUT, "%s: attribute %s missing", ctx, ints[k]);
+        if ((rc = mcb_h5_attr_get_int(g, ints[k], ctx, &v, err))) return rc;
+        if (v < 0 || v > INT_MAX)
+            return mcb_fail(err, MCB_E_INPUT, "%s: attribute %s = %ld is out of range", ctx,
+                            ints[k], v);
         *dst[k] = (int)v;
     }
-    if (mcb_h5_attr_read_double(g, "setup_s", &r->setup_s) ||
-        mcb_h5_attr_read_double(g, "solve_s", &r->solve_s) ||
-        mcb_h5_attr_read_double(g, "own_residual", &r->own_residual))
-        return mcb_fail(err, MCB_E_INPUT, "%s: timing attributes missing", ctx);
+    if ((rc = mcb_h5_attr_get_double(g, "setup_s", ctx, &r->setup_s, err)) ||
+        (rc = mcb_h5_attr_get_double(g, "solve_s", ctx, &r->solve_s, err)) ||
+        (rc = mcb_h5_attr_get_double(g, "own_residual", ctx, &r->own_residual, err)))
+        return rc;
     for (int k = 0; k < MCB_NMETRICS; k++) {
         char an[64];
         snprintf(an, sizeof an, "final_%s", mcb_metric_name(k));
-        if (mcb_h5_attr_read_double(g, an, &r->final.val[k]))
-            return mcb_fail(err, MCB_E_INPUT, "%s: attribute %s missing", ctx, an);
+        if ((rc = mcb_h5_attr_get_double(g, an, ctx, &r->final.val[k], err))) return rc;
     }
     if (mcb_h5_exists(g, "trace")) {
-        hid_t d = H5Dopen2(g, "trace", H5P_DEFAULT);
-        hid_t s = H5Dget_space(d);
-        hsize_t dims[2] = {0, 0};
-        int rank = H5Sget_simple_extent_ndims(s);
-        if (rank == 2) H5Sget_simple_extent_dims(s, dims, NULL);
-        H5Sclose(s);
-        if (rank != 2 || dims[1] != MCB_TRACE_COLS) {
-            H5Dclose(d);
-            return mcb_fail(err, MCB_E_INPUT, "%s: trace must be rows x %d", ctx, MCB_TRACE_COLS);
-        }
-        r->trace_rows = (int)dims[0];
-        r->trace = mcb_malloc((size_t)dims[0] * MCB_TRACE_COLS, sizeof(double));
-        if (!r->trace || (dims[0] > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
-                                                 H5P_DEFAULT, r->trace) < 0)) {
-            H5Dclose(d);
-            return mcb_fail(err, MCB_E_INPUT, "%s: cannot read trace", ctx);
-        }
-        H5Dclose(d);
+        long rows = 0;
+        if ((rc = mcb_h5_read_table(g, "trace", MCB_TRACE_COLS, ctx, &rows, &r->trace, err)))
+            return rc;
+        r->trace_rows = (int)rows;
     }
+    if (mcb_h5_exists(g, "v") && (rc = mcb_h5_read_doubles(g, "v", r->n, ctx, &r->v, err)))
+        return rc;
+    if (mcb_h5_exists(g, "lambda") &&
+        (rc = mcb_h5_read_doubles(g, "lambda", r->m, ctx, &r->lambda, err)))
+        return rc;
     return MCB_OK;
 }
 
-mcb_rc mcb_results_read(const char *path, mcb_results_data **out, mcb_err *err)
+static mcb_rc read_results(const char *path, mcb_results_data **out, mcb_err *err)
 {
     *out = NULL;
-    mcb_h5_quiet();
-    if (access(path, R_OK) != 0) return mcb_fail(err, MCB_E_IO, "%s: cannot open file", path);
-    if (H5Fis_hdf5(path) <= 0) return mcb_fail(err, MCB_E_INPUT, "%s: not an HDF5 file", path);
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return mcb_fail(err, MCB_E_IO, "%s: cannot open HDF5 file", path);
+    hid_t f = mcb_h5_open_ro(path, err);
+    if (f < 0) return MCB_E_INPUT;
     mcb_results_data *D = calloc(1, sizeof *D);
-    char *fmt = mcb_h5_attr_read_str(f, "format");
+    char *fmt = NULL;
     long ver = 0, iv = 0;
     mcb_rc rc = MCB_OK;
     hid_t ctx = -1, runs = -1;
@@ -352,46 +358,71 @@ mcb_rc mcb_results_read(const char *path, mcb_results_data **out, mcb_err *err)
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
         goto done;
     }
-    if (!fmt || strcmp(fmt, RESULTS_FORMAT) || mcb_h5_attr_read_int(f, "format_version", &ver) ||
-        ver != RESULTS_VERSION) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: not an mcbench results file (format %s, version %ld)",
-                      path, fmt ? fmt : "missing", ver);
+    if (!mcb_h5_attr_exists(f, "format")) {
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: root attribute format is missing: not an mcbench "
+                      "results file", path);
+        goto done;
+    }
+    if ((rc = mcb_h5_attr_get_str(f, "format", path, &fmt, err))) goto done;
+    if (strcmp(fmt, RESULTS_FORMAT) != 0) {
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: format is '%.64s', expected '%s'%s", path, fmt,
+                      RESULTS_FORMAT,
+                      strcmp(fmt, "mcbench-problem") == 0
+                          ? ": this is a problem file (make a results file with 'mcbench run')"
+                          : "");
+        goto done;
+    }
+    if ((rc = mcb_h5_attr_get_int(f, "format_version", path, &ver, err))) goto done;
+    if (ver != RESULTS_VERSION) {
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: results format version %ld, this mcbench reads %d",
+                      path, ver, RESULTS_VERSION);
         goto done;
     }
     if (!mcb_h5_exists(f, "context") || !mcb_h5_exists(f, "runs")) {
         rc = mcb_fail(err, MCB_E_INPUT, "%s: /context or /runs is missing", path);
         goto done;
     }
-    ctx = H5Gopen2(f, "context", H5P_DEFAULT);
-    D->stop_metric = mcb_h5_attr_read_str(ctx, "stop_metric");
-    D->date = mcb_h5_attr_read_str(ctx, "date");
-    D->git_revision = mcb_h5_attr_read_str(ctx, "git_revision");
-    D->cpu_model = mcb_h5_attr_read_str(ctx, "cpu_model");
-    D->compiler = mcb_h5_attr_read_str(ctx, "compiler");
-    if (!D->stop_metric || mcb_h5_attr_read_double(ctx, "tol", &D->tol) ||
-        mcb_h5_attr_read_double(ctx, "time_limit_s", &D->time_limit_s)) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: /context attributes are missing", path);
+    char where[4200];
+    snprintf(where, sizeof where, "%s: /context", path);
+    if ((ctx = H5Gopen2(f, "context", H5P_DEFAULT)) < 0) {
+        rc = mcb_fail(err, MCB_E_INPUT, "%s is not a group", where);
         goto done;
     }
-    if (!mcb_h5_attr_read_int(ctx, "max_iters", &iv)) D->max_iters = (int)iv;
-    if (!mcb_h5_attr_read_int(ctx, "threads", &iv)) D->threads = (int)iv;
-    runs = H5Gopen2(f, "runs", H5P_DEFAULT);
+    if ((rc = mcb_h5_attr_get_str(ctx, "stop_metric", where, &D->stop_metric, err)) ||
+        (rc = mcb_h5_attr_get_str(ctx, "date", where, &D->date, err)) ||
+        (rc = mcb_h5_attr_get_str(ctx, "git_revision", where, &D->git_revision, err)) ||
+        (rc = mcb_h5_attr_get_str(ctx, "cpu_model", where, &D->cpu_model, err)) ||
+        (rc = mcb_h5_attr_get_str(ctx, "compiler", where, &D->compiler, err)) ||
+        (rc = mcb_h5_attr_get_double(ctx, "tol", where, &D->tol, err)) ||
+        (rc = mcb_h5_attr_get_double(ctx, "time_limit_s", where, &D->time_limit_s, err)) ||
+        (rc = mcb_h5_attr_get_int(ctx, "max_iters", where, &iv, err)))
+        goto done;
+    D->max_iters = (int)iv;
+    if ((rc = mcb_h5_attr_get_int(ctx, "threads", where, &iv, err))) goto done;
+    D->threads = (int)iv;
+    if ((runs = H5Gopen2(f, "runs", H5P_DEFAULT)) < 0) {
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: /runs is not a group", path);
+        goto done;
+    }
     int count = 0;
-    H5Literate(runs, H5_INDEX_NAME, H5_ITER_INC, NULL, count_link, &count);
+    if (H5Literate(runs, H5_INDEX_NAME, H5_ITER_INC, NULL, count_link, &count) < 0) {
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: cannot list /runs", path);
+        goto done;
+    }
     D->runs = mcb_calloc((size_t)count, sizeof(mcb_run_rec));
     if (!D->runs) {
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
         goto done;
     }
     for (int k = 0; k < count && !rc; k++) {
-        char name[32], where[4200];
+        char name[32];
         snprintf(name, sizeof name, "%06d", k);
         snprintf(where, sizeof where, "%s: /runs/%s", path, name);
-        if (!mcb_h5_exists(runs, name)) {
-            rc = mcb_fail(err, MCB_E_INPUT, "%s is missing", where);
+        hid_t g = mcb_h5_exists(runs, name) ? H5Gopen2(runs, name, H5P_DEFAULT) : -1;
+        if (g < 0) {
+            rc = mcb_fail(err, MCB_E_INPUT, "%s is missing or not a group", where);
             break;
         }
-        hid_t g = H5Gopen2(runs, name, H5P_DEFAULT);
         D->count = k + 1;
         rc = read_run(g, where, &D->runs[k], err);
         H5Gclose(g);
@@ -406,6 +437,21 @@ done:
     return rc;
 }
 
+static mcb_rc probe_results(void *path, mcb_err *err)
+{
+    mcb_results_data *D = NULL;
+    mcb_rc rc = read_results(path, &D, err);
+    mcb_results_data_free(&D);
+    return rc;
+}
+
+mcb_rc mcb_results_read(const char *path, mcb_results_data **out, mcb_err *err)
+{
+    *out = NULL;
+    mcb_rc rc = mcb_isolate_probe(path, probe_results, (void *)path, err);
+    return rc ? rc : read_results(path, out, err);
+}
+
 void mcb_results_data_free(mcb_results_data **Dp)
 {
     if (!Dp || !*Dp) return;
@@ -417,6 +463,8 @@ void mcb_results_data_free(mcb_results_data **Dp)
         free(r->solver);
         free(r->reason);
         free(r->trace);
+        free(r->v);
+        free(r->lambda);
     }
     free(D->runs);
     free(D->stop_metric);

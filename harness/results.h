@@ -31,7 +31,8 @@ typedef struct {
     double setup_s, solve_s, own_residual;
     mcb_metrics final;
     int trace_rows;
-    double *trace; /* trace_rows x MCB_TRACE_COLS */
+    double *trace;      /* trace_rows x MCB_TRACE_COLS */
+    double *v, *lambda; /* the final solution (n and m entries), NULL unless stored */
 } mcb_run_rec;
 
 typedef struct {
@@ -45,6 +46,8 @@ typedef struct {
     char *date, *git_revision, *cpu_model, *compiler;
 } mcb_results_data;
 
+/* Reads a results file (untrusted: its HDF5 pass runs first in an isolated
+ * child process, as for problem files). */
 mcb_rc mcb_results_read(const char *path, mcb_results_data **out, mcb_err *err);
 void mcb_results_data_free(mcb_results_data **D);
 

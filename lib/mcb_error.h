@@ -10,10 +10,11 @@
 
 typedef enum {
     MCB_OK = 0,
-    MCB_E_INPUT = 1,   /* bad input: malformed file, bad value, bad argument */
-    MCB_E_IO = 2,      /* cannot open, read or write a file */
+    MCB_E_INPUT = 1,   /* bad input: malformed or unreadable file, bad value, bad argument */
+    MCB_E_IO = 2,      /* cannot write a file (disk full, permissions changed meanwhile) */
     MCB_E_NOMEM = 3,   /* allocation failed */
-    MCB_E_NUMERIC = 4  /* factorization failed (not positive definite, ...) */
+    MCB_E_NUMERIC = 4, /* factorization failed (not positive definite, ...) */
+    MCB_E_ISOLATED = 5 /* work run in a child process crashed or timed out (mcb_isolate.h) */
 } mcb_rc;
 
 #define MCB_ERR_LEN 1024

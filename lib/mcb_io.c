@@ -1,4 +1,4 @@
-/* mcb_io.c: problem files, HDF5 format v1 (docs/problem-format.md).
+/* mcb_io.c: problem files, HDF5 format v2 (docs/problem-format.md).
  *
  *   /                    attrs format = "mcbench-problem", format_version = 1
  *   /problems/NNNNNN     one group per problem, in name order, attrs
@@ -12,17 +12,21 @@
  */
 #include "mcb_io.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "mcb_h5.h"
+#include "mcb_isolate.h"
+#include "mcb_paths.h"
 
 /* ---------------------------------------------------------------- reading */
 
-static mcb_csc *read_csc(hid_t g, const char *name, const char *ctx, mcb_err *err)
+static mcb_csc *read_csc(hid_t g, const char *name, const char *ctx, mcb_rc *rc, mcb_err *err)
 {
+    *rc = MCB_E_INPUT;
     if (!mcb_h5_exists(g, name)) {
         mcb_fail(err, MCB_E_INPUT, "%s: matrix group %s is missing", ctx, name);
         return NULL;
@@ -33,65 +37,70 @@ static mcb_csc *read_csc(hid_t g, const char *name, const char *ctx, mcb_err *er
         return NULL;
     }
     long shape[2];
-    if (mcb_h5_attr_read_ints(mg, "shape", shape, 2) != 0) {
-        H5Gclose(mg);
-        mcb_fail(err, MCB_E_INPUT, "%s: %s has no integer attribute shape = [rows, cols]", ctx,
-                 name);
+    char where[700];
+    snprintf(where, sizeof where, "%s/%s", ctx, name);
+    *rc = mcb_h5_attr_get_ints(mg, "shape", where, shape, 2, err);
+    H5Gclose(mg);
+    if (*rc) return NULL;
+    if (shape[0] < 0 || shape[1] < 0 || shape[0] >= INT_MAX || shape[1] >= INT_MAX) {
+        *rc = mcb_fail(err, MCB_E_INPUT, "%s: %s/shape = [%ld, %ld] is invalid", ctx, name,
+                       shape[0], shape[1]);
         return NULL;
     }
-    if (shape[0] < 0 || shape[1] < 0 || shape[0] > 1000000000L || shape[1] > 1000000000L) {
-        H5Gclose(mg);
-        mcb_fail(err, MCB_E_INPUT, "%s: %s/shape = [%ld, %ld] is invalid", ctx, name, shape[0],
-                 shape[1]);
-        return NULL;
-    }
+    /* every length below is checked against the bytes the file stores
+     * before anything is allocated */
     char path[128];
     snprintf(path, sizeof path, "%s/colptr", name);
-    int *p = mcb_h5_read_ints(g, path, shape[1] + 1, ctx, err);
+    int *p = NULL, *ri = NULL;
+    double *x = NULL;
     mcb_csc *M = NULL;
-    if (!p) goto done;
-    long nnz = p[shape[1]];
+    long nnz = 0, have = -1;
+    if ((*rc = mcb_h5_read_ints(g, path, shape[1] + 1, ctx, &p, err))) goto done;
+    nnz = p[shape[1]];
     if (nnz < 0 || p[0] != 0) {
-        mcb_fail(err, MCB_E_INPUT, "%s: %s must start at 0 and end at nnz >= 0", ctx, path);
+        *rc = mcb_fail(err, MCB_E_INPUT, "%s: %s must start at 0 and end at nnz >= 0", ctx, path);
         goto done;
     }
     snprintf(path, sizeof path, "%s/rowind", name);
-    long have = mcb_h5_len(g, path, ctx, err);
-    if (have < 0) goto done;
+    if ((*rc = mcb_h5_len(g, path, ctx, &have, err))) goto done;
     if (have != nnz) {
-        mcb_fail(err, MCB_E_INPUT, "%s: %s has %ld entries but colptr ends at %ld", ctx, path,
-                 have, nnz);
+        *rc = mcb_fail(err, MCB_E_INPUT, "%s: %s has %ld entries but colptr ends at %ld", ctx,
+                       path, have, nnz);
         goto done;
     }
-    M = mcb_csc_alloc((int)shape[0], (int)shape[1], (int)nnz);
+    if ((*rc = mcb_h5_read_ints(g, path, nnz, ctx, &ri, err))) goto done;
+    snprintf(path, sizeof path, "%s/values", name);
+    if ((*rc = mcb_h5_read_doubles(g, path, nnz, ctx, &x, err))) goto done;
+    M = mcb_csc_alloc((int)shape[0], (int)shape[1], 0);
     if (!M) {
-        mcb_fail(err, MCB_E_NOMEM, "%s: out of memory for %s", ctx, name);
+        *rc = mcb_fail(err, MCB_E_NOMEM, "%s: out of memory for %s", ctx, name);
         goto done;
     }
     memcpy(M->p, p, ((size_t)shape[1] + 1) * sizeof(int));
-    int *ri = mcb_h5_read_ints(g, path, nnz, ctx, err);
-    snprintf(path, sizeof path, "%s/values", name);
-    double *x = ri ? mcb_h5_read_doubles(g, path, nnz, ctx, err) : NULL;
-    if (!ri || !x) {
-        free(ri);
-        free(x);
-        mcb_csc_free(&M);
-        goto done;
-    }
     free(M->i);
     free(M->x);
     M->i = ri;
     M->x = x;
+    ri = NULL;
+    x = NULL;
 done:
     free(p);
-    H5Gclose(mg);
+    free(ri);
+    free(x);
     return M;
 }
 
-static char *attr_str_or_empty(hid_t g, const char *name)
+/* An optional string attribute: "" when absent, an error when of another
+ * type. */
+static mcb_rc attr_str_opt(hid_t g, const char *name, const char *ctx, char **out, mcb_err *err)
 {
-    char *s = mcb_h5_attr_read_str(g, name);
-    return s ? s : mcb_strdup("");
+    free(*out);
+    *out = NULL;
+    if (!mcb_h5_attr_exists(g, name)) {
+        *out = mcb_strdup("");
+        return *out ? MCB_OK : mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    return mcb_h5_attr_get_str(g, name, ctx, out, err);
 }
 
 static mcb_rc read_optional(hid_t g, const char *path, long len, double **out, const char *ctx,
@@ -99,22 +108,22 @@ static mcb_rc read_optional(hid_t g, const char *path, long len, double **out, c
 {
     *out = NULL;
     if (!mcb_h5_exists(g, path)) return MCB_OK;
-    *out = mcb_h5_read_doubles(g, path, len, ctx, err);
-    return *out ? MCB_OK : MCB_E_INPUT;
+    return mcb_h5_read_doubles(g, path, len, ctx, out, err);
 }
 
 static mcb_rc read_blocks(hid_t g, mcb_problem *P, const char *ctx, mcb_err *err)
 {
-    long nb = mcb_h5_len(g, "constraints/type", ctx, err);
-    if (nb < 0) return MCB_E_INPUT;
-    int *type = mcb_h5_read_ints(g, "constraints/type", nb, ctx, err);
-    int *first = type ? mcb_h5_read_ints(g, "constraints/first_row", nb, ctx, err) : NULL;
-    int *count = first ? mcb_h5_read_ints(g, "constraints/row_count", nb, ctx, err) : NULL;
-    double *mu = count ? mcb_h5_read_doubles(g, "constraints/mu", nb, ctx, err) : NULL;
-    double *k = mu ? mcb_h5_read_doubles(g, "constraints/k", nb, ctx, err) : NULL;
-    double *alpha = k ? mcb_h5_read_doubles(g, "constraints/alpha", nb, ctx, err) : NULL;
-    mcb_rc rc = MCB_E_INPUT;
-    if (alpha) {
+    long nb = -1;
+    mcb_rc rc = mcb_h5_len(g, "constraints/type", ctx, &nb, err);
+    if (rc) return rc;
+    int *type = NULL, *first = NULL, *count = NULL;
+    double *mu = NULL, *k = NULL, *alpha = NULL;
+    if (!(rc = mcb_h5_read_ints(g, "constraints/type", nb, ctx, &type, err)) &&
+        !(rc = mcb_h5_read_ints(g, "constraints/first_row", nb, ctx, &first, err)) &&
+        !(rc = mcb_h5_read_ints(g, "constraints/row_count", nb, ctx, &count, err)) &&
+        !(rc = mcb_h5_read_doubles(g, "constraints/mu", nb, ctx, &mu, err)) &&
+        !(rc = mcb_h5_read_doubles(g, "constraints/k", nb, ctx, &k, err)) &&
+        !(rc = mcb_h5_read_doubles(g, "constraints/alpha", nb, ctx, &alpha, err))) {
         P->blocks = mcb_calloc((size_t)nb, sizeof(mcb_block));
         if (!P->blocks) {
             rc = mcb_fail(err, MCB_E_NOMEM, "%s: out of memory", ctx);
@@ -134,34 +143,29 @@ static mcb_rc read_blocks(hid_t g, mcb_problem *P, const char *ctx, mcb_err *err
     return rc;
 }
 
-static mcb_rc read_problem(hid_t g, const char *ctx, mcb_problem **out, mcb_err *err)
+static mcb_rc read_problem(hid_t g, const char *ctx, int validate, mcb_problem **out,
+                           mcb_err *err)
 {
     mcb_rc rc = MCB_E_INPUT;
     mcb_problem *P = mcb_problem_new();
     if (!P) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    free(P->name);
-    free(P->source);
-    free(P->scene);
-    free(P->notes);
-    P->name = attr_str_or_empty(g, "name");
-    P->source = attr_str_or_empty(g, "source");
-    P->scene = attr_str_or_empty(g, "scene");
-    P->notes = attr_str_or_empty(g, "notes");
+    if ((rc = attr_str_opt(g, "name", ctx, &P->name, err)) ||
+        (rc = attr_str_opt(g, "source", ctx, &P->source, err)) ||
+        (rc = attr_str_opt(g, "scene", ctx, &P->scene, err)) ||
+        (rc = attr_str_opt(g, "notes", ctx, &P->notes, err)))
+        goto fail;
     long step = 0;
-    if (H5Aexists(g, "step") > 0 && mcb_h5_attr_read_int(g, "step", &step) != 0) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: attribute step must be an integer", ctx);
+    if (mcb_h5_attr_exists(g, "step") && (rc = mcb_h5_attr_get_int(g, "step", ctx, &step, err)))
+        goto fail;
+    if (step < INT_MIN || step > INT_MAX) {
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: attribute step = %ld is out of range", ctx, step);
         goto fail;
     }
     P->step = (int)step;
-    if (H5Aexists(g, "h") > 0 && mcb_h5_attr_read_double(g, "h", &P->h) != 0) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: attribute h must be a number", ctx);
+    if (mcb_h5_attr_exists(g, "h") && (rc = mcb_h5_attr_get_double(g, "h", ctx, &P->h, err)))
         goto fail;
-    }
-    char *form = mcb_h5_attr_read_str(g, "form");
-    if (!form) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: string attribute form (primal|dual) is missing", ctx);
-        goto fail;
-    }
+    char *form = NULL;
+    if ((rc = mcb_h5_attr_get_str(g, "form", ctx, &form, err))) goto fail;
     if (strcmp(form, "primal") == 0) P->form = MCB_PRIMAL;
     else if (strcmp(form, "dual") == 0) P->form = MCB_DUAL;
     else {
@@ -172,8 +176,8 @@ static mcb_rc read_problem(hid_t g, const char *ctx, mcb_problem **out, mcb_err 
     free(form);
 
     if (P->form == MCB_PRIMAL) {
-        if (!(P->A = read_csc(g, "A", ctx, err))) goto fail;
-        if (!(P->J = read_csc(g, "J", ctx, err))) goto fail;
+        if (!(P->A = read_csc(g, "A", ctx, &rc, err))) goto fail;
+        if (!(P->J = read_csc(g, "J", ctx, &rc, err))) goto fail;
         if (P->A->m != P->A->n) {
             rc = mcb_fail(err, MCB_E_INPUT, "%s: A is %dx%d, not square", ctx, P->A->m, P->A->n);
             goto fail;
@@ -186,35 +190,39 @@ static mcb_rc read_problem(hid_t g, const char *ctx, mcb_problem **out, mcb_err 
         }
         P->n = P->A->n;
         P->m = P->J->m;
-        if (!(P->b = mcb_h5_read_doubles(g, "b", P->n, ctx, err))) goto fail;
-        if (!(P->e = mcb_h5_read_doubles(g, "e", P->m, ctx, err))) goto fail;
-        if (read_optional(g, "init/v", P->n, &P->v0, ctx, err)) goto fail;
-        if (read_optional(g, "reference/v", P->n, &P->v_ref, ctx, err)) goto fail;
+        if ((rc = mcb_h5_read_doubles(g, "b", P->n, ctx, &P->b, err))) goto fail;
+        if ((rc = mcb_h5_read_doubles(g, "e", P->m, ctx, &P->e, err))) goto fail;
+        if ((rc = read_optional(g, "init/v", P->n, &P->v0, ctx, err))) goto fail;
+        if ((rc = read_optional(g, "reference/v", P->n, &P->v_ref, ctx, err))) goto fail;
         if (mcb_h5_exists(g, "subsystems/start")) {
-            long len = mcb_h5_len(g, "subsystems/start", ctx, err);
+            long len = -1;
+            if ((rc = mcb_h5_len(g, "subsystems/start", ctx, &len, err))) goto fail;
             if (len < 2) {
-                if (len >= 0)
-                    mcb_fail(err, MCB_E_INPUT, "%s: subsystems/start needs at least 2 entries",
-                             ctx);
+                rc = mcb_fail(err, MCB_E_INPUT, "%s: subsystems/start needs at least 2 entries",
+                              ctx);
                 goto fail;
             }
-            if (!(P->sub_start = mcb_h5_read_ints(g, "subsystems/start", len, ctx, err)))
+            if ((rc = mcb_h5_read_ints(g, "subsystems/start", len, ctx, &P->sub_start, err)))
                 goto fail;
             P->nsub = (int)len - 1;
         }
     } else {
-        if (!(P->W = read_csc(g, "W", ctx, err))) goto fail;
+        if (!(P->W = read_csc(g, "W", ctx, &rc, err))) goto fail;
         if (P->W->m != P->W->n) {
             rc = mcb_fail(err, MCB_E_INPUT, "%s: W is %dx%d, not square", ctx, P->W->m, P->W->n);
             goto fail;
         }
         P->m = P->W->m;
-        if (!(P->q = mcb_h5_read_doubles(g, "q", P->m, ctx, err))) goto fail;
+        if ((rc = mcb_h5_read_doubles(g, "q", P->m, ctx, &P->q, err))) goto fail;
     }
-    if (read_optional(g, "init/lambda", P->m, &P->lambda0, ctx, err)) goto fail;
-    if (read_optional(g, "reference/lambda", P->m, &P->lambda_ref, ctx, err)) goto fail;
+    if ((rc = read_optional(g, "init/lambda", P->m, &P->lambda0, ctx, err))) goto fail;
+    if ((rc = read_optional(g, "reference/lambda", P->m, &P->lambda_ref, ctx, err))) goto fail;
     if ((rc = read_blocks(g, P, ctx, err))) goto fail;
     /* partition: inferred when absent, after A's structure has been checked */
+    if (!validate) {
+        *out = P;
+        return MCB_OK;
+    }
     if (P->form == MCB_PRIMAL && !P->sub_start) {
         if ((rc = mcb_csc_check(P->A, ctx, "A", P->n, P->n, err))) goto fail;
         if ((rc = mcb_problem_infer_subsystems(P, err))) goto fail;
@@ -251,38 +259,44 @@ static herr_t collect_name(hid_t g, const char *name, const H5L_info_t *info, vo
     return 0;
 }
 
-mcb_rc mcb_read_problems(const char *path, mcb_problem_set **out, mcb_err *err)
+/* Reads every problem of `path`; with validate = 0 only the HDF5 pass runs
+ * (what mcb_read_problems_isolated does in its child process). */
+static mcb_rc read_problems(const char *path, int validate, mcb_problem_set **out, mcb_err *err)
 {
     *out = NULL;
-    mcb_h5_quiet();
-    if (access(path, R_OK) != 0) return mcb_fail(err, MCB_E_IO, "%s: cannot open file", path);
-    if (H5Fis_hdf5(path) <= 0) return mcb_fail(err, MCB_E_INPUT, "%s: not an HDF5 file", path);
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return mcb_fail(err, MCB_E_IO, "%s: cannot open HDF5 file", path);
+    hid_t f = mcb_h5_open_ro(path, err);
+    if (f < 0) return MCB_E_INPUT;
     mcb_rc rc = MCB_OK;
     name_list L = {0, 0, NULL};
     hid_t g = -1;
     mcb_problem_set *S = calloc(1, sizeof *S);
-    char *fmt = mcb_h5_attr_read_str(f, "format");
+    char *fmt = NULL;
     long version = -1;
     if (!S) {
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
         goto done;
     }
-    if (!fmt || strcmp(fmt, MCB_FORMAT_NAME) != 0) {
+    if (!mcb_h5_attr_exists(f, "format")) {
         rc = mcb_fail(err, MCB_E_INPUT,
-                      "%s: root attribute format is %s%s%s, expected '%s' (an FCLIB file? use "
-                      "'mcbench import fclib')",
-                      path, fmt ? "'" : "missing", fmt ? fmt : "", fmt ? "'" : "", MCB_FORMAT_NAME);
+                      "%s: root attribute format is missing: not an mcbench problem file (an "
+                      "FCLIB file? use 'mcbench import fclib')", path);
         goto done;
     }
-    if (mcb_h5_attr_read_int(f, "format_version", &version) != 0) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: root attribute format_version is missing", path);
+    if ((rc = mcb_h5_attr_get_str(f, "format", path, &fmt, err))) goto done;
+    if (strcmp(fmt, MCB_FORMAT_NAME) != 0) {
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: root attribute format is '%.64s', expected '%s'%s",
+                      path, fmt, MCB_FORMAT_NAME,
+                      strcmp(fmt, "mcbench-results") == 0 ? " (this is a results file: use "
+                                                            "'mcbench report')" : "");
         goto done;
     }
+    if ((rc = mcb_h5_attr_get_int(f, "format_version", path, &version, err))) goto done;
     if (version != MCB_FORMAT_VERSION) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: unknown format version %ld (this mcbench reads %d)",
-                      path, version, MCB_FORMAT_VERSION);
+        rc = mcb_fail(err, MCB_E_INPUT,
+                      "%s: unknown format version %ld (this mcbench reads version %d)%s", path, version,
+                      MCB_FORMAT_VERSION,
+                      version == 1 ? " (version 1 files, with variable-length strings, must be "
+                                     "regenerated: see docs/problem-format.md)" : "");
         goto done;
     }
     if (!mcb_h5_exists(f, "problems") || (g = H5Gopen2(f, "problems", H5P_DEFAULT)) < 0) {
@@ -299,23 +313,29 @@ mcb_rc mcb_read_problems(const char *path, mcb_problem_set **out, mcb_err *err)
     }
     for (int k = 0; k < L.count && !rc; k++) {
         char ctx[600];
-        snprintf(ctx, sizeof ctx, "%s: /problems/%s", path, L.names[k]);
+        snprintf(ctx, sizeof ctx, "%s: /problems/%.200s", path, L.names[k]);
         hid_t pg = H5Gopen2(g, L.names[k], H5P_DEFAULT);
         if (pg < 0) {
             rc = mcb_fail(err, MCB_E_INPUT, "%s is not a group", ctx);
             break;
         }
         mcb_problem *P = NULL;
-        rc = read_problem(pg, ctx, &P, err);
+        rc = read_problem(pg, ctx, validate, &P, err);
         H5Gclose(pg);
-        if (!rc) {
-            if (P->name[0] == '\0') {
-                free(P->name);
-                P->name = mcb_strdup(L.names[k]);
-            }
-            rc = mcb_problem_set_push(S, P, err);
-            if (rc) mcb_problem_free(&P);
+        if (!rc && P->name[0] == '\0') {
+            free(P->name);
+            if (!(P->name = mcb_strdup(L.names[k])))
+                rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
         }
+        /* names identify runs in results: they must be unique in a file */
+        for (int j = 0; !rc && j < S->count; j++)
+            if (strcmp(S->items[j]->name, P->name) == 0)
+                rc = mcb_fail(err, MCB_E_INPUT,
+                              "%s: problem name '%.200s' is used twice (/problems/%.200s and "
+                              "/problems/%.200s): names must be unique in a file",
+                              path, P->name, L.names[j], L.names[k]);
+        if (!rc) rc = mcb_problem_set_push(S, P, err);
+        if (rc) mcb_problem_free(&P);
     }
 done:
     for (int k = 0; k < L.count; k++) free(L.names[k]);
@@ -326,6 +346,26 @@ done:
     if (rc) mcb_problem_set_free(&S);
     *out = S;
     return rc;
+}
+
+mcb_rc mcb_read_problems(const char *path, mcb_problem_set **out, mcb_err *err)
+{
+    return read_problems(path, 1, out, err);
+}
+
+static mcb_rc probe_problems(void *arg, mcb_err *err)
+{
+    mcb_problem_set *S = NULL;
+    mcb_rc rc = read_problems(arg, 0, &S, err);
+    mcb_problem_set_free(&S);
+    return rc;
+}
+
+mcb_rc mcb_read_problems_isolated(const char *path, mcb_problem_set **out, mcb_err *err)
+{
+    *out = NULL;
+    mcb_rc rc = mcb_isolate_probe(path, probe_problems, (void *)path, err);
+    return rc ? rc : read_problems(path, 1, out, err);
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -405,8 +445,12 @@ mcb_rc mcb_write_problems(const char *path, mcb_problem *const *problems, int co
     mcb_h5_quiet();
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (f < 0) return mcb_fail(err, MCB_E_IO, "%s: cannot create file", path);
+    if (mcb_tmp_register(tmp)) return mcb_fail(err, MCB_E_IO, "%s: too many temporary files", path);
+    hid_t f = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) {
+        mcb_tmp_unregister(tmp);
+        return mcb_fail(err, MCB_E_IO, "%s: cannot create file", path);
+    }
     int rc = mcb_h5_attr_write_str(f, "format", MCB_FORMAT_NAME) ||
              mcb_h5_attr_write_int(f, "format_version", MCB_FORMAT_VERSION);
     hid_t g = rc ? -1 : mcb_h5_create_group(f, "problems");
@@ -420,9 +464,9 @@ mcb_rc mcb_write_problems(const char *path, mcb_problem *const *problems, int co
     }
     if (g >= 0) H5Gclose(g);
     if (H5Fclose(f) < 0) rc = 1;
-    if (rc || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return mcb_fail(err, MCB_E_IO, "%s: writing failed", path);
-    }
+    if (!rc && rename(tmp, path) != 0) rc = 1;
+    if (rc) unlink(tmp);
+    mcb_tmp_unregister(tmp);
+    if (rc) return mcb_fail(err, MCB_E_IO, "%s: writing failed", path);
     return MCB_OK;
 }

@@ -1,4 +1,4 @@
-/* mcb_io.h: reading and writing problem files (HDF5 format v1, documented
+/* mcb_io.h: reading and writing problem files (HDF5 format v2, documented
  * in docs/problem-format.md). One file holds one or more problems. */
 #ifndef MCB_IO_H
 #define MCB_IO_H
@@ -6,12 +6,17 @@
 #include "mcb_problem.h"
 
 #define MCB_FORMAT_NAME "mcbench-problem"
-#define MCB_FORMAT_VERSION 1
+#define MCB_FORMAT_VERSION 2
 
 /* Reads and validates every problem of a file. On failure *out is NULL and
  * err names the file, the problem group, the dataset and the reason. When
  * the file has no partition, it is inferred from A. */
 mcb_rc mcb_read_problems(const char *path, mcb_problem_set **out, mcb_err *err);
+
+/* The same for an untrusted file: the HDF5 pass runs first in a child
+ * process with time and memory limits (mcb_isolate.h), so a file that
+ * crashes or hangs libhdf5 is reported as bad input, never a crash. */
+mcb_rc mcb_read_problems_isolated(const char *path, mcb_problem_set **out, mcb_err *err);
 
 /* Writes problems to a new file (replacing it); nothing is left behind on
  * failure (the file is written under a temporary name and renamed). */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mcb_h5.h"
+#include "mcb_isolate.h"
 #include "problems.h"
 
 static const char *mat_fields[] = {"m", "n", "nz", "nzmax", "p", "i", "x"};
@@ -28,8 +29,9 @@ static mcb_rc check_matrix_group(hid_t f, const char *grp, const char *ctx, mcb_
     int hdr[4];
     for (int k = 0; k < 4; k++) {
         snprintf(path, sizeof path, "%s/%s", grp, mat_fields[k]);
-        int *v = mcb_h5_read_ints(f, path, 1, ctx, err);
-        if (!v) return MCB_E_INPUT;
+        int *v = NULL;
+        mcb_rc rc = mcb_h5_read_ints(f, path, 1, ctx, &v, err);
+        if (rc) return rc;
         hdr[k] = v[0];
         free(v);
     }
@@ -40,12 +42,12 @@ static mcb_rc check_matrix_group(hid_t f, const char *grp, const char *ctx, mcb_
     long need_p = nz >= 0 ? nz : nz == -1 ? (long)n + 1 : (long)m + 1;
     long need_ix = nz >= 0 ? nz : 0;
     snprintf(path, sizeof path, "%s/p", grp);
-    long lp = mcb_h5_len(f, path, ctx, err);
+    long lp = -1, li = -1, lx = -1;
+    if (mcb_h5_len(f, path, ctx, &lp, err)) return MCB_E_INPUT;
     snprintf(path, sizeof path, "%s/i", grp);
-    long li = mcb_h5_len(f, path, ctx, err);
+    if (mcb_h5_len(f, path, ctx, &li, err)) return MCB_E_INPUT;
     snprintf(path, sizeof path, "%s/x", grp);
-    long lx = mcb_h5_len(f, path, ctx, err);
-    if (lp < 0 || li < 0 || lx < 0) return MCB_E_INPUT;
+    if (mcb_h5_len(f, path, ctx, &lx, err)) return MCB_E_INPUT;
     if (lp < need_p || li < need_ix || lx < need_ix || li != lx)
         return mcb_fail(err, MCB_E_INPUT, "%s: %s/p, i or x is shorter than its header says", ctx,
                         grp);
@@ -137,8 +139,9 @@ static mcb_csc *symmetrize_if_triangular(mcb_csc *M)
 /* libfclib exits on some spacedim values: check it first. */
 static mcb_rc check_spacedim(hid_t f, const char *ds, const char *path, mcb_err *err)
 {
-    int *sd = mcb_h5_read_ints(f, ds, 1, path, err);
-    if (!sd) return MCB_E_INPUT;
+    int *sd = NULL;
+    mcb_rc rc = mcb_h5_read_ints(f, ds, 1, path, &sd, err);
+    if (rc) return rc;
     int v = sd[0];
     free(sd);
     if (v != 3)
@@ -220,9 +223,13 @@ static mcb_rc import_global(const char *path, hid_t f, mcb_problem *P, mcb_err *
                       g->M->m, g->M->n, g->H->m, g->H->n);
         goto done;
     }
-    long lf = mcb_h5_len(f, "fclib_global/vectors/f", ctx, err);
-    long lw = mcb_h5_len(f, "fclib_global/vectors/w", ctx, err);
-    long lm = mcb_h5_len(f, "fclib_global/vectors/mu", ctx, err);
+    long lf = -1, lw = -1, lm = -1;
+    if (mcb_h5_len(f, "fclib_global/vectors/f", ctx, &lf, err) ||
+        mcb_h5_len(f, "fclib_global/vectors/w", ctx, &lw, err) ||
+        mcb_h5_len(f, "fclib_global/vectors/mu", ctx, &lm, err)) {
+        rc = MCB_E_INPUT;
+        goto done;
+    }
     if (lf != n || lw != m || lm != m / 3) {
         rc = mcb_fail(err, MCB_E_INPUT,
                       "%s: dimension mismatch: f has %ld entries (n = %d), w %ld (m = %d), mu %ld "
@@ -281,8 +288,12 @@ static mcb_rc import_local(const char *path, hid_t f, mcb_problem *P, mcb_err *e
         goto done;
     }
     int m = l->W->m;
-    long lq = mcb_h5_len(f, "fclib_local/vectors/q", path, err);
-    long lm = mcb_h5_len(f, "fclib_local/vectors/mu", path, err);
+    long lq = -1, lm = -1;
+    if (mcb_h5_len(f, "fclib_local/vectors/q", path, &lq, err) ||
+        mcb_h5_len(f, "fclib_local/vectors/mu", path, &lm, err)) {
+        rc = MCB_E_INPUT;
+        goto done;
+    }
     if (l->W->n != m || m % 3 != 0 || lq != m || lm != m / 3) {
         rc = mcb_fail(err, MCB_E_INPUT,
                       "%s: dimension mismatch: W is %dx%d, q has %ld entries, mu %ld", path, m,
@@ -308,16 +319,11 @@ done:
     return rc;
 }
 
-mcb_rc mcb_import_fclib(const char *path, mcb_problem **out, mcb_err *err)
+static mcb_rc import_fclib(const char *path, mcb_problem **out, mcb_err *err)
 {
     *out = NULL;
-    mcb_h5_quiet();
-    FILE *probe = fopen(path, "rb");
-    if (!probe) return mcb_fail(err, MCB_E_IO, "%s: cannot open file", path);
-    fclose(probe);
-    if (H5Fis_hdf5(path) <= 0) return mcb_fail(err, MCB_E_INPUT, "%s: not an HDF5 file", path);
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return mcb_fail(err, MCB_E_IO, "%s: cannot open HDF5 file", path);
+    hid_t f = mcb_h5_open_ro(path, err);
+    if (f < 0) return MCB_E_INPUT;
     mcb_problem *P = mcb_problem_new();
     mcb_rc rc;
     if (!P) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
@@ -337,4 +343,24 @@ mcb_rc mcb_import_fclib(const char *path, mcb_problem **out, mcb_err *err)
     }
     *out = P;
     return MCB_OK;
+}
+
+static mcb_rc probe_fclib(void *path, mcb_err *err)
+{
+    mcb_problem *P = NULL;
+    mcb_rc rc = import_fclib(path, &P, err);
+    mcb_problem_free(&P);
+    return rc;
+}
+
+mcb_rc mcb_import_fclib(const char *path, mcb_problem **out, mcb_err *err)
+{
+    *out = NULL;
+    mcb_rc rc = mcb_isolate_probe(path, probe_fclib, (void *)path, err);
+    return rc ? rc : import_fclib(path, out, err);
+}
+
+mcb_rc mcb_import_fclib_unisolated(const char *path, mcb_problem **out, mcb_err *err)
+{
+    return import_fclib(path, out, err);
 }

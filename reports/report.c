@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "mcb_paths.h"
 #include "results.h"
 
 static int isalnum_c(char c)
@@ -324,6 +326,32 @@ static FILE *open_out(const char *dir, const char *base, const char *ext, mcb_er
     return f;
 }
 
+/* No file the report writes may be its input. */
+static mcb_rc check_targets(const char *input, const char *outdir, const strset *sets,
+                            mcb_err *err)
+{
+    char path[4400];
+    const char *fixed[] = {"index.html", "plots.gp", "gnuplot.log"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", outdir, fixed[k]);
+        if (mcb_same_file(path, input)) goto clash;
+    }
+    const char *suffix[] = {".dat", "_table.md", "_table.csv", "_iter.png", "_iter.svg",
+                            "_time.png", "_time.svg"};
+    for (int s = 0; s < sets->count; s++) {
+        char base[256];
+        safe_name(sets->items[s], base, sizeof base);
+        for (int k = 0; k < 7; k++) {
+            snprintf(path, sizeof path, "%s/%s%s", outdir, base, suffix[k]);
+            if (mcb_same_file(path, input)) goto clash;
+        }
+    }
+    return MCB_OK;
+clash:
+    return mcb_fail(err, MCB_E_INPUT, "-o %s: the report would overwrite its input %s (as %s)",
+                    outdir, input, path);
+}
+
 static void html_escape(FILE *f, const char *s)
 {
     for (; s && *s; s++) {
@@ -337,13 +365,12 @@ static void html_escape(FILE *f, const char *s)
 mcb_rc mcb_report(const char *results_path, const char *outdir, const char *gnuplot,
                   mcb_err *err)
 {
+    struct stat st;
+    if (stat(outdir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return mcb_fail(err, MCB_E_INPUT, "-o %s: exists and is not a directory", outdir);
     mcb_results_data *D = NULL;
     mcb_rc rc = mcb_results_read(results_path, &D, err);
     if (rc) return rc;
-    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
-        mcb_results_data_free(&D);
-        return mcb_fail(err, MCB_E_IO, "%s: cannot create directory (%s)", outdir, strerror(errno));
-    }
     strset sets = {0}, solvers = {0};
     for (int k = 0; k < D->count; k++) {
         if (strset_add(&sets, D->runs[k].problem_set) < 0 ||
@@ -353,12 +380,23 @@ mcb_rc mcb_report(const char *results_path, const char *outdir, const char *gnup
                             results_path);
         }
     }
+    if ((rc = check_targets(results_path, outdir, &sets, err)) || (rc = mcb_mkdirs(outdir, err))) {
+        mcb_results_data_free(&D);
+        return rc;
+    }
     int col = 2 + mcb_metric_from_name(D->stop_metric);
     if (col < 2) col = 2 + MCB_M_NATMAP;
-    FILE *html = open_out(outdir, "index", ".html", err);
+    /* index.html is written under a temporary name and appears only when
+     * the whole report (plots included) is complete */
+    char html_tmp[64], html_path[4200];
+    snprintf(html_tmp, sizeof html_tmp, "index.html.partial%ld", (long)getpid());
+    snprintf(html_path, sizeof html_path, "%s/%s", outdir, html_tmp);
+    FILE *html = mcb_tmp_register(html_path) ? NULL : open_out(outdir, html_tmp, "", err);
     FILE *gp = html ? open_out(outdir, "plots", ".gp", err) : NULL;
     if (!html || !gp) {
         if (html) fclose(html);
+        unlink(html_path);
+        mcb_tmp_unregister(html_path);
         mcb_results_data_free(&D);
         return MCB_E_IO;
     }
@@ -409,17 +447,26 @@ mcb_rc mcb_report(const char *results_path, const char *outdir, const char *gnup
         fclose(csv);
     }
     fprintf(html, "</body></html>\n");
-    fclose(html);
+    int closed = fclose(html) == 0;
     fclose(gp);
     mcb_results_data_free(&D);
-    if (rc) return rc;
-    char cmd[8600];
-    snprintf(cmd, sizeof cmd, "'%s' '%s/plots.gp' 2>'%s/gnuplot.log'", gnuplot ? gnuplot : "gnuplot",
-             outdir, outdir);
-    int st = system(cmd);
-    if (st != 0)
-        return mcb_fail(err, MCB_E_IO,
-                        "gnuplot failed (exit %d; see %s/gnuplot.log). Is it installed? Debian "
-                        "package: gnuplot-nox", st, outdir);
-    return MCB_OK;
+    if (!rc && !closed) rc = mcb_fail(err, MCB_E_IO, "%s: cannot write", html_path);
+    if (!rc) {
+        char cmd[8600];
+        snprintf(cmd, sizeof cmd, "'%s' '%s/plots.gp' 2>'%s/gnuplot.log'",
+                 gnuplot ? gnuplot : "gnuplot", outdir, outdir);
+        int gst = system(cmd);
+        if (gst != 0)
+            rc = mcb_fail(err, MCB_E_IO,
+                          "gnuplot failed (exit %d; see %s/gnuplot.log). Is it installed? Debian "
+                          "package: gnuplot-nox", gst, outdir);
+    }
+    char final_path[4200];
+    snprintf(final_path, sizeof final_path, "%s/index.html", outdir);
+    if (!rc && rename(html_path, final_path) != 0)
+        rc = mcb_fail(err, MCB_E_IO, "%s: cannot move into place (%s)", final_path,
+                      strerror(errno));
+    if (rc) unlink(html_path);
+    mcb_tmp_unregister(html_path);
+    return rc;
 }

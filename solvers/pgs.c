@@ -58,13 +58,23 @@ static void pgs_free(void **work)
     *work = NULL;
 }
 
+static mcb_rc pgs_check(const void *params, mcb_err *err)
+{
+    const pgs_params *prm = params;
+    if (!(prm->omega > 0.0 && prm->omega < 2.0))
+        return mcb_fail(err, MCB_E_INPUT, "pgs.omega = %g must lie in (0, 2)", prm->omega);
+    if (!(prm->own_tol >= 0.0))
+        return mcb_fail(err, MCB_E_INPUT, "pgs.own_tol = %g must be >= 0", prm->own_tol);
+    return MCB_OK;
+}
+
 static mcb_rc pgs_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
                         void **work, mcb_err *err)
 {
     *work = NULL;
     const pgs_params *prm = params;
-    if (!(prm->omega > 0.0 && prm->omega < 2.0))
-        return mcb_fail(err, MCB_E_INPUT, "pgs: omega = %g must lie in (0, 2)", prm->omega);
+    mcb_rc rc = pgs_check(params, err);
+    if (rc) return rc;
     pgs_work *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->P = P;
@@ -74,7 +84,7 @@ static mcb_rc pgs_setup(const mcb_problem *P, const mcb_settings *s, const void 
         pgs_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
-    mcb_rc rc = mcb_delassus_build(P, &w->D, err);
+    rc = mcb_delassus_build(P, &w->D, err);
     if (rc) {
         pgs_free((void **)&w);
         return rc;
@@ -135,6 +145,7 @@ const mcb_solver_def mcb_solver_pgs = {
     .default_params = pgs_defaults,
     .params = pgs_desc,
     .nparams = (int)(sizeof pgs_desc / sizeof pgs_desc[0]),
+    .check_params = pgs_check,
     .setup = pgs_setup,
     .solve = pgs_solve,
     .iterate = pgs_iterate,

@@ -83,13 +83,23 @@ static double spectral_radius(const mcb_delassus *D, int iters, double *x, doubl
     return rho > 0.0 ? rho : 1.0;
 }
 
+static mcb_rc pj_check(const void *params, mcb_err *err)
+{
+    const pj_params *prm = params;
+    if (!(prm->omega >= 0.0) || prm->power_iters < 1 || !(prm->own_tol >= 0.0))
+        return mcb_fail(err, MCB_E_INPUT,
+                        "pj: omega (%g) must be >= 0, power_iters (%d) >= 1, own_tol (%g) >= 0",
+                        prm->omega, prm->power_iters, prm->own_tol);
+    return MCB_OK;
+}
+
 static mcb_rc pj_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
                        void **work, mcb_err *err)
 {
     *work = NULL;
     const pj_params *prm = params;
-    if (prm->omega < 0.0 || prm->power_iters < 1)
-        return mcb_fail(err, MCB_E_INPUT, "pj: omega must be >= 0 and power_iters >= 1");
+    mcb_rc rc = pj_check(params, err);
+    if (rc) return rc;
     pj_work *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->P = P;
@@ -103,7 +113,7 @@ static mcb_rc pj_setup(const mcb_problem *P, const mcb_settings *s, const void *
         pj_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
-    mcb_rc rc = mcb_delassus_build(P, &w->D, err);
+    rc = mcb_delassus_build(P, &w->D, err);
     if (rc) {
         pj_free((void **)&w);
         return rc;
@@ -170,6 +180,7 @@ const mcb_solver_def mcb_solver_pj = {
     .default_params = pj_defaults,
     .params = pj_desc,
     .nparams = (int)(sizeof pj_desc / sizeof pj_desc[0]),
+    .check_params = pj_check,
     .setup = pj_setup,
     .solve = pj_solve,
     .iterate = pj_iterate,

@@ -2,6 +2,7 @@
  * solver interface. Adding a solver: one file in solvers/, one line here,
  * and its row in the fixtures x solvers test table (tests/test_solvers.c). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,9 +80,9 @@ mcb_rc mcb_param_set(const mcb_solver_def *def, void *params, const char *name,
         errno = 0;
         if (d->type == 'd') {
             double x = strtod(value, &end);
-            if (errno || end == value || *end)
-                return mcb_fail(err, MCB_E_INPUT, "%s.%s: '%s' is not a number", def->name, name,
-                                value);
+            if (errno || end == value || *end || !isfinite(x))
+                return mcb_fail(err, MCB_E_INPUT, "%s.%s: '%s' is not a finite number",
+                                def->name, name, value);
             memcpy((char *)params + d->offset, &x, sizeof x);
         } else {
             long x = strtol(value, &end, 10);

@@ -87,10 +87,20 @@ static void sic_free(void **work)
     *work = NULL;
 }
 
+static mcb_rc sic_check(const void *params, mcb_err *err)
+{
+    const sic_params *prm = params;
+    if (!(prm->own_tol >= 0.0))
+        return mcb_fail(err, MCB_E_INPUT, "siconos: own_tol = %g must be >= 0", prm->own_tol);
+    return MCB_OK;
+}
+
 static mcb_rc sic_setup_variant(const mcb_problem *P, const mcb_settings *s, const void *params,
                                 void **work, mcb_err *err, sic_variant var)
 {
     *work = NULL;
+    mcb_rc rc0 = sic_check(params, err);
+    if (rc0) return rc0;
     sic_work *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->P = P;
@@ -235,6 +245,7 @@ static int sic_accepts(const mcb_problem *P, char *reason, size_t len)
         .default_params = sic_defaults,                                                          \
         .params = sic_desc,                                                                      \
         .nparams = (int)(sizeof sic_desc / sizeof sic_desc[0]),                                  \
+        .check_params = sic_check,                                                               \
         .setup = NAME##_setup,                                                                   \
         .solve = sic_solve,                                                                      \
         .iterate = sic_iterate,                                                                  \

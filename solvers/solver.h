@@ -87,6 +87,9 @@ typedef struct {
     void (*default_params)(void *params);
     const mcb_param_desc *params;
     int nparams;
+    /* Optional: checks a parameter set (ranges) before any run, so a bad
+     * --param is refused on the command line; setup() checks it too. */
+    mcb_rc (*check_params)(const void *params, mcb_err *err);
     mcb_rc (*setup)(const mcb_problem *P, const mcb_settings *s, const void *params,
                     void **work, mcb_err *err);
     /* Returns the status (MCB_ST_*); sets info->iterations and own_residual. */
@@ -105,7 +108,8 @@ const mcb_solver_def *mcb_solver_find(const char *name);
 int mcb_status_from_cb(mcb_cb_action a);
 
 /* Sets one parameter from text ("1e-3", "20"); returns non-zero with err
- * set when the name is unknown or the value does not parse. */
+ * set when the name is unknown or the value does not parse as a finite
+ * number (an integer for integer parameters). */
 mcb_rc mcb_param_set(const mcb_solver_def *def, void *params, const char *name,
                      const char *value, mcb_err *err);
 /* Formats the value of parameter k into buf. */

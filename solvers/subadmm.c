@@ -346,15 +346,25 @@ static mcb_rc setup_subsystem(subadmm_work *w, subsystem *S, mcb_err *err)
     return mcb_chol_factor(S->K, &S->F, err);
 }
 
+static mcb_rc subadmm_check(const void *params, mcb_err *err)
+{
+    const subadmm_params *prm = params;
+    if (!(prm->beta_scale > 0.0) || !(prm->gamma > 1.0) || prm->adapt_every < 1 ||
+        prm->beta_rule < 0 || prm->beta_rule > 1 || prm->adaptive < 0 || prm->adaptive > 1 ||
+        !(prm->own_tol >= 0.0))
+        return mcb_fail(err, MCB_E_INPUT, "subadmm: beta_scale must be > 0, gamma > 1, "
+                                          "adapt_every >= 1, adaptive and beta_rule 0 or 1, "
+                                          "own_tol >= 0");
+    return MCB_OK;
+}
+
 static mcb_rc subadmm_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
                             void **work, mcb_err *err)
 {
     *work = NULL;
     const subadmm_params *prm = params;
-    if (!(prm->beta_scale > 0.0) || !(prm->gamma > 1.0) || prm->adapt_every < 1 ||
-        prm->beta_rule < 0 || prm->beta_rule > 1)
-        return mcb_fail(err, MCB_E_INPUT, "subadmm: beta_scale must be > 0, gamma > 1, "
-                                          "adapt_every >= 1, beta_rule 0 or 1");
+    mcb_rc rc0 = subadmm_check(params, err);
+    if (rc0) return rc0;
     subadmm_work *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->P = P;
@@ -563,6 +573,7 @@ const mcb_solver_def mcb_solver_subadmm = {
     .default_params = subadmm_defaults,
     .params = subadmm_desc,
     .nparams = (int)(sizeof subadmm_desc / sizeof subadmm_desc[0]),
+    .check_params = subadmm_check,
     .setup = subadmm_setup,
     .solve = subadmm_solve,
     .iterate = subadmm_iterate,

@@ -285,7 +285,7 @@ START_TEST(missing_file)
 {
     mcb_problem_set *S = NULL;
     mcb_err err;
-    ck_assert_int_eq(mcb_read_problems("/nonexistent/x.h5", &S, &err), MCB_E_IO);
+    ck_assert_int_eq(mcb_read_problems("/nonexistent/x.h5", &S, &err), MCB_E_INPUT);
     ck_assert_ptr_null(S);
     ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/x.h5"));
 }

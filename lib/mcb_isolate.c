@@ -1,0 +1,222 @@
+/* mcb_isolate.c: fork, limit, run, report (see mcb_isolate.h). */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#include "mcb_isolate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mcb_timer.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MCB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MCB_ASAN 1
+#endif
+#endif
+
+/* What the child sends back: its status and message. */
+typedef struct {
+    int rc;
+    char msg[MCB_ERR_LEN];
+} child_msg;
+
+static void child_limits(const mcb_isolate_limits *lim)
+{
+    struct rlimit r = {0, 0};
+    setrlimit(RLIMIT_CORE, &r); /* a crash here is an outcome, not a core file */
+#ifndef MCB_ASAN
+    if (lim->mem_limit_mb > 0) {
+        r.rlim_cur = r.rlim_max = (rlim_t)(lim->mem_limit_mb * 1048576.0);
+        setrlimit(RLIMIT_AS, &r);
+    }
+#endif
+    if (lim->time_limit_s > 0) {
+        /* backstop for a child the parent could not kill: CPU seconds */
+        r.rlim_cur = (rlim_t)ceil(lim->time_limit_s) + 1;
+        r.rlim_max = r.rlim_cur + 1;
+        setrlimit(RLIMIT_CPU, &r);
+    }
+}
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return;
+        p += w;
+        len -= (size_t)w;
+    }
+}
+
+/* Reads up to len bytes before the deadline; returns bytes read, -1 on
+ * timeout. */
+static long read_until(int fd, void *buf, size_t len, double deadline_s)
+{
+    size_t got = 0;
+    while (got < len) {
+        int wait_ms = -1;
+        if (deadline_s > 0) {
+            double left = deadline_s - mcb_now_s();
+            if (left <= 0) return -1;
+            wait_ms = (int)(left * 1000.0) + 1;
+        }
+        struct pollfd p = {fd, POLLIN, 0};
+        int k = poll(&p, 1, wait_ms);
+        if (k < 0 && errno == EINTR) continue;
+        if (k == 0) return -1;
+        if (k < 0) break;
+        ssize_t r = read(fd, (char *)buf + got, len - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break; /* end of file: the child is gone */
+        got += (size_t)r;
+    }
+    return (long)got;
+}
+
+mcb_rc mcb_isolate_run(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits *lim,
+                       size_t shared_size, void *out, mcb_isolate_report *rep, mcb_err *err)
+{
+    mcb_isolate_report local;
+    if (!rep) rep = &local;
+    memset(rep, 0, sizeof *rep);
+    mcb_isolate_limits none = {0, 0};
+    if (!lim) lim = &none;
+    void *shared = NULL;
+    if (shared_size > 0) {
+        shared = mmap(NULL, shared_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (shared == MAP_FAILED) {
+            rep->outcome = MCB_ISO_NOFORK;
+            return mcb_fail(err, MCB_E_NOMEM, "cannot map %zu shared bytes", shared_size);
+        }
+    }
+    int fds[2];
+    if (pipe(fds) != 0) {
+        if (shared) munmap(shared, shared_size);
+        rep->outcome = MCB_ISO_NOFORK;
+        return mcb_fail(err, MCB_E_ISOLATED, "cannot create a pipe (%s)", strerror(errno));
+    }
+    fflush(NULL); /* nothing buffered is written twice */
+    double t0 = mcb_now_s();
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        if (shared) munmap(shared, shared_size);
+        rep->outcome = MCB_ISO_NOFORK;
+        return mcb_fail(err, MCB_E_ISOLATED, "cannot start a child process (%s)", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        child_limits(lim);
+        child_msg m;
+        memset(&m, 0, sizeof m);
+        mcb_err cerr;
+        cerr.msg[0] = '\0';
+        m.rc = (int)fn(arg, shared, &cerr);
+        memcpy(m.msg, cerr.msg, sizeof m.msg);
+        write_all(fds[1], &m, sizeof m);
+        close(fds[1]);
+        _exit(0); /* no atexit handlers, no stdio flush of the parent's buffers */
+    }
+    close(fds[1]);
+    child_msg m;
+    memset(&m, 0, sizeof m);
+    double deadline = lim->time_limit_s > 0 ? t0 + lim->time_limit_s : 0;
+    long got = read_until(fds[0], &m, sizeof m, deadline);
+    close(fds[0]);
+    int timed_out = got < 0;
+    if (timed_out) kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    rep->wall_s = mcb_now_s() - t0;
+    mcb_rc rc;
+    if (timed_out) {
+        rep->outcome = MCB_ISO_TIMEOUT;
+        rc = mcb_fail(err, MCB_E_ISOLATED, "did not finish within %.3g s (killed)",
+                      lim->time_limit_s);
+    } else if (got == (long)sizeof m && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        rep->outcome = MCB_ISO_DONE;
+        rc = (mcb_rc)m.rc;
+        m.msg[sizeof m.msg - 1] = '\0';
+        if (rc) mcb_fail(err, rc, "%s", m.msg);
+        if (!rc && out && shared) memcpy(out, shared, shared_size);
+    } else if (WIFSIGNALED(status)) {
+        rep->outcome = MCB_ISO_CRASHED;
+        rep->signal = WTERMSIG(status);
+        int sig = rep->signal;
+        rc = mcb_fail(err, MCB_E_ISOLATED, "crashed (signal %d, %s)%s", sig, strsignal(sig),
+                      sig == SIGXCPU || sig == SIGKILL ? ": time or memory limit" : "");
+    } else {
+        rep->outcome = MCB_ISO_EXITED;
+        rep->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        rc = mcb_fail(err, MCB_E_ISOLATED, "ended with exit code %d without a result%s",
+                      rep->exit_code,
+                      rep->exit_code == 0 ? "" : " (out of memory, a library's exit() or a "
+                                                 "sanitizer report)");
+    }
+    if (shared) munmap(shared, shared_size);
+    return rc;
+}
+
+static double env_or(const char *name, double dflt)
+{
+    const char *s = getenv(name);
+    if (!s || !*s) return dflt;
+    char *end;
+    double v = strtod(s, &end);
+    return (*end || !(v > 0) || !isfinite(v)) ? dflt : v;
+}
+
+typedef struct {
+    mcb_rc (*fn)(void *arg, mcb_err *err);
+    void *arg;
+} probe_call;
+
+static mcb_rc probe_trampoline(void *arg, void *shared, mcb_err *err)
+{
+    (void)shared;
+    probe_call *c = arg;
+    return c->fn(c->arg, err);
+}
+
+mcb_rc mcb_isolate_probe(const char *path, mcb_rc (*fn)(void *arg, mcb_err *err), void *arg,
+                         mcb_err *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return mcb_fail(err, MCB_E_INPUT, "%s: cannot open file (%s)", path,
+                                              strerror(errno));
+    double gib = (double)st.st_size / 1073741824.0;
+    mcb_isolate_limits lim = {
+        env_or("MCB_READ_TIME_LIMIT_S", 30.0 + 10.0 * gib),
+        env_or("MCB_READ_MEM_LIMIT_MB", 4096.0 + 16.0 * (double)st.st_size / 1048576.0)};
+    probe_call c = {fn, arg};
+    mcb_isolate_report rep;
+    mcb_err cerr;
+    mcb_rc rc = mcb_isolate_run(probe_trampoline, &c, &lim, 0, NULL, &rep, &cerr);
+    if (rep.outcome == MCB_ISO_DONE) {
+        if (rc) mcb_fail(err, rc, "%s", cerr.msg);
+        return rc;
+    }
+    if (rep.outcome == MCB_ISO_NOFORK) return mcb_fail(err, rc, "%s: %s", path, cerr.msg);
+    return mcb_fail(err, MCB_E_INPUT,
+                    "%s: damaged or hostile file: reading it in an isolated process %s; the "
+                    "file was not used", path, cerr.msg);
+}

@@ -1,0 +1,59 @@
+/* mcb_isolate.h: running a piece of work in a child process under a time
+ * and a memory limit, so that a crash, a hang or a runaway allocation in it
+ * (inside a third-party library reading a damaged file, or a solver) is an
+ * outcome to report, never the end of the calling process.
+ *
+ * The child is forked; it runs fn(arg, shared, err) with RLIMIT_AS (not
+ * under AddressSanitizer, which reserves terabytes of address space),
+ * RLIMIT_CPU as a backstop and no core dumps, then sends fn's status and
+ * message back through a pipe. `shared` is a buffer of `shared_size` bytes
+ * mapped in both processes, for a result larger than a status (NULL when
+ * shared_size is 0); its contents are copied to `out` when the child ends
+ * normally. The parent waits at most the time limit, then kills the child.
+ * Library code: nothing is printed, nothing exits. */
+#ifndef MCB_ISOLATE_H
+#define MCB_ISOLATE_H
+
+#include <stddef.h>
+
+#include "mcb_error.h"
+
+typedef struct {
+    double time_limit_s; /* wall clock; <= 0: none */
+    double mem_limit_mb; /* address space of the child; <= 0: none */
+} mcb_isolate_limits;
+
+typedef enum {
+    MCB_ISO_DONE = 0,   /* the child ran fn to completion (fn's status is returned) */
+    MCB_ISO_CRASHED,    /* killed by a signal (segfault, abort, ...) */
+    MCB_ISO_TIMEOUT,    /* killed at the time limit */
+    MCB_ISO_EXITED,     /* ended without reporting (exit() inside fn, a sanitizer) */
+    MCB_ISO_NOFORK      /* the child could not be started */
+} mcb_iso_outcome;
+
+typedef struct {
+    mcb_iso_outcome outcome;
+    int signal;    /* with MCB_ISO_CRASHED */
+    int exit_code; /* with MCB_ISO_EXITED */
+    double wall_s;
+} mcb_isolate_report;
+
+typedef mcb_rc (*mcb_isolated_fn)(void *arg, void *shared, mcb_err *err);
+
+/* Returns fn's status and message when the child completed (rep->outcome
+ * MCB_ISO_DONE); otherwise MCB_E_ISOLATED with rep saying what happened
+ * and err describing it ("crashed (signal 11, Segmentation fault)"). rep
+ * and out may be NULL. */
+mcb_rc mcb_isolate_run(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits *lim,
+                       size_t shared_size, void *out, mcb_isolate_report *rep, mcb_err *err);
+
+/* The reader's guard for an untrusted file: runs fn(arg) in a child with
+ * limits scaled to the file's size (time 30 s + 10 s per GiB, memory 4 GiB
+ * + 16 x the file, both overridable with the environment variables
+ * MCB_READ_TIME_LIMIT_S and MCB_READ_MEM_LIMIT_MB). A crash, a hang or the
+ * memory limit becomes MCB_E_INPUT with a message naming the file; fn's own
+ * failure is returned as it is. */
+mcb_rc mcb_isolate_probe(const char *path, mcb_rc (*fn)(void *arg, mcb_err *err), void *arg,
+                         mcb_err *err);
+
+#endif
