@@ -32,7 +32,11 @@ START_TEST(exact_solutions_have_zero_residuals)
     double v[3], l[3];
     fx_point_solution(_i, v, l);
     mcb_metrics m = eval(P, v, l);
-    for (int k = 0; k < MCB_NMETRICS; k++) ck_assert_double_le(fabs(m.val[k]), 1e-14);
+    for (int k = 0; k < MCB_NMETRICS; k++)
+        ck_assert_msg(fabs(m.val[k]) <= 1e-14,
+                      "exact solution of the %s contact: %s = %g, expected 0 (natmap: "
+                      "r - P_K(r - u - [mu ||u_t||, 0, 0]))",
+                      P->name, mcb_metric_name(k), m.val[k]);
     mcb_problem_free(&P);
 }
 END_TEST
