@@ -330,7 +330,178 @@ START_TEST(paused_clock)
 }
 END_TEST
 
-START_TEST(results_round_trip)
+/* Two doubles are the same stored value (NaN matches NaN). */
+static int same(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+
+static void set_run(mcb_run *r, const char *set, const char *problem, int index, const char *solver,
+                    int rep, int n, int m, int ncontacts)
+{
+    memset(r, 0, sizeof *r);
+    r->problem_set = set;
+    r->problem = problem;
+    r->problem_index = index;
+    r->solver = solver;
+    r->rep = rep;
+    r->n = n;
+    r->m = m;
+    r->ncontacts = ncontacts;
+}
+
+/* Every value of a run record goes to the results file and comes back
+ * exactly: names, indices, status, reason, iterations, times, own residual,
+ * every final metric (NaN included), the trace, and v and lambda when the
+ * run stored them (--save-solutions), none when it did not. */
+START_TEST(results_store_every_value)
+{
+    enum { NRUNS = 4 };
+    double v0[3] = {1.5, -2.25, 1.0 / 3.0}, l0[3] = {1.0, -0.5, 1e-300};
+    double l1[6] = {0.25, -0.125, 0.0625, 7.0, -3.5, 1.0 / 7.0};
+    double tr0[3 * MCB_TRACE_COLS], tr1[2 * MCB_TRACE_COLS];
+    for (int k = 0; k < 3 * MCB_TRACE_COLS; k++)
+        tr0[k] = (k % MCB_TRACE_COLS == 0) ? k / MCB_TRACE_COLS : 1.0 / (k + 3);
+    for (int k = 0; k < 2 * MCB_TRACE_COLS; k++)
+        tr1[k] = (k % MCB_TRACE_COLS == 0) ? 500 * (k / MCB_TRACE_COLS) : -1.0 / (k + 11);
+    tr1[2] = NAN; /* dyn_abs of a dual problem */
+    mcb_run runs[NRUNS];
+    /* 0: a solved primal run with its solution */
+    set_run(&runs[0], "setA", "slip", 2, "pgs", 1, 3, 3, 1);
+    runs[0].trace_rows = 3;
+    runs[0].trace = tr0;
+    runs[0].v = v0;
+    runs[0].lambda = l0;
+    runs[0].info = (mcb_info){MCB_ST_SOLVED, 17, 3.25e-9, 0.125, 1.0 / 3.0, ""};
+    /* 1: a dual run (lambda only) that used up its iterations */
+    set_run(&runs[1], "setB", "capsules", 0, "pj", 0, 0, 6, 2);
+    runs[1].trace_rows = 2;
+    runs[1].trace = tr1;
+    runs[1].lambda = l1;
+    runs[1].info = (mcb_info){MCB_ST_MAX_ITERS, 1000, 0.0625, 2.5e-4, 12.75, ""};
+    /* 2: skipped, with a reason, nothing measured */
+    set_run(&runs[2], "setB", "capsules", 0, "subadmm", 0, 0, 6, 2);
+    runs[2].info =
+        (mcb_info){MCB_ST_SKIPPED, 0, NAN, 0, 0, "subadmm does not accept dual-form problems"};
+    /* 3: time limit, solution not stored */
+    set_run(&runs[3], "setA", "stack, \"big\"", 5, "subadmm", 2, 3, 3, 1);
+    runs[3].trace_rows = 1;
+    runs[3].trace = tr0;
+    runs[3].info = (mcb_info){MCB_ST_TIME_LIMIT, 42, 0.5, 3.0, 27.0, ""};
+    for (int r = 0; r < NRUNS; r++)
+        for (int k = 0; k < MCB_NMETRICS; k++)
+            runs[r].final.val[k] = r == 2 ? NAN : (r + 1) * 1e-3 / (k + 1) + k;
+    runs[1].final.val[MCB_M_DYN_ABS] = runs[1].final.val[MCB_M_DYN_REL] = NAN;
+
+    mcb_settings st;
+    mcb_settings_default(&st);
+    st.tol = 1e-7;
+    st.max_iters = 1234;
+    st.time_limit_s = 30;
+    mcb_context ctx = {"mcbench run test", MCB_M_ZRES, 1, 3, st};
+    char h5[256], csv[256];
+    snprintf(h5, sizeof h5, "/tmp/mcb_store_%ld.h5", (long)getpid());
+    snprintf(csv, sizeof csv, "/tmp/mcb_store_%ld.csv", (long)getpid());
+    mcb_err err;
+    mcb_results *R = NULL;
+    ck_assert_msg(mcb_results_open(h5, csv, &ctx, &R, &err) == MCB_OK, "%s", err.msg);
+    for (int r = 0; r < NRUNS; r++)
+        ck_assert_msg(mcb_results_add(R, &runs[r], &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(mcb_results_close(&R, 1, &err) == MCB_OK, "%s", err.msg);
+
+    mcb_results_data *D = NULL;
+    ck_assert_msg(mcb_results_read(h5, &D, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(D->count, NRUNS);
+    ck_assert_str_eq(D->stop_metric, "zres");
+    ck_assert_double_eq(D->tol, 1e-7);
+    ck_assert_int_eq(D->max_iters, 1234);
+    ck_assert_double_eq(D->time_limit_s, 30);
+    for (int r = 0; r < NRUNS; r++) {
+        const mcb_run *w = &runs[r];
+        const mcb_run_rec *g = &D->runs[r];
+        ck_assert_str_eq(g->problem_set, w->problem_set);
+        ck_assert_str_eq(g->problem, w->problem);
+        ck_assert_str_eq(g->solver, w->solver);
+        ck_assert_str_eq(g->reason, w->info.reason);
+        ck_assert_int_eq(g->problem_index, w->problem_index);
+        ck_assert_int_eq(g->rep, w->rep);
+        ck_assert_int_eq(g->n, w->n);
+        ck_assert_int_eq(g->m, w->m);
+        ck_assert_int_eq(g->ncontacts, w->ncontacts);
+        ck_assert_msg(g->status == w->info.status,
+                      "results file: run %d status %s read back, %s stored", r,
+                      mcb_status_name(g->status), mcb_status_name(w->info.status));
+        ck_assert_msg(g->iterations == w->info.iterations,
+                      "results file: run %d iterations %d read back, %d stored", r, g->iterations,
+                      w->info.iterations);
+        ck_assert_msg(
+            same(g->setup_s, w->info.setup_s) && same(g->solve_s, w->info.solve_s),
+            "results file: run %d setup/solve %.17g/%.17g s read back, %.17g/%.17g stored", r,
+            g->setup_s, g->solve_s, w->info.setup_s, w->info.solve_s);
+        ck_assert_msg(same(g->own_residual, w->info.own_residual),
+                      "results file: run %d own residual %.17g read back, %.17g stored", r,
+                      g->own_residual, w->info.own_residual);
+        for (int k = 0; k < MCB_NMETRICS; k++)
+            ck_assert_msg(same(g->final.val[k], w->final.val[k]),
+                          "results file: run %d final metric %s %.17g read back, %.17g stored", r,
+                          mcb_metric_name(k), g->final.val[k], w->final.val[k]);
+        ck_assert_msg(g->trace_rows == w->trace_rows,
+                      "results file: run %d trace of %d rows read back, %d stored", r,
+                      g->trace_rows, w->trace_rows);
+        for (int k = 0; k < w->trace_rows * MCB_TRACE_COLS; k++)
+            ck_assert_msg(
+                same(g->trace[k], w->trace[k]),
+                "results file: run %d trace row %d column %s %.17g read back, %.17g stored", r,
+                k / MCB_TRACE_COLS, mcb_trace_column(k % MCB_TRACE_COLS), g->trace[k], w->trace[k]);
+        if (w->v) {
+            ck_assert_msg(g->v != NULL,
+                          "results file: run %d stored v (--save-solutions), none read back", r);
+            for (int k = 0; k < w->n; k++)
+                ck_assert_msg(g->v[k] == w->v[k],
+                              "results file: run %d v[%d] %.17g read back, %.17g stored", r, k,
+                              g->v[k], w->v[k]);
+        } else {
+            ck_assert_msg(g->v == NULL, "results file: run %d stored no v, one read back", r);
+        }
+        if (w->lambda) {
+            ck_assert_msg(g->lambda != NULL,
+                          "results file: run %d stored lambda (--save-solutions), none read back",
+                          r);
+            for (int k = 0; k < w->m; k++)
+                ck_assert_msg(g->lambda[k] == w->lambda[k],
+                              "results file: run %d lambda[%d] %.17g read back, %.17g stored", r, k,
+                              g->lambda[k], w->lambda[k]);
+        } else {
+            ck_assert_msg(g->lambda == NULL, "results file: run %d stored no lambda, one read back",
+                          r);
+        }
+    }
+    mcb_results_data_free(&D);
+
+    /* results.csv: one row per run; status and iterations as stored */
+    FILE *f = fopen(csv, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[4096];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    line[strcspn(line, "\n")] = '\0';
+    ck_assert_str_eq(line, mcb_csv_header());
+    for (int r = 0; r < NRUNS; r++) {
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+        char want[128];
+        snprintf(want, sizeof want, ",%d,%s,%d,", runs[r].rep, mcb_status_name(runs[r].info.status),
+                 runs[r].info.iterations);
+        ck_assert_msg(strstr(line, want) != NULL, "results.csv row %d lacks '%s': %s", r, want,
+                      line);
+    }
+    ck_assert_ptr_null(fgets(line, sizeof line, f));
+    fclose(f);
+    unlink(h5);
+    unlink(csv);
+}
+END_TEST
+
+/* A campaign end to end: with save_solutions every run that ran stores its
+ * final (v, lambda) -- the known solution of the fixtures -- and the
+ * iterations and metrics of a direct run of the same solver; without it no
+ * run stores a solution. */
+static void campaign_round_trip(int save)
 {
     mcb_problem_set S = {0};
     mcb_problem *items[2] = {fx_point_contact(FX_SLIP), fx_point_contact_dual(FX_SLIP)};
@@ -342,21 +513,58 @@ START_TEST(results_round_trip)
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
     o.repeat = 2;
-    o.save_solutions = 1;
+    o.save_solutions = save;
     mcb_context ctx = {"test", o.stop_metric, o.trace_every, o.repeat, o.settings};
     char h5[256], csv[256];
     snprintf(h5, sizeof h5, "/tmp/mcb_res_%ld.h5", (long)getpid());
     snprintf(csv, sizeof csv, "/tmp/mcb_res_%ld.csv", (long)getpid());
     mcb_err err;
-    ck_assert_msg(mcb_campaign_run(&in, 1, ch, 3, &o, &ctx, h5, csv, 0, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(mcb_campaign_run(&in, 1, ch, 3, &o, &ctx, h5, csv, 0, &err) == MCB_OK, "%s",
+                  err.msg);
     mcb_results_data *D = NULL;
     ck_assert_msg(mcb_results_read(h5, &D, &err) == MCB_OK, "%s", err.msg);
     ck_assert_int_eq(D->count, 2 * 3 * 2);
     ck_assert_str_eq(D->stop_metric, "natmap");
     int skipped = 0, solved = 0;
+    double vs[3], ls[3];
+    fx_point_solution(FX_SLIP, vs, ls);
     for (int k = 0; k < D->count; k++) {
-        skipped += D->runs[k].status == MCB_ST_SKIPPED;
-        solved += D->runs[k].status == MCB_ST_SOLVED;
+        const mcb_run_rec *g = &D->runs[k];
+        skipped += g->status == MCB_ST_SKIPPED;
+        solved += g->status == MCB_ST_SOLVED;
+        int dual = g->problem_index == 1;
+        ck_assert_int_eq(g->n, dual ? 0 : 3);
+        ck_assert_int_eq(g->m, 3);
+        if (!save || g->status == MCB_ST_SKIPPED) {
+            ck_assert_msg(!g->v && !g->lambda,
+                          "run %d (%s, %s): a solution stored without "
+                          "--save-solutions or for a skipped run",
+                          k, g->solver, g->problem);
+            continue;
+        }
+        ck_assert_msg(
+            g->lambda && (dual ? !g->v : g->v != NULL),
+            "run %d (%s on %s): --save-solutions, but v or lambda not in the results file", k,
+            g->solver, g->problem);
+        for (int r = 0; r < 3; r++) {
+            ck_assert_double_eq_tol(g->lambda[r], ls[r], 1e-6);
+            if (!dual) ck_assert_double_eq_tol(g->v[r], vs[r], 1e-6);
+        }
+        /* the same solver run directly: same iterations and final metrics */
+        mcb_metrics_ws *ws = NULL;
+        mcb_metrics_ws_new(items[g->problem_index], &ws, NULL);
+        mcb_run run = {0};
+        mcb_run_one(items[g->problem_index], ws, mcb_solver_find(g->solver), NULL, &o, &run, NULL);
+        ck_assert_msg(g->iterations == run.info.iterations,
+                      "run %d (%s on %s): results file says %d iterations, the run took %d", k,
+                      g->solver, g->problem, g->iterations, run.info.iterations);
+        for (int m = 0; m < MCB_NMETRICS; m++)
+            ck_assert_msg(same(g->final.val[m], run.final.val[m]),
+                          "run %d (%s on %s): results file final %s %.17g, the run's %.17g", k,
+                          g->solver, g->problem, mcb_metric_name(m), g->final.val[m],
+                          run.final.val[m]);
+        mcb_run_clear(&run);
+        mcb_metrics_ws_free(&ws);
     }
     ck_assert_int_eq(skipped, 2); /* subadmm x dual x 2 reps */
     ck_assert_int_eq(solved, 10);
@@ -376,6 +584,8 @@ START_TEST(results_round_trip)
     mcb_problem_free(&items[0]);
     mcb_problem_free(&items[1]);
 }
+
+START_TEST(results_round_trip) { campaign_round_trip(_i); }
 END_TEST
 
 int main(int argc, char **argv)
@@ -398,7 +608,8 @@ int main(int argc, char **argv)
         tcase_add_test(tc, divergence_and_setup_failure);
         tcase_add_test(tc, skipped_and_bad_params);
         tcase_add_test(tc, paused_clock);
-        tcase_add_test(tc, results_round_trip);
+        tcase_add_test(tc, results_store_every_value);
+        tcase_add_loop_test(tc, results_round_trip, 0, 2);
     }
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
