@@ -81,10 +81,15 @@ int mcb_problem_count(const mcb_problem *P, int type);
  * diagonal over it). Replaces any existing partition. */
 mcb_rc mcb_problem_infer_subsystems(mcb_problem *P, mcb_err *err);
 
+/* Relative symmetry tolerance for A and W: max |M_ij - M_ji| / max |M_ij|. */
+#define MCB_SYM_TOL 1e-12
+
 /* Checks everything the file format promises (see docs/problem-format.md):
  * shapes, finiteness, sorted unique sparse indices, symmetry and positive
- * definiteness of A, block list, parameters, partition. `where` prefixes the
- * message (file and problem). */
+ * definiteness of A (Cholesky), symmetry, a positive diagonal and positive
+ * semidefiniteness of a dual-form W (Cholesky of W + 1e-10 max_i W_ii I),
+ * block list, parameters, partition. `where` prefixes the message (file and
+ * problem). */
 mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *err);
 
 /* Structure of one CSC matrix: shape m x n, pointers, index range, sorted

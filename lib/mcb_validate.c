@@ -8,7 +8,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define SYM_TOL 1e-12
+#define SYM_TOL MCB_SYM_TOL
+/* W is accepted as positive semidefinite when W + PSD_SHIFT max_i W_ii I has
+ * a Cholesky factorization: every eigenvalue >= -PSD_SHIFT max_i W_ii. */
+#define PSD_SHIFT 1e-10
 
 /* Structure of a CSC matrix: pointers, index range, strictly increasing
  * rows per column (no duplicates), finite values. */
@@ -95,8 +98,8 @@ static mcb_rc check_blocks(const mcb_problem *P, const char *where, mcb_err *err
                             "form: e and J v enter separately)", where, k);
         if (B->nrows > P->m - row)
             return mcb_fail(err, MCB_E_INPUT,
-                            "%s: constraint block %d (rows %d..%d) runs past the %d rows",
-                            where, k, row, row + B->nrows - 1, P->m);
+                            "%s: constraint block %d (rows %d..%ld) runs past the %d rows",
+                            where, k, row, (long)row + B->nrows - 1, P->m);
         row += B->nrows;
     }
     if (row != P->m)
@@ -134,6 +137,73 @@ static mcb_rc check_partition(const mcb_problem *P, const char *where, mcb_err *
     return MCB_OK;
 }
 
+/* A symmetric matrix (both triangles stored) with a positive diagonal and
+ * no eigenvalue below -shift_rel * max diagonal (checked by factorizing
+ * M + shift I); `name` and `extra` go into the messages. */
+static mcb_rc check_spd(const mcb_csc *M, const char *where, const char *name, double shift_rel,
+                        mcb_err *err)
+{
+    double asym = mcb_csc_asymmetry(M);
+    if (asym > SYM_TOL)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: %s is not symmetric (max |%s_ij - %s_ji| / max |%s_ij| = %.3g > %g)",
+                        where, name, name, name, name, asym, SYM_TOL);
+    int n = M->n, nnz = mcb_csc_nnz(M);
+    double dmax = 0;
+    int *ri = mcb_malloc((size_t)nnz + (size_t)n, sizeof(int));
+    int *ci = mcb_malloc((size_t)nnz + (size_t)n, sizeof(int));
+    double *x = mcb_malloc((size_t)nnz + (size_t)n, sizeof(double));
+    double *diag = mcb_calloc((size_t)n, sizeof(double));
+    mcb_rc rc = MCB_OK;
+    if (!ri || !ci || !x || !diag) rc = mcb_fail(err, MCB_E_NOMEM, "%s: out of memory", where);
+    int t = 0;
+    for (int j = 0; !rc && j < n; j++)
+        for (int k = M->p[j]; k < M->p[j + 1]; k++) {
+            if (M->i[k] == j) diag[j] = M->x[k];
+            ri[t] = M->i[k];
+            ci[t] = j;
+            x[t++] = M->x[k];
+        }
+    for (int j = 0; !rc && j < n; j++) {
+        if (!(diag[j] > 0))
+            rc = mcb_fail(err, MCB_E_INPUT,
+                          "%s: %s is not positive %sdefinite: diagonal entry %d is %g (a row with "
+                          "no positive diagonal)", where, name, shift_rel > 0 ? "semi" : "", j,
+                          diag[j]);
+        else if (diag[j] > dmax) dmax = diag[j];
+    }
+    mcb_csc *S = NULL;
+    if (!rc) {
+        for (int j = 0; j < n; j++) {
+            ri[t] = ci[t] = j;
+            x[t++] = shift_rel * dmax;
+        }
+        S = mcb_csc_from_triplets(n, n, t, ri, ci, x);
+        if (!S) rc = mcb_fail(err, MCB_E_NOMEM, "%s: out of memory", where);
+    }
+    if (!rc) {
+        mcb_chol *F = NULL;
+        mcb_err ferr;
+        rc = mcb_chol_factor(S, &F, &ferr);
+        mcb_chol_free(&F);
+        if (rc == MCB_E_NUMERIC && shift_rel > 0)
+            rc = mcb_fail(err, MCB_E_INPUT,
+                          "%s: %s is not positive semidefinite (Cholesky of %s + %g max_i %s_ii I "
+                          "fails: %s)", where, name, name, shift_rel, name, ferr.msg);
+        else if (rc == MCB_E_NUMERIC)
+            rc = mcb_fail(err, MCB_E_INPUT, "%s: %s is not positive definite: %s", where, name,
+                          ferr.msg);
+        else if (rc)
+            rc = mcb_fail(err, rc, "%s: %s", where, ferr.msg);
+    }
+    mcb_csc_free(&S);
+    free(ri);
+    free(ci);
+    free(x);
+    free(diag);
+    return rc;
+}
+
 mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *err)
 {
     mcb_rc rc;
@@ -159,20 +229,9 @@ mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *er
     if ((rc = check_vec(P->lambda_ref, P->m, where, "reference/lambda", 0, err))) return rc;
     if ((rc = check_blocks(P, where, err))) return rc;
     if ((rc = check_partition(P, where, err))) return rc;
-    if (P->form == MCB_PRIMAL) {
-        double asym = mcb_csc_asymmetry(P->A);
-        if (asym > SYM_TOL)
-            return mcb_fail(err, MCB_E_INPUT,
-                            "%s: A is not symmetric (max |A_ij - A_ji| / max |A_ij| = %.3g > %g)",
-                            where, asym, SYM_TOL);
-        mcb_chol *F = NULL;
-        mcb_err ferr;
-        rc = mcb_chol_factor(P->A, &F, &ferr);
-        mcb_chol_free(&F);
-        if (rc == MCB_E_NUMERIC)
-            return mcb_fail(err, MCB_E_INPUT, "%s: A is not positive definite: %s", where,
-                            ferr.msg);
-        if (rc) return mcb_fail(err, rc, "%s: %s", where, ferr.msg);
-    }
+    /* A: symmetric positive definite; W: symmetric positive semidefinite
+     * (a Delassus operator J A^-1 J^T is singular when J has dependent rows) */
+    if (P->form == MCB_PRIMAL) return check_spd(P->A, where, "A", 0.0, err);
+    if (P->m > 0) return check_spd(P->W, where, "W", PSD_SHIFT, err);
     return MCB_OK;
 }
