@@ -10,6 +10,8 @@ shift || true
 
 pkgs=(gcc cmake make pkg-config libhdf5-dev hdf5-tools libsuitesparse-dev libsiconos-numerics-dev
       libopenblas-dev check gnuplot-nox libfclib-dev)
+# the fuzzing build of ./test.sh: clang and its libFuzzer runtime
+case " $* " in *" -DMCB_FUZZ=ON "*) pkgs+=(clang libclang-rt-14-dev) ;; esac
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
