@@ -74,18 +74,16 @@ static void existing_ancestor(const char *dir, char *buf, size_t len)
     }
 }
 
-/* A canonical name for an output that may not exist yet: the resolved
- * existing ancestor of its directory, then the rest as written. Two
- * outputs with equal keys are the same file. */
+/* The resolved name of an output whose directory exists: realpath of the
+ * directory, then the base name. Two outputs with equal keys are the same
+ * file, however they are spelled. */
 static void output_key(const char *path, char *key, size_t len)
 {
-    char dir[PATH_BUF], anc[PATH_BUF], base[PATH_BUF], real[PATH_MAX];
+    char dir[PATH_BUF], base[PATH_BUF], real[PATH_MAX];
     dir_of(path, dir, sizeof dir);
     base_of(path, base, sizeof base);
-    existing_ancestor(dir, anc, sizeof anc);
-    const char *rest = dir + strlen(anc);
-    if (!realpath(anc, real)) snprintf(real, sizeof real, "%s", anc);
-    if (snprintf(key, len, "%s%s/%s", real, rest, base) >= (int)len) snprintf(key, len, "%s", path);
+    if (!realpath(dir, real)) snprintf(real, sizeof real, "%s", dir);
+    if (snprintf(key, len, "%s/%s", real, base) >= (int)len) snprintf(key, len, "%s", path);
 }
 
 static mcb_rc check_one(const char *const *inputs, int ninputs, const mcb_output *o,
@@ -125,6 +123,12 @@ mcb_rc mcb_check_outputs(const char *const *inputs, int ninputs, const mcb_outpu
     mcb_rc rc;
     for (int k = 0; k < noutputs; k++)
         if ((rc = check_one(inputs, ninputs, &outputs[k], err))) return rc;
+    /* directories first, so that every output's name can be resolved */
+    for (int k = 0; make_dirs && k < noutputs; k++) {
+        char dir[PATH_BUF];
+        dir_of(outputs[k].path, dir, sizeof dir);
+        if ((rc = mcb_mkdirs(dir, err))) return rc;
+    }
     for (int a = 0; a < noutputs; a++)
         for (int b = a + 1; b < noutputs; b++) {
             char ka[PATH_BUF + 8], kb[PATH_BUF + 8];
@@ -135,11 +139,6 @@ mcb_rc mcb_check_outputs(const char *const *inputs, int ninputs, const mcb_outpu
                                 outputs[a].option, outputs[a].path, outputs[b].option,
                                 outputs[b].path);
         }
-    for (int k = 0; make_dirs && k < noutputs; k++) {
-        char dir[PATH_BUF];
-        dir_of(outputs[k].path, dir, sizeof dir);
-        if ((rc = mcb_mkdirs(dir, err))) return rc;
-    }
     return MCB_OK;
 }
 

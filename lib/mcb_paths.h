@@ -23,8 +23,9 @@ typedef struct {
 
 /* Checks outputs against inputs and each other (see above). With
  * make_dirs, a missing directory of an output is created (mkdir -p) once
- * every other check has passed. MCB_E_INPUT with a message naming the
- * option, the path and the reason. */
+ * each output has passed its own checks, before the outputs are compared
+ * with each other (by their resolved names). MCB_E_INPUT with a message
+ * naming the option, the path and the reason. */
 mcb_rc mcb_check_outputs(const char *const *inputs, int ninputs, const mcb_output *outputs,
                          int noutputs, int make_dirs, mcb_err *err);
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # test_cli.sh: the mcbench command line end to end: exit codes (0 success,
-# 2 bad input), gen -> run -> report producing a complete report.
+# 2 bad input, 1 anything else), every option checked on a real file, no
+# output path that could destroy an input or another output, nothing left
+# behind by a failing or interrupted command, gen -> run -> report producing
+# a complete report.
 set -u
-mcb=$1
+mcb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 pass=0 fail=0
@@ -13,11 +16,27 @@ check() { # name expected-exit command...
 }
 check help 0 "$mcb" --help
 for c in info validate import gen run report solvers; do check "$c --help" 0 "$mcb" $c --help; done
+# expect_err NAME TEXT: the last command's message contains TEXT
+expect_err() {
+  grep -qF -- "$2" "$d/err" || { fail=$((fail+1)); echo "FAIL $1: message lacks '$2':"; cat "$d/err"; }
+}
+# unchanged NAME FILE SUM: FILE still has checksum SUM
+unchanged() {
+  [ "$(md5sum < "$2")" = "$3" ] || { fail=$((fail+1)); echo "FAIL $1: $2 was modified"; }
+}
+# absent NAME PATH...: none of the paths exists
+absent() {
+  local n=$1; shift
+  for p in "$@"; do [ ! -e "$p" ] || { fail=$((fail+1)); echo "FAIL $n: $p exists"; }; done
+}
+# no_partials NAME DIR: no temporary file of ours is left in DIR
+no_partials() {
+  local left
+  left=$(find "$2" -maxdepth 2 \( -name "*.partial*" -o -name "*.tmp[0-9]*" \) | head -3)
+  [ -z "$left" ] || { fail=$((fail+1)); echo "FAIL $1: left behind: $left"; }
+}
 check no-args 2 "$mcb"
 check unknown-command 2 "$mcb" frobnicate
-check run-no-output 2 "$mcb" run x.h5
-check run-bad-option 2 "$mcb" run x.h5 -o r.h5 --bogus
-check run-bad-solver 2 "$mcb" run x.h5 -o r.h5 --solvers nope
 check run-missing-file 2 "$mcb" run "$d/missing.h5" -o "$d/r.h5"
 echo garbage > "$d/bad.h5"
 check validate-garbage 2 "$mcb" validate "$d/bad.h5"
@@ -47,5 +66,114 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
          END { exit !(n == nsolv && col["min_solve_ms"] && !bad) }' nsolv="$nsolv" "$d/rep/s_table.csv" ||
   { fail=$((fail+1)); echo "FAIL min_solve_ms column"; }
 check report-not-results 2 "$mcb" report "$d/s.h5" -o "$d/rep2"
+expect_err report-not-results "is a problem file"
+absent report-not-results "$d/rep2/index.html"
+
+# --- options, on a real file: each mistake is refused before any work -----
+s="$d/s.h5"
+ssum=$(md5sum < "$s")
+cd "$d" || exit 1
+check run-no-output 2 "$mcb" run s.h5
+expect_err run-no-output "needs -o"
+check run-no-input 2 "$mcb" run -o r2.h5
+check run-bad-option 2 "$mcb" run s.h5 -o r2.h5 --bogus
+expect_err run-bad-option "unknown option --bogus"
+check run-bad-option-mid 2 "$mcb" run s.h5 --bogus -o r2.h5
+expect_err run-bad-option-mid "unknown option --bogus"
+check run-value-missing 2 "$mcb" run s.h5 -o
+expect_err run-value-missing "option -o needs a value"
+check run-bad-solver 2 "$mcb" run s.h5 -o r2.h5 --solvers pgs,nope
+expect_err run-bad-solver "unknown solver 'nope'"
+check run-empty-solvers 2 "$mcb" run s.h5 -o r2.h5 --solvers ''
+expect_err run-empty-solvers "empty"
+check run-empty-solver-name 2 "$mcb" run s.h5 -o r2.h5 --solvers pgs,
+check run-solver-twice 2 "$mcb" run s.h5 -o r2.h5 --solvers pgs,pgs
+expect_err run-solver-twice "listed twice"
+for v in inf nan -1 1e999 abc; do
+  check "run-tol-$v" 2 "$mcb" run s.h5 -o r2.h5 --tol "$v"
+  check "run-time-limit-$v" 2 "$mcb" run s.h5 -o r2.h5 --time-limit "$v"
+done
+check run-iters-0 2 "$mcb" run s.h5 -o r2.h5 --iters 0
+check run-iters-huge 2 "$mcb" run s.h5 -o r2.h5 --iters 99999999999999
+check run-param-nan 2 "$mcb" run s.h5 -o r2.h5 --solvers pgs --param pgs.omega=nan
+expect_err run-param-nan "not a finite number"
+check run-param-inf 2 "$mcb" run s.h5 -o r2.h5 --solvers pgs --param pgs.omega=inf
+check run-param-range 2 "$mcb" run s.h5 -o r2.h5 --solvers pgs --param pgs.omega=3
+expect_err run-param-range "(0, 2)"
+check run-param-int 2 "$mcb" run s.h5 -o r2.h5 --solvers pj --param pj.power_iters=1.5
+check run-stop-metric 2 "$mcb" run s.h5 -o r2.h5 --stop-metric penetration
+check validate-bad-option 2 "$mcb" validate s.h5 --bogus
+expect_err validate-bad-option "unknown option --bogus"
+check info-bad-option 2 "$mcb" info --bogus s.h5
+check gen-bad-option 2 "$mcb" gen stack --bogus 1 -o g.h5
+check gen-inf 2 "$mcb" gen stack --mu inf -o g.h5
+check report-bad-option 2 "$mcb" report r.h5 --bogus -o rep3
+check import-no-output 2 "$mcb" import fclib s.h5 -o
+expect_err import-no-output "needs a value"
+absent options r2.h5 g.h5 rep3
+unchanged options s.h5 "$ssum"
+
+# --- outputs: never an input, a directory or the other output ------------
+cp s.h5 t.h5
+tsum=$(md5sum < t.h5)
+check out-is-input 2 "$mcb" run s.h5 -o s.h5
+expect_err out-is-input "refusing to overwrite an input"
+check out-is-input-path 2 "$mcb" run s.h5 -o "$d/./s.h5"
+ln -s s.h5 link.h5
+check out-is-input-symlink 2 "$mcb" run s.h5 -o link.h5
+ln s.h5 hard.h5
+check out-is-input-hardlink 2 "$mcb" run s.h5 -o hard.h5
+check out-is-second-input 2 "$mcb" run s.h5 t.h5 -o t.h5
+check csv-is-input 2 "$mcb" run s.h5 -o r2.h5 --csv s.h5
+expect_err csv-is-input "--csv s.h5"
+printf 'keep me\n' > same.out
+samesum=$(md5sum < same.out)
+check h5-and-csv-same 2 "$mcb" run s.h5 -o same.out --csv same.out
+expect_err h5-and-csv-same "name the same file"
+unchanged h5-and-csv-same same.out "$samesum"
+check h5-and-csv-same-spelling 2 "$mcb" run s.h5 -o new/x.h5 --csv ./new/../new/x.h5
+mkdir outdir
+check out-is-directory 2 "$mcb" run s.h5 -o outdir --solvers pgs
+expect_err out-is-directory "is a directory"
+[ ! -s "$d/out" ] && ! grep -q "mcbench: 1/" "$d/err" || { fail=$((fail+1)); echo "FAIL out-is-directory: the campaign ran"; }
+check out-under-file 2 "$mcb" run s.h5 -o s.h5/x.h5
+check csv-under-file 2 "$mcb" run s.h5 -o r2.h5 --csv s.h5/x.csv
+expect_err csv-under-file "s.h5/x.csv"
+check import-onto-input 2 "$mcb" import fclib s.h5 -o s.h5
+check gen-onto-directory 2 "$mcb" gen stack --nx 1 --ny 1 --nz 1 --steps 1 -o outdir
+check report-onto-file 2 "$mcb" report r.h5 -o s.h5
+cp r.h5 rep/s_table.md
+check report-onto-input 2 "$mcb" report rep/s_table.md -o rep
+expect_err report-onto-input "would overwrite its input"
+mkdir dupe
+cp s.h5 dupe/s.h5
+check same-set-name 2 "$mcb" run s.h5 dupe/s.h5 -o r2.h5
+expect_err same-set-name "same problem set name"
+check same-input-twice 2 "$mcb" run s.h5 ./s.h5 -o r2.h5
+expect_err same-input-twice "given twice"
+unchanged outputs s.h5 "$ssum"
+unchanged outputs t.h5 "$tsum"
+absent outputs r2.h5 new/x.h5 outdir/results.csv
+no_partials outputs "$d"
+check out-dir-created 0 "$mcb" run s.h5 -o deep/er/r.h5 --solvers pgs --iters 5
+[ -s deep/er/r.h5 ] && [ -s deep/er/results.csv ] || { fail=$((fail+1)); echo "FAIL out-dir-created"; }
+
+# --- interrupted: SIGINT and SIGTERM leave nothing behind ------------------
+# (job control on: a background job of a script otherwise starts with SIGINT
+# ignored, which mcbench respects, as for nohup)
+set -m
+for sig in INT TERM; do
+  mkdir "int$sig"
+  "$mcb" run s.h5 -o "int$sig/r.h5" --solvers subadmm --tol 0 --iters 100000000 --time-limit 30 \
+    >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 50); do ls "int$sig"/*.partial* >/dev/null 2>&1 && break; sleep 0.1; done
+  kill -s "$sig" "$pid"
+  wait "$pid"; got=$?
+  [ "$got" -ge 128 ] || { fail=$((fail+1)); echo "FAIL SIG$sig: exit $got"; }
+  [ -z "$(ls -A "int$sig")" ] || { fail=$((fail+1)); echo "FAIL SIG$sig left: $(ls "int$sig")"; }
+done
+set +m
+cd - >/dev/null || exit 1
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
