@@ -31,13 +31,26 @@ typedef struct {
     char msg[MCB_ERR_LEN];
 } child_msg;
 
+/* The address space mapped now (thread stacks and BLAS buffers reserve
+ * gigabytes of it before anything is read). */
+static double mapped_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    if (f) {
+        if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+        fclose(f);
+    }
+    return (double)pages * (double)sysconf(_SC_PAGESIZE);
+}
+
 static void child_limits(const mcb_isolate_limits *lim)
 {
     struct rlimit r = {0, 0};
     setrlimit(RLIMIT_CORE, &r); /* a crash here is an outcome, not a core file */
 #ifndef MCB_ASAN
     if (lim->mem_limit_mb > 0) {
-        r.rlim_cur = r.rlim_max = (rlim_t)(lim->mem_limit_mb * 1048576.0);
+        r.rlim_cur = r.rlim_max = (rlim_t)(mapped_bytes() + lim->mem_limit_mb * 1048576.0);
         setrlimit(RLIMIT_AS, &r);
     }
 #endif

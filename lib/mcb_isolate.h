@@ -3,8 +3,9 @@
  * (inside a third-party library reading a damaged file, or a solver) is an
  * outcome to report, never the end of the calling process.
  *
- * The child is forked; it runs fn(arg, shared, err) with RLIMIT_AS (not
- * under AddressSanitizer, which reserves terabytes of address space),
+ * The child is forked; it runs fn(arg, shared, err) with RLIMIT_AS set to
+ * what it inherits plus the memory limit (not under AddressSanitizer, which
+ * reserves terabytes of address space),
  * RLIMIT_CPU as a backstop and no core dumps, then sends fn's status and
  * message back through a pipe. `shared` is a buffer of `shared_size` bytes
  * mapped in both processes, for a result larger than a status (NULL when
@@ -20,7 +21,8 @@
 
 typedef struct {
     double time_limit_s; /* wall clock; <= 0: none */
-    double mem_limit_mb; /* address space of the child; <= 0: none */
+    double mem_limit_mb; /* address space the child may add to what it
+                            inherits; <= 0: none */
 } mcb_isolate_limits;
 
 typedef enum {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -281,6 +282,218 @@ START_TEST(bad_input_classes)
 }
 END_TEST
 
+/* Attribute helpers: replace an attribute of the object at `obj` (a path). */
+static void attr_replace(const char *obj, const char *name, hid_t type, const void *v)
+{
+    hid_t f = open_rw();
+    hid_t o = H5Oopen(f, obj, H5P_DEFAULT);
+    ck_assert_int_ge(o, 0);
+    if (H5Aexists(o, name) > 0) H5Adelete(o, name);
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(o, name, type, s, H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert_int_ge(H5Awrite(a, type, v), 0);
+    H5Aclose(a);
+    H5Sclose(s);
+    H5Oclose(o);
+    H5Fclose(f);
+}
+
+/* A dataset that declares `n` doubles; with `written` < n only that many
+ * are stored (chunked), with 0 none (contiguous, never written). */
+static void declare_doubles(const char *ds, hsize_t n, hsize_t written)
+{
+    hid_t f = open_rw();
+    H5Ldelete(f, ds, H5P_DEFAULT);
+    hid_t s = H5Screate_simple(1, &n, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hsize_t chunk = 1024;
+    if (written) H5Pset_chunk(dcpl, 1, &chunk);
+    hid_t d = H5Dcreate2(f, ds, H5T_IEEE_F64LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ck_assert_int_ge(d, 0);
+    if (written) {
+        double x[1024] = {0};
+        hsize_t start = 0, count = written;
+        hid_t ms = H5Screate_simple(1, &count, NULL);
+        H5Sselect_hyperslab(s, H5S_SELECT_SET, &start, NULL, &count, NULL);
+        ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, s, H5P_DEFAULT, x), 0);
+        H5Sclose(ms);
+    }
+    H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(s);
+    H5Fclose(f);
+}
+
+/* The classes found by hand and by corrupting files: wrong attribute types
+ * named as such, refused variable-length strings, sizes declared without
+ * the data to back them, overflowing block ranges, bad dual-form W,
+ * duplicate names. */
+START_TEST(hardening_classes)
+{
+    write_good();
+    switch (_i) {
+    case 0: {
+        double v = 2.0;
+        attr_replace("/", "format_version", H5T_NATIVE_DOUBLE, &v);
+        expect_error("attribute format_version is a float, expected an integer", NULL);
+        break;
+    }
+    case 1: {
+        hid_t t = H5Tcopy(H5T_C_S1);
+        H5Tset_size(t, 1);
+        attr_replace("/", "format_version", t, "2");
+        H5Tclose(t);
+        expect_error("attribute format_version is a string, expected an integer", NULL);
+        break;
+    }
+    case 2: {
+        long v = 1;
+        attr_replace(G, "form", H5T_NATIVE_LONG, &v);
+        expect_error("attribute form is an integer, expected a fixed-length string", NULL);
+        break;
+    }
+    case 3: { /* what h5py writes for a str: refused, with the way out */
+        hid_t t = H5Tcopy(H5T_C_S1);
+        H5Tset_size(t, H5T_VARIABLE);
+        const char *v = "primal";
+        attr_replace(G, "form", t, &v);
+        H5Tclose(t);
+        expect_error("attribute form is a variable-length string", "np.bytes_");
+        break;
+    }
+    case 4: /* 200 million rows declared, nothing stored: refused before allocating */
+        declare_doubles(G "e", 200000000, 0);
+        expect_error("dataset e declares 200000000 elements but stores none", NULL);
+        break;
+    case 5:
+        declare_doubles(G "e", 200000000, 1024);
+        expect_error("dataset e declares 200000000 elements but stores only part", NULL);
+        break;
+    case 6: { /* a block of 2^31 - 1 rows: its range printed without overflow */
+        int t[4] = {0, 1, 2, 0}, c[4] = {1, 1, 1, 2147483647};
+        replace_ints(G "constraints/type", t, 4);
+        replace_ints(G "constraints/row_count", c, 4);
+        expect_error("constraint block 3 (rows 3..2147483649) runs past the 6 rows", NULL);
+        break;
+    }
+    case 7: { /* dual W not symmetric */
+        int cp[4] = {0, 1, 3, 4}, ri[4] = {0, 0, 1, 2};
+        double x[4] = {1, 0.5, 1, 1};
+        replace_ints("/problems/000001/W/colptr", cp, 4);
+        replace_ints("/problems/000001/W/rowind", ri, 4);
+        replace_doubles("/problems/000001/W/values", x, 4);
+        expect_error("W is not symmetric", NULL);
+        break;
+    }
+    case 8: { /* dual W indefinite: eigenvalues 3, -1, 1 */
+        int cp[4] = {0, 2, 4, 5}, ri[5] = {0, 1, 0, 1, 2};
+        double x[5] = {1, 2, 2, 1, 1};
+        replace_ints("/problems/000001/W/colptr", cp, 4);
+        replace_ints("/problems/000001/W/rowind", ri, 5);
+        replace_doubles("/problems/000001/W/values", x, 5);
+        expect_error("W is not positive semidefinite", NULL);
+        break;
+    }
+    case 9: { /* dual W zero */
+        double x[3] = {0, 0, 0};
+        replace_doubles("/problems/000001/W/values", x, 3);
+        expect_error("W is not positive semidefinite: diagonal entry 0 is 0", NULL);
+        break;
+    }
+    case 10: { /* negative W: the diagonal says so first */
+        double x[3] = {-1, -1, -1};
+        replace_doubles("/problems/000001/W/values", x, 3);
+        expect_error("diagonal entry 0 is -1", NULL);
+        break;
+    }
+    case 11: { /* two problems with one name */
+        hid_t f = open_rw();
+        hid_t g = H5Gopen2(f, "/problems/000001", H5P_DEFAULT);
+        mcb_h5_attr_write_str(g, "name", "mixed");
+        H5Gclose(g);
+        g = H5Gopen2(f, G, H5P_DEFAULT);
+        mcb_h5_attr_write_str(g, "name", "mixed");
+        H5Gclose(g);
+        H5Fclose(f);
+        expect_error("problem name 'mixed' is used twice", "/problems/000001");
+        break;
+    }
+    case 12: {
+        double v = 6.0;
+        hid_t f = open_rw();
+        hid_t g = H5Gopen2(f, G "A", H5P_DEFAULT);
+        H5Adelete(g, "shape");
+        hsize_t two = 2;
+        hid_t sp = H5Screate_simple(1, &two, NULL);
+        hid_t a = H5Acreate2(g, "shape", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+        double sh[2] = {v, v};
+        H5Awrite(a, H5T_NATIVE_DOUBLE, sh);
+        H5Aclose(a);
+        H5Sclose(sp);
+        H5Gclose(g);
+        H5Fclose(f);
+        expect_error("/A: attribute shape is a float, expected integers", NULL);
+        break;
+    }
+    }
+}
+END_TEST
+
+#if !defined(__SANITIZE_ADDRESS__)
+/* Out of memory is not bad input: exit 1, and said so. A file of 1 MB
+ * whose e holds 96 Mi compressed zeros (805 MB) is read with the
+ * reader's memory limit at 200 MB (MCB_READ_MEM_LIMIT_MB). Not under ASan,
+ * which cannot run with an address-space limit. */
+START_TEST(out_of_memory_is_not_bad_input)
+{
+    write_good();
+    hsize_t chunk = 1 << 20, n = 96 * chunk;
+    long shape[2] = {(long)n, 6};
+    hid_t f = open_rw();
+    hid_t g = H5Gopen2(f, G "J", H5P_DEFAULT);
+    mcb_h5_attr_write_ints(g, "shape", shape, 2);
+    H5Gclose(g);
+    H5Ldelete(f, G "e", H5P_DEFAULT);
+    hid_t s = H5Screate_simple(1, &n, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, &chunk);
+    H5Pset_deflate(dcpl, 9);
+    hid_t d = H5Dcreate2(f, G "e", H5T_IEEE_F64LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ck_assert_int_ge(d, 0);
+    double *zeros = calloc(chunk, sizeof(double));
+    hid_t ms = H5Screate_simple(1, &chunk, NULL);
+    for (hsize_t start = 0; start < n; start += chunk) {
+        H5Sselect_hyperslab(s, H5S_SELECT_SET, &start, NULL, &chunk, NULL);
+        ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, s, H5P_DEFAULT, zeros), 0);
+    }
+    H5Sclose(ms);
+    free(zeros);
+    H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(s);
+    H5Fclose(f);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "MCB_READ_MEM_LIMIT_MB=200 '%s/mcbench' validate '%s' 2>'%s.err'",
+             MCB_BINARY_DIR, path, path);
+    int st = system(cmd);
+    char errpath[300], msg[2048] = "";
+    snprintf(errpath, sizeof errpath, "%s.err", path);
+    FILE *fe = fopen(errpath, "r");
+    if (fe) {
+        size_t got = fread(msg, 1, sizeof msg - 1, fe);
+        msg[got] = '\0';
+        fclose(fe);
+    }
+    unlink(errpath);
+    unlink(path);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit %d, want 1 (out of memory): %s",
+                  WIFEXITED(st) ? WEXITSTATUS(st) : -1, msg);
+    ck_assert_msg(strstr(msg, "out of memory reading e") && !strstr(msg, "invalid"),
+                  "message: %s", msg);
+}
+END_TEST
+#endif
+
 START_TEST(missing_file)
 {
     mcb_problem_set *S = NULL;
@@ -325,6 +538,10 @@ int main(void)
     TCase *tc = tcase_create("format");
     tcase_add_test(tc, round_trip_exact);
     tcase_add_loop_test(tc, bad_input_classes, 0, 22);
+    tcase_add_loop_test(tc, hardening_classes, 0, 13);
+#if !defined(__SANITIZE_ADDRESS__)
+    tcase_add_test(tc, out_of_memory_is_not_bad_input);
+#endif
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, free_accepts_null);
     tcase_add_test(tc, infer_subsystems);
