@@ -31,6 +31,7 @@ typedef struct {
     char msg[MCB_ERR_LEN];
 } child_msg;
 
+#ifndef MCB_ASAN
 /* The address space mapped now (thread stacks and BLAS buffers reserve
  * gigabytes of it before anything is read). */
 static double mapped_bytes(void)
@@ -43,6 +44,7 @@ static double mapped_bytes(void)
     }
     return (double)pages * (double)sysconf(_SC_PAGESIZE);
 }
+#endif
 
 static void child_limits(const mcb_isolate_limits *lim)
 {
