@@ -356,7 +356,8 @@ static const char *run_help =
     "  --save-solutions     store the final (v, lambda) of every run\n"
     "  --param S.NAME=VAL   set a solver parameter (repeatable; finite numbers, checked\n"
     "                       against the solver's ranges)\n"
-    "  --csv PATH           CSV path (default: results.csv beside RESULTS.h5)\n"
+    "  --csv PATH           CSV path (default: RESULTS.csv, the -o path with .csv for\n"
+    "                       its extension)\n"
     "  --quick              a small budget for smoke runs (500 iterations, 10 s)\n"
     "Input files must be distinct and have distinct base names (the problem set name).\n";
 
@@ -523,13 +524,11 @@ static int cmd_run(int argc, char **argv)
     /* outputs: checked against the inputs and each other before any work */
     char csv_default[4200];
     if (!status && !csv) {
-        char *copy = strdup(out);
-        snprintf(csv_default, sizeof csv_default, "%s/results.csv", copy ? dirname(copy) : ".");
-        free(copy);
+        mcb_path_with_ext(out, ".csv", csv_default, sizeof csv_default);
         csv = csv_default;
     }
     if (!status) {
-        mcb_output outs[2] = {{out, "-o"}, {csv, csv == csv_default ? "the CSV beside -o" : "--csv"}};
+        mcb_output outs[2] = {{out, "-o"}, {csv, csv == csv_default ? "the CSV named after -o" : "--csv"}};
         mcb_err err;
         mcb_rc rc = mcb_check_outputs((const char *const *)files, nfiles, outs, 2, 1, &err);
         if (rc) status = fail_rc(rc, &err);

@@ -15,6 +15,15 @@
 
 #define PATH_BUF 4096
 
+void mcb_path_with_ext(const char *path, const char *ext, char *buf, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    int stem = (int)(dot && dot != base ? (size_t)(dot - path) : strlen(path));
+    snprintf(buf, len, "%.*s%s", stem, path, ext);
+}
+
 int mcb_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;

@@ -32,6 +32,11 @@ mcb_rc mcb_check_outputs(const char *const *inputs, int ninputs, const mcb_outpu
 /* Creates a directory and its missing parents (0777 & ~umask). */
 mcb_rc mcb_mkdirs(const char *dir, mcb_err *err);
 
+/* path with its extension (after the last '.' of the last component)
+ * replaced by ext, or ext appended when it has none: "out/r1.h5", ".csv" ->
+ * "out/r1.csv". */
+void mcb_path_with_ext(const char *path, const char *ext, char *buf, size_t len);
+
 /* 1 when a and b exist and are the same file (device and inode). */
 int mcb_same_file(const char *a, const char *b);
 

@@ -6,6 +6,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -407,8 +408,11 @@ mcb_rc mcb_report(const char *results_path, const char *outdir, const char *gnup
                   "img{max-width:49%%}</style></head><body>\n<h1>mcbench report</h1>\n");
     fprintf(html, "<p>Results: <code>");
     html_escape(html, results_path);
-    fprintf(html, "</code> (<a href='results.csv'>results.csv</a> when written beside it). "
-                  "Date %s, revision %s, CPU %s, compiler %s, %d thread(s).</p>\n",
+    char csv_name[4200], rp[4200];
+    snprintf(rp, sizeof rp, "%s", results_path);
+    mcb_path_with_ext(basename(rp), ".csv", csv_name, sizeof csv_name);
+    fprintf(html, "</code> (<a href='%s'>%s</a> when written beside it). ", csv_name, csv_name);
+    fprintf(html, "Date %s, revision %s, CPU %s, compiler %s, %d thread(s).</p>\n",
             D->date ? D->date : "?", D->git_revision ? D->git_revision : "?",
             D->cpu_model ? D->cpu_model : "?", D->compiler ? D->compiler : "?", D->threads);
     fprintf(html, "<p>Budget for every solver: %d iterations, %g s wall time (setup included), "

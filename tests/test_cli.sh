@@ -50,10 +50,10 @@ check info 0 "$mcb" info "$d/s.h5"
 check solvers 0 "$mcb" solvers
 check run-bad-param 2 "$mcb" run "$d/s.h5" -o "$d/r.h5" --param pgs.nope=1
 check run 0 "$mcb" run "$d/s.h5" -o "$d/r.h5" --iters 300 --repeat 2 --param pgs.omega=1.2
-[ -s "$d/results.csv" ] || { fail=$((fail+1)); echo "FAIL no results.csv"; }
+[ -s "$d/r.csv" ] || { fail=$((fail+1)); echo "FAIL no r.csv beside r.h5"; }
 # one row per problem (2) x solver x repetition (2), plus the header
 nsolv=$("$mcb" solvers | grep -c '^[a-z_]*: ')
-[ "$(wc -l < "$d/results.csv")" = $((4 * nsolv + 1)) ] || { fail=$((fail+1)); echo "FAIL results.csv rows"; }
+[ "$(wc -l < "$d/r.csv")" = $((4 * nsolv + 1)) ] || { fail=$((fail+1)); echo "FAIL r.csv rows"; }
 check report 0 "$mcb" report "$d/r.h5" -o "$d/rep"
 for f in index.html s_iter.png s_iter.svg s_time.png s_time.svg s_table.md s_table.csv; do
   [ -s "$d/rep/$f" ] || { fail=$((fail+1)); echo "FAIL report lacks $f"; }
@@ -153,10 +153,13 @@ check same-input-twice 2 "$mcb" run s.h5 ./s.h5 -o r2.h5
 expect_err same-input-twice "given twice"
 unchanged outputs s.h5 "$ssum"
 unchanged outputs t.h5 "$tsum"
-absent outputs r2.h5 new/x.h5 outdir/results.csv
+absent outputs r2.h5 r2.csv new/x.h5 outdir.csv
 no_partials outputs "$d"
 check out-dir-created 0 "$mcb" run s.h5 -o deep/er/r.h5 --solvers pgs --iters 5
-[ -s deep/er/r.h5 ] && [ -s deep/er/results.csv ] || { fail=$((fail+1)); echo "FAIL out-dir-created"; }
+[ -s deep/er/r.h5 ] && [ -s deep/er/r.csv ] || { fail=$((fail+1)); echo "FAIL out-dir-created"; }
+# two campaigns into one directory keep both CSVs (the default is named after -o)
+check second-campaign 0 "$mcb" run s.h5 -o deep/er/r2.h5 --solvers pgs --iters 5
+[ -s deep/er/r.csv ] && [ -s deep/er/r2.csv ] || { fail=$((fail+1)); echo "FAIL second-campaign: a CSV was lost"; }
 
 # --- interrupted: SIGINT and SIGTERM leave nothing behind ------------------
 # (job control on: a background job of a script otherwise starts with SIGINT
