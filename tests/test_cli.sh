@@ -6,6 +6,7 @@
 # a complete report.
 set -u
 mcb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+data=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/data
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 pass=0 fail=0
@@ -160,6 +161,16 @@ check out-dir-created 0 "$mcb" run s.h5 -o deep/er/r.h5 --solvers pgs --iters 5
 # two campaigns into one directory keep both CSVs (the default is named after -o)
 check second-campaign 0 "$mcb" run s.h5 -o deep/er/r2.h5 --solvers pgs --iters 5
 [ -s deep/er/r.csv ] && [ -s deep/er/r2.csv ] || { fail=$((fail+1)); echo "FAIL second-campaign: a CSV was lost"; }
+
+# --- files that crash libhdf5 itself: reported, never a crash --------------
+for f in hdf5-crash-sigfpe.h5 hdf5-crash-segv.h5; do
+  for c in validate info; do
+    check "$c-$f" 2 "$mcb" $c "$data/$f"
+    expect_err "$c-$f" "$f: damaged or hostile file: reading it in an isolated process"
+  done
+  check "run-$f" 2 "$mcb" run "$data/$f" -o crash/r.h5
+  absent "run-$f" crash/r.h5 crash/r.csv
+done
 
 # --- interrupted: SIGINT and SIGTERM leave nothing behind ------------------
 # (job control on: a background job of a script otherwise starts with SIGINT
