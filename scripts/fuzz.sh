@@ -87,8 +87,8 @@ for f in "$art"/*; do
     head -20 "$work/cli.err"
   fi
   top=${v#*: }
-  kind=$(grep -Eo "ERROR: (AddressSanitizer|libFuzzer): [a-z-]+( is out of memory| signal)?" "$work/replay" | head -1 | sed 's/ERROR: //')
-  echo "finding $name: ${verdict%% (*}; ${kind:-?} at ${top:-?}; mcbench ${cmd[0]}: exit $rc"
+  kind=$(grep -Eo "ERROR: (AddressSanitizer|UndefinedBehaviorSanitizer|libFuzzer): [A-Za-z-]+( is out of memory| signal)?" "$work/replay" | head -1 | sed 's/ERROR: //' || true)
+  echo "finding $name: ${verdict%% (*}; ${kind:-?} ${top:-?}; mcbench ${cmd[0]}: exit $rc"
 done
 echo "fuzz: $execs executions, $findings findings ($library in libhdf5/libfclib, $ours in mcbench, $unrepro not reproduced), $replay_bad commands that did not end cleanly on them"
 exit $status
