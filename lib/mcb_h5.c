@@ -62,14 +62,24 @@ static hsize_t file_size_of(hid_t loc)
     return size;
 }
 
+/* An integer type with an ordinary layout: 1, 2, 4 or 8 bytes, all of them
+ * used (no bit field: libhdf5's conversion of damaged precision or offset
+ * values crashes), little- or big-endian. */
+static int plain_integer(hid_t t)
+{
+    size_t size = H5Tget_size(t);
+    H5T_order_t order = H5Tget_order(t);
+    return (size == 1 || size == 2 || size == 4 || size == 8) && H5Tget_precision(t) == 8 * size &&
+           H5Tget_offset(t) == 0 && (order == H5T_ORDER_LE || order == H5T_ORDER_BE);
+}
+
 /* The element types we read: integers of 1, 2, 4 or 8 bytes, IEEE floats
  * of 4 or 8 bytes, either byte order. 0 ok, -1 not numeric, -2 odd layout. */
 static int numeric_type_ok(hid_t t, int want_int, size_t *size)
 {
     H5T_class_t cls = H5Tget_class(t);
     *size = H5Tget_size(t);
-    if (cls == H5T_INTEGER)
-        return (*size == 1 || *size == 2 || *size == 4 || *size == 8) ? 0 : -2;
+    if (cls == H5T_INTEGER) return plain_integer(t) ? 0 : -2;
     if (cls != H5T_FLOAT || want_int) return -1;
     const hid_t ieee[] = {H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE, H5T_IEEE_F64BE};
     for (int k = 0; k < 4; k++)
@@ -385,7 +395,7 @@ static hid_t attr_open(hid_t obj, const char *name, const char *ctx, int *kind, 
     size_t sz = t < 0 ? 0 : H5Tget_size(t);
     int vl = cls == H5T_STRING && H5Tis_variable_str(t) > 0;
     int k = K_OTHER;
-    if (cls == H5T_INTEGER && (sz == 1 || sz == 2 || sz == 4 || sz == 8)) k = K_INT;
+    if (cls == H5T_INTEGER && plain_integer(t)) k = K_INT;
     else if (cls == H5T_FLOAT && (sz == 4 || sz == 8)) k = K_FLOAT;
     else if (cls == H5T_STRING) k = vl ? K_VLSTRING : K_STRING;
     if (k == K_FLOAT) {

@@ -9,7 +9,7 @@
 # instrumented, so UBSan only ever reports our code) and every leak whose
 # allocation is ours. Used by tests/test_corrupt.sh and scripts/fuzz.sh.
 function runtime(line) {
-    return line ~ /interceptor|sysdeps|libc\.so|libasan|libubsan|liblsan|libsanitizer|compiler-rt|libclang_rt|__asan|__ubsan|__lsan|libFuzzer|fuzzer::/ ||
+    return line ~ /interceptor|sysdeps|libc\.so|libasan|libubsan|liblsan|libsanitizer|compiler-rt|libclang_rt|__sanitizer|__asan|__ubsan|__lsan|libFuzzer|fuzzer::/ ||
            line ~ / in (malloc|calloc|realloc|free|memcpy|memmove|memset|memcmp|strlen|strcmp|strncmp|strcpy|operator new)[ (]/
 }
 function frame_of(line,    f) {
