@@ -41,6 +41,7 @@ fi
 # that path: leak checking is the sanitizer test run's job, not this one's.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export MCB_FUZZ_TMPDIR="$work"
 status=0
 touch "$work/fuzz.log"
 [ "$runs" = 0 ] || "$build/tests/fuzz_readers" -seed=1 -runs="$runs" -max_len=262144 -timeout=20 \

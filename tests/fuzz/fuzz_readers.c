@@ -54,10 +54,20 @@ static void close_all_hdf5(void)
     free(ids);
 }
 
+static char path[4200];
+
+static void remove_input(void) { unlink(path); }
+
+/* The input goes to a file (HDF5 reads files): in MCB_FUZZ_TMPDIR when set
+ * (scripts/fuzz.sh sets its own, removed at the end), else /dev/shm. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[128];
-    if (!path[0]) snprintf(path, sizeof path, "/dev/shm/mcb_fuzz_%ld.h5", (long)getpid());
+    if (!path[0]) {
+        const char *dir = getenv("MCB_FUZZ_TMPDIR");
+        snprintf(path, sizeof path, "%s/mcb_fuzz_%ld.h5", dir && *dir ? dir : "/dev/shm",
+                 (long)getpid());
+        atexit(remove_input);
+    }
     if (size < 1) return 0;
     FILE *f = fopen(path, "wb");
     if (!f) return 0;
