@@ -44,6 +44,17 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export MCB_FUZZ_TMPDIR="$work"
 status=0
 touch "$work/fuzz.log"
+# Watchdog: a fork-mode job lives about a minute; one that has run for over
+# 150 s is stuck (libFuzzer's memory-limit handler can deadlock after libhdf5
+# allocated gigabytes) and is killed, which the fuzzer records and survives.
+(
+  while sleep 20; do
+    ps -eo pid,etimes,args | awk -v bin="$build/tests/fuzz_readers" \
+      'index($0, bin) && /-max_total_time/ && !/awk/ && $2 > 150 { print $1 }' | xargs -r kill -9
+  done
+) </dev/null >/dev/null 2>&1 &
+watchdog=$!
+trap 'pkill -P $watchdog 2>/dev/null; kill $watchdog 2>/dev/null; rm -rf "$work"' EXIT
 [ "$runs" = 0 ] || "$build/tests/fuzz_readers" -seed=1 -runs="$runs" -max_len=262144 -timeout=20 \
   -rss_limit_mb=4096 -close_fd_mask=3 -print_final_stats=1 -fork=1 -ignore_crashes=1 \
   -ignore_timeouts=1 -ignore_ooms=1 -artifact_prefix="$art/" "$@" "$corpus" "$work/seeds" \
