@@ -54,7 +54,7 @@ touch "$work/fuzz.log"
   done
 ) </dev/null >/dev/null 2>&1 &
 watchdog=$!
-trap 'pkill -P $watchdog 2>/dev/null; kill $watchdog 2>/dev/null; rm -rf "$work"' EXIT
+trap 'pkill -P $watchdog 2>/dev/null || true; kill $watchdog 2>/dev/null || true; rm -rf "$work"' EXIT
 [ "$runs" = 0 ] || "$build/tests/fuzz_readers" -seed=1 -runs="$runs" -max_len=262144 -timeout=20 \
   -rss_limit_mb=4096 -close_fd_mask=3 -print_final_stats=1 -fork=1 -ignore_crashes=1 \
   -ignore_timeouts=1 -ignore_ooms=1 -artifact_prefix="$art/" "$@" "$corpus" "$work/seeds" \
