@@ -73,6 +73,15 @@ static int plain_integer(hid_t t)
            H5Tget_offset(t) == 0 && (order == H5T_ORDER_LE || order == H5T_ORDER_BE);
 }
 
+/* IEEE float32 or float64, either byte order. */
+static int ieee_float(hid_t t)
+{
+    const hid_t ieee[] = {H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE, H5T_IEEE_F64BE};
+    for (int k = 0; k < 4; k++)
+        if (H5Tequal(t, ieee[k]) > 0) return 1;
+    return 0;
+}
+
 /* The element types we read: integers of 1, 2, 4 or 8 bytes, IEEE floats
  * of 4 or 8 bytes, either byte order. 0 ok, -1 not numeric, -2 odd layout. */
 static int numeric_type_ok(hid_t t, int want_int, size_t *size)
@@ -81,10 +90,7 @@ static int numeric_type_ok(hid_t t, int want_int, size_t *size)
     *size = H5Tget_size(t);
     if (cls == H5T_INTEGER) return plain_integer(t) ? 0 : -2;
     if (cls != H5T_FLOAT || want_int) return -1;
-    const hid_t ieee[] = {H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE, H5T_IEEE_F64BE};
-    for (int k = 0; k < 4; k++)
-        if (H5Tequal(t, ieee[k]) > 0) return 0;
-    return -2;
+    return ieee_float(t) ? 0 : -2;
 }
 
 /* The stored bytes must hold the declared elements: no unallocated or
@@ -396,14 +402,8 @@ static hid_t attr_open(hid_t obj, const char *name, const char *ctx, int *kind, 
     int vl = cls == H5T_STRING && H5Tis_variable_str(t) > 0;
     int k = K_OTHER;
     if (cls == H5T_INTEGER && plain_integer(t)) k = K_INT;
-    else if (cls == H5T_FLOAT && (sz == 4 || sz == 8)) k = K_FLOAT;
+    else if (cls == H5T_FLOAT && ieee_float(t)) k = K_FLOAT;
     else if (cls == H5T_STRING) k = vl ? K_VLSTRING : K_STRING;
-    if (k == K_FLOAT) {
-        const hid_t ieee[] = {H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE, H5T_IEEE_F64BE};
-        int ok = 0;
-        for (int j = 0; j < 4; j++) ok |= H5Tequal(t, ieee[j]) > 0;
-        if (!ok) k = K_OTHER;
-    }
     if (k == K_STRING) {
         H5T_cset_t cs = H5Tget_cset(t);
         if ((cs != H5T_CSET_ASCII && cs != H5T_CSET_UTF8) || sz < 1 || sz > MAX_STR_BYTES)
