@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# test_slurm.sh MCBENCH: scripts/slurm/campaign.sh on a real single-node SLURM
+# started here, in a temporary directory, on 127.0.0.1 only: munged,
+# slurmctld and slurmd (Debian slurm-wlm, munge) with their configuration,
+# key, sockets, state, spool, logs and pid files all in that directory. A
+# 3-task job array and its dependent merge job are submitted through the
+# recipe; the merged runs must equal those of one single-process mcbench run
+# of the same campaign (same (problem, solver, rep) rows, statuses,
+# iterations, residuals as printed; timing columns *_s left out).
+# Exits 77 (skipped) with the reason when SLURM cannot run here (not root,
+# binaries missing, a daemon that does not start). Every daemon and job
+# process it started is stopped at exit, and the temporary directory removed.
+# Bounded: each command has a timeout, and a watchdog ends the test after
+# MCB_SLURM_TEST_TIMEOUT seconds (default 300).
+set -u
+[ $# -eq 1 ] || { echo "usage: test_slurm.sh MCBENCH" >&2; exit 2; }
+mcb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+recipe=$root/scripts/slurm/campaign.sh
+limit=${MCB_SLURM_TEST_TIMEOUT:-300}
+t0=$SECONDS
+PATH=$PATH:/usr/sbin:/sbin
+
+d='' watchdog='' conf='' ctld=''
+pids=()
+log() { echo "test_slurm [$((SECONDS - t0)) s]: $*"; }
+skip() { log "SKIPPED: $*"; exit 77; }
+fail() { log "FAIL: $*"; exit 1; }
+daemon_logs() {
+  for f in "$d"/log/*.log "$d"/log/*.out; do [ -s "$f" ] && { echo "--- $f (last 15 lines)"; tail -n 15 "$f"; }; done
+}
+
+# Processes that carry our SLURM_CONF in their environment: slurmstepd and
+# the job scripts and mcbench under it (none other can name our temporary
+# configuration).
+our_job_pids() {
+  local p
+  for p in /proc/[0-9]*; do
+    p=${p#/proc/}
+    case " $$ $BASHPID ${pids[*]} " in *" $p "*) continue ;; esac
+    grep -qzxF "SLURM_CONF=$conf" "/proc/$p/environ" 2>/dev/null && echo "$p"
+  done
+}
+cleanup() {
+  local rc=$? p i left
+  trap - EXIT INT TERM HUP
+  [ -n "$watchdog" ] && { kill "$watchdog" 2>/dev/null; wait "$watchdog" 2>/dev/null; }
+  # jobs first, while slurmctld is up (at most 5 s for them to end)
+  if [ -n "$ctld" ] && kill -0 "$ctld" 2>/dev/null; then
+    timeout 10 scancel --quiet --user=root 2>/dev/null
+    for _ in $(seq 10); do [ -z "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.5; done
+  fi
+  # the daemons, by the pids we started them with (slurmd, slurmctld, munged)
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill -TERM "${pids[i]}" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "${pids[i]}" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "${pids[i]}" 2>/dev/null
+    wait "${pids[i]}" 2>/dev/null
+  done
+  # whatever of them is left: job steps, job scripts, helpers
+  if [ -n "$conf" ]; then
+    left=$(our_job_pids)
+    if [ -n "$left" ]; then
+      kill -TERM $left 2>/dev/null; sleep 1
+      left=$(our_job_pids); [ -z "$left" ] || kill -KILL $left 2>/dev/null
+    fi
+  fi
+  if [ -n "$d" ]; then
+    for f in "$d"/run/*.pid; do
+      [ -s "$f" ] || continue
+      p=$(cat "$f"); [[ $p =~ ^[0-9]+$ ]] && kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
+    done
+    [ "$rc" = 0 ] || [ "$rc" = 77 ] || daemon_logs
+    rm -rf "$d"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 1' INT HUP
+trap 'log "FAIL: over the ${limit} s limit (or terminated)"; exit 1' TERM
+
+[ "$(id -u)" = 0 ] || skip "needs root to run slurmctld and slurmd (SlurmUser=root)"
+for b in munged slurmctld slurmd sbatch squeue sinfo scontrol scancel timeout; do
+  command -v "$b" >/dev/null || skip "$b not found (Debian: apt-get install slurm-wlm munge)"
+done
+[ -x "$mcb" ] || fail "no mcbench at $1"
+
+d=$(mktemp -d /tmp/mcb-slurm.XXXXXX) || fail "mktemp"
+chmod 711 "$d"
+mkdir -p "$d"/{munge,state,spool,log,run,single} && chmod 711 "$d"/munge
+( sleep "$limit"; kill -TERM $$ ) </dev/null >/dev/null 2>&1 &
+watchdog=$!
+deadline() { [ $((SECONDS - t0)) -lt "$limit" ] || fail "over the ${limit} s limit while $1"; }
+
+# --- munge: key, socket, log, pid, seed in $d/munge
+head -c 1024 /dev/urandom > "$d/munge/munge.key" && chmod 400 "$d/munge/munge.key"
+sock=$d/munge/munge.socket
+munged -F --force --socket="$sock" --key-file="$d/munge/munge.key" --log-file="$d/log/munged.log" \
+  --pid-file="$d/run/munged.pid" --seed-file="$d/munge/munged.seed" </dev/null >>"$d/log/munged.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do [ -S "$sock" ] && break; kill -0 "${pids[0]}" 2>/dev/null || break; sleep 0.1; done
+[ -S "$sock" ] || { daemon_logs; skip "munged did not start"; }
+
+# --- slurm.conf: this machine's CPUs and memory; two free ports on 127.0.0.1
+node=$(slurmd -C 2>/dev/null | head -n 1)
+cpus=$(sed -n 's/.* CPUs=\([0-9]*\).*/\1/p' <<<"$node")
+memmb=$(sed -n 's/.* RealMemory=\([0-9]*\).*/\1/p' <<<"$node")
+[[ $cpus =~ ^[0-9]+$ ]] && [[ $memmb =~ ^[0-9]+$ ]] || skip "slurmd -C gave no CPUs/RealMemory: '$node'"
+hw=${node#NodeName=* }  # CPUs=.. Boards=.. SocketsPerBoard=.. CoresPerSocket=.. ThreadsPerCore=.. RealMemory=..
+used_ports() { ss -Hltn 2>/dev/null | awk '{n = split($4, a, ":"); print a[n]}'; }
+free_port() {
+  local p used
+  used=$(used_ports)
+  while :; do
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    grep -qx "$p" <<<"$used" || [ "$p" = "${1:-}" ] || { echo "$p"; return; }
+  done
+}
+conf=$d/slurm.conf
+export SLURM_CONF=$conf
+write_conf() {
+  cat > "$conf" <<EOF
+ClusterName=mcbtest
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$1
+SlurmdPort=$2
+CommunicationParameters=NoInAddrAny
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$sock
+CredType=cred/munge
+StateSaveLocation=$d/state
+SlurmdSpoolDir=$d/spool
+SlurmctldPidFile=$d/run/slurmctld.pid
+SlurmdPidFile=$d/run/slurmd.pid
+SlurmctldLogFile=$d/log/slurmctld.log
+SlurmdLogFile=$d/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SchedulerType=sched/builtin
+ReturnToService=2
+SlurmdParameters=config_overrides
+MinJobAge=600
+KillWait=5
+NodeName=localhost NodeHostname=localhost NodeAddr=127.0.0.1 $hw State=UNKNOWN
+PartitionName=mcbtest Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+EOF
+}
+
+# --- slurmctld and slurmd; new ports if a daemon did not get its own
+up=0
+for attempt in 1 2 3; do
+  pc=$(free_port) pd=$(free_port "$pc")
+  [ "$pc" != "$pd" ] || continue
+  write_conf "$pc" "$pd"
+  rm -rf "${d:?}"/state/* "${d:?}"/spool/*
+  slurmctld -D -f "$conf" </dev/null >>"$d/log/slurmctld.out" 2>&1 &
+  ctld=$!; pids+=("$ctld")
+  slurmd -D -N localhost -f "$conf" </dev/null >>"$d/log/slurmd.out" 2>&1 &
+  sd=$!; pids+=("$sd")
+  for _ in $(seq 60); do
+    kill -0 "$ctld" 2>/dev/null && kill -0 "$sd" 2>/dev/null || break
+    st=$(timeout 5 sinfo -h -N -n localhost -o %t 2>/dev/null)
+    case $st in idle*) up=1; break ;; esac
+    sleep 0.5
+  done
+  [ "$up" = 1 ] && break
+  log "attempt $attempt: SLURM did not come up on ports $pc/$pd (node state '${st:-none}'); retrying"
+  daemon_logs | tail -n 12
+  kill -TERM "$sd" "$ctld" 2>/dev/null; wait "$sd" "$ctld" 2>/dev/null
+  pids=("${pids[0]}") ctld=
+done
+[ "$up" = 1 ] || { daemon_logs; skip "slurmctld/slurmd did not bring the node up (see the logs above)"; }
+log "SLURM up: node localhost idle, $cpus CPUs, $memmb MB, ports $pc/$pd on 127.0.0.1"
+
+# --- the campaign: a small stack, pgs and pj
+runopts=(--solvers pgs,pj --iters 300 --time-limit 20)
+timeout 60 "$mcb" gen stack --nx 2 --ny 2 --nz 2 --steps 3 -o "$d/stack.h5" >/dev/null 2>"$d/err" \
+  || { cat "$d/err"; fail "mcbench gen"; }
+timeout 120 "$mcb" run "$d/stack.h5" "${runopts[@]}" -o "$d/single/all.h5" >/dev/null 2>"$d/err" \
+  || { cat "$d/err"; fail "single-process mcbench run"; }
+
+# the recipe's own checks, before anything is submitted
+expect2() { # name args...: campaign.sh exits 2 with a message
+  local name=$1; shift
+  timeout 30 "$recipe" "$@" >/dev/null 2>"$d/err"; local rc=$?
+  [ "$rc" = 2 ] && [ -s "$d/err" ] || fail "campaign.sh $name: exit $rc, want 2 with a message: $(cat "$d/err")"
+}
+expect2 no-tasks -d "$d/x" -- "$d/stack.h5"
+expect2 zero-tasks -n 0 -d "$d/x" -- "$d/stack.h5"
+expect2 no-files -n 3 -d "$d/x" -- --iters 3
+expect2 missing-file -n 3 -d "$d/x" -- "$d/nope.h5"
+expect2 own-output -n 3 -d "$d/x" -- "$d/stack.h5" -o "$d/x.h5"
+expect2 unknown -n 3 -d "$d/x" --frobnicate -- "$d/stack.h5"
+grep -q "unknown option '--frobnicate'" "$d/err" || fail "campaign.sh: the unknown option is not named: $(cat "$d/err")"
+[ ! -e "$d/x" ] || fail "campaign.sh created its directory on a refused command line"
+squeue -h -o %i | grep -q . && fail "a refused command line submitted jobs"
+
+timeout 60 "$recipe" -n 3 -d "$d/camp" --mcbench "$mcb" --time 5:00 --mem 500M --merge-mem 500M \
+  -- "$d/stack.h5" "${runopts[@]}" >"$d/ids" 2>"$d/err" || { cat "$d/err"; fail "campaign.sh did not submit"; }
+aid=$(awk '$1 == "array" {print $2}' "$d/ids") mid=$(awk '$1 == "merge" {print $2}' "$d/ids")
+[[ $aid =~ ^[0-9]+$ ]] && [[ $mid =~ ^[0-9]+$ ]] || fail "campaign.sh printed no job ids: $(cat "$d/ids" "$d/err")"
+log "submitted array $aid (3 tasks) and merge $mid"
+# the merge job waits on the array
+dep=$(timeout 10 scontrol show job "$mid" | grep -o 'Dependency=[^ ]*')
+case $dep in *"afterok:${aid}"*) ;; *) fail "merge job $mid has dependency '$dep', want afterok:$aid" ;; esac
+
+# wait until the queue is empty (bounded)
+while :; do
+  deadline "waiting for the jobs"
+  q=$(timeout 10 squeue -h -o '%i %T' 2>&1) || fail "squeue: $q"
+  [ -z "$q" ] && break
+  sleep 1
+done
+log "queue empty"
+for j in "${aid}_0" "${aid}_1" "${aid}_2" "$mid"; do
+  info=$(timeout 10 scontrol -o show job "$j" 2>&1)
+  st=$(grep -o 'JobState=[A-Z_]*' <<<"$info") ec=$(grep -o ' ExitCode=[0-9:]*' <<<"$info")
+  if [ "$st" != JobState=COMPLETED ] || [ "$ec" != " ExitCode=0:0" ]; then
+    for f in "$d"/camp/logs/*.out; do echo "--- $f"; cat "$f"; done
+    fail "job $j: ${st:-$info}${ec}"
+  fi
+done
+for f in part-0.h5 part-1.h5 part-2.h5 all.h5 all.csv; do
+  [ -s "$d/camp/$f" ] || fail "campaign output $f missing"
+done
+
+# the merged runs are the single-process runs (timing columns left out)
+strip() { # CSV HEADER-SOURCE: rows with the non-timing columns of HEADER-SOURCE, sorted
+  awk -F, -v OFS=, 'NR == FNR { if (FNR == 1) for (i = 1; i <= NF; i++) if ($i !~ /_s$/) want[++n] = $i; next }
+    FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
+               for (j = 1; j <= n; j++) if (!(want[j] in col)) { print "MISSING COLUMN " want[j]; exit 1 } next }
+    { line = ""; for (j = 1; j <= n; j++) line = line (j > 1 ? OFS : "") $(col[want[j]]); print line }' "$2" "$1" | sort
+}
+strip "$d/single/all.csv" "$d/single/all.csv" > "$d/single.rows" || fail "single CSV"
+strip "$d/camp/all.csv" "$d/single/all.csv" > "$d/merged.rows" || fail "merged CSV: $(head -n 1 "$d/merged.rows")"
+nrows=$(wc -l < "$d/single.rows")
+[ "$nrows" = 6 ] || fail "single run has $nrows rows, want 6 (3 steps x 2 solvers)"
+if ! diff "$d/single.rows" "$d/merged.rows" > "$d/diff"; then
+  head -n 20 "$d/diff"; fail "merged runs differ from the single-process run"
+fi
+# every shard ran something, and no run twice
+for k in 0 1 2; do
+  r=$(($(wc -l < "$d/camp/part-$k.csv") - 1))
+  [ "$r" -ge 1 ] || fail "shard $k ran no run"
+done
+log "PASS: 3 shards + merge on SLURM = single run ($nrows rows, $(head -n 1 "$d/single/all.csv" | tr , '\n' | grep -c '_s$') timing columns left out)"
+exit 0
