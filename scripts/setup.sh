@@ -12,10 +12,18 @@ pkgs=(gcc cmake make pkg-config libhdf5-dev hdf5-tools libsuitesparse-dev libsic
       libopenblas-dev check gnuplot-nox libfclib-dev)
 # the fuzzing build of ./test.sh: clang and its libFuzzer runtime
 case " $* " in *" -DMCB_FUZZ=ON "*) pkgs+=(clang libclang-rt-14-dev) ;; esac
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+# optional: the SLURM test (tests/test_slurm.sh) starts its own private munged,
+# slurmctld and slurmd from these; without them it is skipped
+opt=(slurm-wlm munge)
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+missing=() optmissing=()
+for p in "${pkgs[@]}"; do installed "$p" || missing+=("$p"); done
+for p in "${opt[@]}"; do installed "$p" || optmissing+=("$p"); done
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+  missing+=(${optmissing[@]+"${optmissing[@]}"})
+elif [ ${#optmissing[@]} -gt 0 ]; then
+  echo "mcbench: optional packages ${optmissing[*]} missing: the SLURM test will be skipped" >&2
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
     echo "mcbench: installing ${missing[*]}" >&2
