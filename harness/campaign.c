@@ -1,10 +1,438 @@
-/* campaign.c: the campaign loop and its progress display. */
+/* campaign.c: the run list and what is selected of it, the execution of a
+ * run (in-process or isolated in a forked child), the journal, resume,
+ * merge, and the progress display (see campaign.h). */
+#define _GNU_SOURCE /* memfd_create */
 #include "campaign.h"
 
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-static void progress(int tty, int done, int total, const mcb_run *r, double best_s)
+#include "mcb_isolate.h"
+#include "mcb_paths.h"
+
+double mcb_default_mem_limit_mb(void)
+{
+    double bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    return bytes > 0 ? 0.5 * bytes / 1048576.0 : 8192.0;
+}
+
+/* ------------------------------------------------------------- the plan */
+
+struct mcb_plan {
+    mcb_run_item *items; /* selected, not yet recorded, in run-list order */
+    int count;
+    char **config;       /* per solver: the run's configuration words */
+    int nconfig;
+    int total;           /* the full run list */
+    /* what is recorded already (resume) */
+    mcb_results_src *old;     /* the results file being continued, or NULL */
+    int old_journal;          /* the journal existed */
+    long journal_valid;       /* its whole records, in bytes */
+    mcb_journal *journal;
+    int recorded;             /* runs recorded before this process started */
+    /* the current problem's metrics workspace */
+    int ws_f, ws_p;
+    mcb_metrics_ws *ws;
+};
+
+int mcb_plan_count(const mcb_plan *L) { return L->count; }
+int mcb_plan_recorded(const mcb_plan *L) { return L->recorded; }
+const mcb_run_item *mcb_plan_item(const mcb_plan *L, int k) { return &L->items[k]; }
+
+void mcb_plan_free(mcb_plan **Lp)
+{
+    if (!Lp || !*Lp) return;
+    mcb_plan *L = *Lp;
+    mcb_journal_close(&L->journal);
+    mcb_results_src_close(&L->old);
+    mcb_metrics_ws_free(&L->ws);
+    free(L->items);
+    for (int s = 0; L->config && s < L->nconfig; s++) free(L->config[s]);
+    free(L->config);
+    free(L);
+    *Lp = NULL;
+}
+
+static int selected(const mcb_campaign *C, const char *set, const char *name)
+{
+    char full[1024];
+    snprintf(full, sizeof full, "%s/%s", set, name);
+    int in = C->ninclude == 0;
+    for (int k = 0; k < C->ninclude && !in; k++)
+        in = !fnmatch(C->include[k], name, 0) || !fnmatch(C->include[k], full, 0);
+    for (int k = 0; k < C->nexclude && in; k++)
+        in = fnmatch(C->exclude[k], name, 0) && fnmatch(C->exclude[k], full, 0);
+    return in;
+}
+
+/* Estimated cost of a run: the stored size of its problem (every solver
+ * touches every nonzero per iteration). */
+static double problem_cost(const mcb_problem *P)
+{
+    double nnz = 0;
+    const mcb_csc *M[3] = {P->A, P->J, P->W};
+    for (int k = 0; k < 3; k++)
+        if (M[k]) nnz += M[k]->p[M[k]->n];
+    return nnz + P->n + P->m + 1.0;
+}
+
+static int by_cost_desc(const void *a, const void *b)
+{
+    const mcb_run_item *x = a, *y = b;
+    if (x->cost != y->cost) return x->cost < y->cost ? 1 : -1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int by_index(const void *a, const void *b)
+{
+    const mcb_run_item *x = a, *y = b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Shard `shard` of n: runs in decreasing estimated cost, each to the shard
+ * with the least cost so far (ties to the lowest shard): deterministic for
+ * a given run list. */
+static int keep_shard(mcb_run_item *items, int count, int shard, int n)
+{
+    double *load = calloc((size_t)n, sizeof *load);
+    if (!load) return -1;
+    qsort(items, (size_t)count, sizeof *items, by_cost_desc);
+    int kept = 0;
+    for (int k = 0; k < count; k++) {
+        int best = 0;
+        for (int j = 1; j < n; j++)
+            if (load[j] < load[best]) best = j;
+        load[best] += items[k].cost;
+        if (best == shard) items[kept++] = items[k];
+    }
+    free(load);
+    qsort(items, (size_t)kept, sizeof *items, by_index);
+    return kept;
+}
+
+static char *config_words(const mcb_campaign_opts *o, const mcb_solver_choice *ch)
+{
+    char buf[4096];
+    mcb_settings_words(o, buf, sizeof buf);
+    size_t off = strlen(buf);
+    off += (size_t)snprintf(buf + off, sizeof buf - off, " solver=%s", ch->def->name);
+    void *defaults = NULL;
+    const void *params = ch->params;
+    if (!params) {
+        defaults = calloc(1, ch->def->params_size + sizeof(double));
+        if (!defaults) return NULL;
+        ch->def->default_params(defaults);
+        params = defaults;
+    }
+    for (int k = 0; k < ch->def->nparams && off < sizeof buf; k++) {
+        char v[64];
+        mcb_param_format(ch->def, params, k, v, sizeof v);
+        off += (size_t)snprintf(buf + off, sizeof buf - off, " %s.%s=%s", ch->def->name,
+                                ch->def->params[k].name, v);
+    }
+    free(defaults);
+    return mcb_strdup(buf);
+}
+
+/* The item of the full run list a record names, or -1. */
+static int item_of(const mcb_campaign *C, const mcb_run_rec *r)
+{
+    int index = 0;
+    for (int f = 0; f < C->nin; f++) {
+        int np = C->in[f].problems->count, per = np * C->nsolvers * C->o->repeat;
+        if (strcmp(C->in[f].set_name, r->problem_set)) {
+            index += per;
+            continue;
+        }
+        if (r->problem_index >= np || r->rep >= C->o->repeat ||
+            strcmp(C->in[f].problems->items[r->problem_index]->name, r->problem))
+            return -1;
+        for (int s = 0; s < C->nsolvers; s++)
+            if (!strcmp(C->solvers[s].def->name, r->solver))
+                return index + (r->problem_index * C->nsolvers + s) * C->o->repeat + r->rep;
+        return -1;
+    }
+    return -1;
+}
+
+/* Marks the runs a source holds as done; a run recorded with another
+ * configuration is an error naming the difference. */
+static mcb_rc mark_recorded(const mcb_campaign *C, mcb_plan *L, mcb_results_src *S,
+                            unsigned char *done, mcb_err *err)
+{
+    const mcb_results_data *D = mcb_results_src_ctx(S);
+    for (int k = 0; k < D->count; k++) {
+        mcb_run_rec r;
+        mcb_rc rc = mcb_results_src_run(S, k, &r, err);
+        if (rc) return rc;
+        int i = item_of(C, &r);
+        if (i >= 0) {
+            int s = (i / C->o->repeat) % C->nsolvers;
+            char diff[512];
+            if (mcb_words_differ(L->config[s], r.config, diff, sizeof diff)) {
+                rc = mcb_fail(err, MCB_E_INPUT,
+                              "--resume %s: run %s/%s %s rep %d was recorded with other budgets "
+                              "or parameters: %s (\"here\" is this command line, \"there\" "
+                              "the recorded run); resume with the original options, or write "
+                              "to a new results file",
+                              C->h5_path, r.problem_set, r.problem, r.solver, r.rep, diff);
+                mcb_rec_free(&r);
+                return rc;
+            }
+            if (!done[i]) L->recorded++;
+            done[i] = 1;
+        }
+        mcb_rec_free(&r);
+    }
+    return MCB_OK;
+}
+
+static mcb_rc load_recorded(const mcb_campaign *C, mcb_plan *L, unsigned char *done,
+                            mcb_err *err)
+{
+    char jpath[4200];
+    mcb_journal_path(C->h5_path, jpath, sizeof jpath);
+    struct stat st;
+    int have_h5 = stat(C->h5_path, &st) == 0, have_j = stat(jpath, &st) == 0;
+    if (!have_h5 && !have_j)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "--resume %s: neither the results file nor its journal %s exists",
+                        C->h5_path, jpath);
+    mcb_rc rc = MCB_OK;
+    if (have_h5) {
+        rc = mcb_results_src_open(C->h5_path, &L->old, err);
+        if (!rc) rc = mark_recorded(C, L, L->old, done, err);
+    }
+    if (!rc && have_j) {
+        mcb_results_src *J = NULL;
+        rc = mcb_results_src_open(jpath, &J, err);
+        if (!rc) rc = mark_recorded(C, L, J, done, err);
+        if (!rc) {
+            L->old_journal = 1;
+            /* the prefix of whole records: a torn tail is cut on reopening */
+            mcb_journal_index *X = NULL;
+            rc = mcb_journal_load(jpath, &X, err);
+            if (!rc) L->journal_valid = X->valid_len;
+            mcb_journal_index_free(&X);
+        }
+        mcb_results_src_close(&J);
+    }
+    return rc;
+}
+
+mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err)
+{
+    *out = NULL;
+    mcb_plan *L = calloc(1, sizeof *L);
+    if (!L) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    L->ws_f = L->ws_p = -1;
+    for (int f = 0; f < C->nin; f++) L->total += C->in[f].problems->count;
+    L->total *= C->nsolvers * C->o->repeat;
+    L->items = mcb_calloc((size_t)L->total + 1, sizeof *L->items);
+    L->config = calloc((size_t)C->nsolvers + 1, sizeof *L->config);
+    L->nconfig = C->nsolvers;
+    unsigned char *done = calloc((size_t)L->total + 1, 1);
+    mcb_rc rc = MCB_OK;
+    if (!L->items || !L->config || !done) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    for (int s = 0; s < C->nsolvers && !rc; s++)
+        if (!(L->config[s] = config_words(C->o, &C->solvers[s])))
+            rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    int index = 0;
+    for (int f = 0; f < C->nin && !rc; f++)
+        for (int p = 0; p < C->in[f].problems->count; p++) {
+            const mcb_problem *P = C->in[f].problems->items[p];
+            int sel = selected(C, C->in[f].set_name, P->name);
+            for (int s = 0; s < C->nsolvers; s++)
+                for (int rep = 0; rep < C->o->repeat; rep++, index++)
+                    if (sel)
+                        L->items[L->count++] =
+                            (mcb_run_item){f, p, s, rep, index, problem_cost(P)};
+        }
+    if (!rc && L->count == 0 && (C->ninclude || C->nexclude))
+        rc = mcb_fail(err, MCB_E_INPUT, "--problems/--exclude select no problem of the inputs");
+    if (!rc && C->nshards > 0 &&
+        (L->count = keep_shard(L->items, L->count, C->shard, C->nshards)) < 0)
+        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    if (!rc && C->resume) rc = load_recorded(C, L, done, err);
+    if (!rc) {
+        int kept = 0;
+        for (int k = 0; k < L->count; k++)
+            if (!done[L->items[k].index]) L->items[kept++] = L->items[k];
+        L->count = kept;
+    }
+    /* nshards/resume: L->total stays the full list (recorded in the context) */
+    free(done);
+    if (rc) mcb_plan_free(&L);
+    *out = L;
+    return rc;
+}
+
+/* ------------------------------------------------------------- execution */
+
+static int wants_isolation(const mcb_campaign *C, const mcb_solver_def *def)
+{
+    if (C->isolate == MCB_ISOLATE_ALWAYS) return 1;
+    if (C->isolate == MCB_ISOLATE_NEVER) return 0;
+    return def->black_box || mcb_solver_find(def->name) != def;
+}
+
+typedef struct {
+    const mcb_campaign *C;
+    const mcb_plan *L;
+    const mcb_run_item *it;
+    mcb_metrics_ws *ws;
+    mcb_buf *framed;
+    int fd; /* isolated: the memory file the child writes the record to */
+} exec_ctx;
+
+static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
+{
+    const mcb_campaign *C = x->C;
+    const mcb_run_item *it = x->it;
+    const mcb_input *in = &C->in[it->f];
+    mcb_run run = {0};
+    run.problem_set = in->set_name;
+    run.problem = in->problems->items[it->p]->name;
+    run.problem_index = it->p;
+    run.solver = C->solvers[it->s].def->name;
+    run.rep = it->rep;
+    mcb_rc rc = mcb_run_one(in->problems->items[it->p], x->ws, C->solvers[it->s].def,
+                            C->solvers[it->s].params, C->o, &run, err);
+    if (!rc) {
+        mcb_run_rec rec;
+        mcb_buf payload = {0};
+        mcb_rec_view(&run, it->index, x->L->config[it->s], &rec);
+        mcb_rec_pack(&rec, &payload);
+        mcb_frame(MCB_JREC_RUN, &payload, x->framed);
+        mcb_buf_free(&payload);
+        if (x->framed->oom) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory encoding a run");
+    }
+    mcb_run_clear(&run);
+    return rc;
+}
+
+/* In the isolated child: run, then hand the framed record over. */
+static mcb_rc child_run(void *arg, void *shared, mcb_err *err)
+{
+    (void)shared;
+    exec_ctx *x = arg;
+    mcb_rc rc = run_and_frame(x, err);
+    const char *p = x->framed->p;
+    size_t n = x->framed->len;
+    while (!rc && n > 0) {
+        ssize_t w = write(x->fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) rc = mcb_fail(err, MCB_E_IO, "cannot hand the run back (%s)", strerror(errno));
+        else {
+            p += w;
+            n -= (size_t)w;
+        }
+    }
+    return rc;
+}
+
+/* The record of a run whose child did not come back. */
+static void frame_lost_run(const exec_ctx *x, const mcb_isolate_report *rep, const char *why)
+{
+    const mcb_campaign *C = x->C;
+    const mcb_run_item *it = x->it;
+    const mcb_problem *P = C->in[it->f].problems->items[it->p];
+    mcb_run run = {0};
+    run.problem_set = C->in[it->f].set_name;
+    run.problem = P->name;
+    run.problem_index = it->p;
+    run.solver = C->solvers[it->s].def->name;
+    run.rep = it->rep;
+    run.n = P->n;
+    run.m = P->m;
+    run.ncontacts = mcb_problem_count(P, MCB_CONTACT);
+    for (int k = 0; k < MCB_NMETRICS; k++) run.final.val[k] = NAN;
+    run.info.own_residual = NAN;
+    run.info.solve_s = rep->wall_s; /* the child's wall time until it ended */
+    run.info.status = rep->outcome == MCB_ISO_TIMEOUT ? MCB_ST_TIME_LIMIT : MCB_ST_CRASHED;
+    snprintf(run.info.reason, sizeof run.info.reason, "isolated run %s", why);
+    mcb_run_rec rec;
+    mcb_buf payload = {0};
+    mcb_rec_view(&run, it->index, x->L->config[it->s], &rec);
+    mcb_rec_pack(&rec, &payload);
+    mcb_frame(MCB_JREC_RUN, &payload, x->framed);
+    mcb_buf_free(&payload);
+}
+
+static mcb_rc run_isolated(exec_ctx *x, mcb_err *err)
+{
+    const mcb_campaign *C = x->C;
+    x->fd = memfd_create("mcbench-run", MFD_CLOEXEC);
+    if (x->fd < 0)
+        return mcb_fail(err, MCB_E_IO, "cannot create a memory file (%s)", strerror(errno));
+    double limit = C->o->settings.time_limit_s;
+    mcb_isolate_limits lim = {limit > 0 ? 2.0 * limit + C->grace_s : 0.0, C->mem_limit_mb};
+    mcb_isolate_report rep;
+    mcb_err cerr;
+    cerr.msg[0] = '\0';
+    mcb_rc rc = mcb_isolate_run(child_run, x, &lim, 0, NULL, &rep, &cerr);
+    if (rep.outcome == MCB_ISO_DONE && rc) {
+        /* the harness itself failed inside the child (out of memory, I/O) */
+        close(x->fd);
+        return mcb_fail(err, rc, "%s", cerr.msg);
+    }
+    if (rep.outcome == MCB_ISO_NOFORK) {
+        close(x->fd);
+        return mcb_fail(err, MCB_E_ISOLATED, "%s", cerr.msg);
+    }
+    x->framed->len = 0;
+    x->framed->oom = 0;
+    if (rep.outcome == MCB_ISO_DONE) {
+        struct stat st;
+        size_t n = fstat(x->fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
+        char *p = n ? malloc(n) : NULL;
+        if (n && !p) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        if (p && pread(x->fd, p, n, 0) == (ssize_t)n) {
+            free(x->framed->p);
+            x->framed->p = p;
+            x->framed->len = x->framed->cap = n;
+        } else {
+            free(p);
+        }
+        if (!rc && x->framed->len == 0) {
+            rep.outcome = MCB_ISO_EXITED;
+            snprintf(cerr.msg, sizeof cerr.msg, "ended without handing its run back");
+        }
+    }
+    close(x->fd);
+    if (rc) return rc;
+    if (rep.outcome != MCB_ISO_DONE) frame_lost_run(x, &rep, cerr.msg);
+    return x->framed->oom ? mcb_fail(err, MCB_E_NOMEM, "out of memory") : MCB_OK;
+}
+
+mcb_rc mcb_execute(const mcb_campaign *C, mcb_plan *L, const mcb_run_item *it, mcb_buf *framed,
+                   mcb_err *err)
+{
+    if (L->ws_f != it->f || L->ws_p != it->p) {
+        mcb_metrics_ws_free(&L->ws);
+        L->ws_f = L->ws_p = -1;
+        mcb_rc rc = mcb_metrics_ws_new(C->in[it->f].problems->items[it->p], &L->ws, err);
+        if (rc) return rc;
+        L->ws_f = it->f;
+        L->ws_p = it->p;
+    }
+    exec_ctx x = {C, L, it, L->ws, framed, -1};
+    framed->len = 0;
+    framed->oom = 0;
+    if (wants_isolation(C, C->solvers[it->s].def)) return run_isolated(&x, err);
+    return run_and_frame(&x, err);
+}
+
+/* ---------------------------------------------------- journal and results */
+
+static void progress(int tty, int done, int total, const mcb_run_rec *r)
 {
     if (tty) {
         int width = 30, fill = total ? done * width / total : width;
@@ -14,41 +442,241 @@ static void progress(int tty, int done, int total, const mcb_run *r, double best
         if (done == total) fputc('\n', stderr);
     } else {
         fprintf(stderr, "mcbench: %d/%d %s %s %s: %s, %d iterations, %.3g s, %s %.3g\n", done,
-                total, r->problem_set, r->problem, r->solver, mcb_status_name(r->info.status),
-                r->info.iterations, best_s, "natmap", r->final.val[MCB_M_NATMAP]);
+                total, r->problem_set, r->problem, r->solver, mcb_status_name(r->status),
+                r->iterations, r->setup_s + r->solve_s, "natmap", r->final.val[MCB_M_NATMAP]);
     }
 }
 
-mcb_rc mcb_campaign_run(const mcb_input *in, int nin, const mcb_solver_choice *solvers,
-                        int nsolvers, const mcb_campaign_opts *o, const mcb_context *ctx,
-                        const char *h5_path, const char *csv_path, int tty, mcb_err *err)
+mcb_rc mcb_campaign_begin(const mcb_campaign *C, mcb_plan *L, mcb_err *err)
 {
-    mcb_results *R = NULL;
-    mcb_rc rc = mcb_results_open(h5_path, csv_path, ctx, &R, err);
+    char jpath[4200];
+    mcb_journal_path(C->h5_path, jpath, sizeof jpath);
+    if (L->old_journal) return mcb_journal_reopen(jpath, L->journal_valid, &L->journal, err);
+    mcb_results_data ctx;
+    mcb_rc rc = mcb_results_context(C->command, C->o, L->total, &ctx, err);
     if (rc) return rc;
-    int total = 0, done = 0;
-    for (int f = 0; f < nin; f++) total += in[f].problems->count * nsolvers * o->repeat;
-    for (int f = 0; f < nin && !rc; f++) {
-        for (int p = 0; p < in[f].problems->count && !rc; p++) {
-            const mcb_problem *P = in[f].problems->items[p];
-            mcb_metrics_ws *ws = NULL;
-            rc = mcb_metrics_ws_new(P, &ws, err);
-            for (int s = 0; s < nsolvers && !rc; s++)
-                for (int rep = 0; rep < o->repeat && !rc; rep++) {
-                    mcb_run run = {0};
-                    run.problem_set = in[f].set_name;
-                    run.problem = P->name;
-                    run.problem_index = p;
-                    run.solver = solvers[s].def->name;
-                    run.rep = rep;
-                    rc = mcb_run_one(P, ws, solvers[s].def, solvers[s].params, o, &run, err);
-                    if (!rc) rc = mcb_results_add(R, &run, err);
-                    progress(tty, ++done, total, &run, run.info.setup_s + run.info.solve_s);
-                    mcb_run_clear(&run);
-                }
-            mcb_metrics_ws_free(&ws);
+    rc = mcb_journal_create(jpath, &ctx, &L->journal, err);
+    mcb_results_ctx_free(&ctx);
+    return rc;
+}
+
+mcb_rc mcb_campaign_record(const mcb_campaign *C, mcb_plan *L, const mcb_buf *framed, int done,
+                           int total, mcb_err *err)
+{
+    mcb_rc rc = mcb_journal_append(L->journal, framed, err);
+    if (rc) return rc;
+    mcb_run_rec r;
+    mcb_err perr;
+    /* the payload lies between the 16-byte frame head and the 4-byte CRC */
+    if (framed->len > 20 &&
+        !mcb_rec_unpack(framed->p + 16, framed->len - 20, "run", &r, &perr)) {
+        progress(C->tty, done, total, &r);
+        mcb_rec_free(&r);
+    }
+    return MCB_OK;
+}
+
+typedef struct {
+    mcb_pick pick;
+    long position; /* in the run list (runs it does not name: after it) */
+    int key_item;  /* the item of the run list, or -1 */
+} ordered_pick;
+
+static int by_position(const void *a, const void *b)
+{
+    const ordered_pick *x = a, *y = b;
+    return (x->position > y->position) - (x->position < y->position);
+}
+
+mcb_rc mcb_campaign_finish(const mcb_campaign *C, mcb_plan *L, mcb_err *err)
+{
+    char jpath[4200];
+    mcb_journal_path(C->h5_path, jpath, sizeof jpath);
+    mcb_journal_close(&L->journal);
+    mcb_results_src *J = NULL;
+    mcb_rc rc = mcb_results_src_open(jpath, &J, err);
+    if (rc) return rc;
+    mcb_results_src *srcs[2] = {L->old, J};
+    int n = 0;
+    for (int k = 0; k < 2; k++) n += srcs[k] ? mcb_results_src_ctx(srcs[k])->count : 0;
+    ordered_pick *op = mcb_calloc((size_t)n + 1, sizeof *op);
+    mcb_pick *picks = mcb_calloc((size_t)n + 1, sizeof *picks);
+    unsigned char *seen = calloc((size_t)L->total + 1, 1);
+    if (!op || !picks || !seen) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    int np = 0;
+    for (int k = 0; k < 2 && !rc; k++) {
+        if (!srcs[k]) continue;
+        int count = mcb_results_src_ctx(srcs[k])->count;
+        for (int i = 0; i < count && !rc; i++) {
+            mcb_run_rec r;
+            if ((rc = mcb_results_src_run(srcs[k], i, &r, err))) break;
+            int item = item_of(C, &r);
+            /* a run recorded twice (a resume after a kill between writing
+             * the results file and removing the journal) is kept once */
+            if (item < 0 || !seen[item]) {
+                if (item >= 0) seen[item] = 1;
+                op[np].pick = (mcb_pick){srcs[k], i};
+                op[np].position = item >= 0 ? item : (long)L->total + r.run_index;
+                op[np].key_item = item;
+                np++;
+            }
+            mcb_rec_free(&r);
         }
     }
-    mcb_rc crc = mcb_results_close(&R, rc == MCB_OK, rc ? NULL : err);
-    return rc ? rc : crc;
+    if (!rc) {
+        qsort(op, (size_t)np, sizeof *op, by_position);
+        for (int k = 0; k < np; k++) picks[k] = op[k].pick;
+        /* the context: this campaign's, with the full run list's size */
+        mcb_results_data ctx;
+        rc = mcb_results_context(C->command, C->o, L->total, &ctx, err);
+        if (!rc) rc = mcb_results_write(C->h5_path, C->csv_path, &ctx, picks, np, err);
+        mcb_results_ctx_free(&ctx);
+    }
+    free(op);
+    free(picks);
+    free(seen);
+    mcb_results_src_close(&J);
+    if (!rc) unlink(jpath);
+    return rc;
+}
+
+mcb_rc mcb_campaign_run(const mcb_campaign *C, mcb_err *err)
+{
+    mcb_plan *L = NULL;
+    mcb_rc rc = mcb_plan_make(C, &L, err);
+    if (rc) return rc;
+    if (C->resume)
+        fprintf(stderr, "mcbench: resuming %s: %d runs recorded, %d to run\n", C->h5_path,
+                mcb_plan_recorded(L), L->count);
+    rc = mcb_campaign_begin(C, L, err);
+    mcb_buf framed = {0};
+    for (int k = 0; k < L->count && !rc; k++) {
+        rc = mcb_execute(C, L, &L->items[k], &framed, err);
+        if (!rc) rc = mcb_campaign_record(C, L, &framed, k + 1, L->count, err);
+    }
+    mcb_buf_free(&framed);
+    if (!rc) rc = mcb_campaign_finish(C, L, err);
+    mcb_plan_free(&L);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- merge */
+
+typedef struct {
+    int part, k, run_index;
+} merge_pick;
+
+static int by_run_index(const void *a, const void *b)
+{
+    const merge_pick *x = a, *y = b;
+    if (x->run_index != y->run_index) return (x->run_index > y->run_index) - (x->run_index < y->run_index);
+    return (x->part > y->part) - (x->part < y->part);
+}
+
+static int same_key(const mcb_run_rec *a, const mcb_run_rec *b)
+{
+    return !strcmp(a->problem_set, b->problem_set) && !strcmp(a->problem, b->problem) &&
+           !strcmp(a->solver, b->solver) && a->rep == b->rep;
+}
+
+/* Two records of one run_index: a duplicate (same run) or a conflict. */
+static mcb_rc clash(mcb_results_src **src, const merge_pick *a, const merge_pick *b,
+                    mcb_err *err)
+{
+    mcb_run_rec x, y;
+    mcb_rc rc = mcb_results_src_run(src[a->part], a->k, &x, err);
+    if (rc) return rc;
+    rc = mcb_results_src_run(src[b->part], b->k, &y, err);
+    if (rc) {
+        mcb_rec_free(&x);
+        return rc;
+    }
+    if (same_key(&x, &y))
+        rc = mcb_fail(err, MCB_E_INPUT,
+                      "run %s/%s %s rep %d is in both %s and %s: a run may be in one part "
+                      "only (were shards overlapping, or a part given twice?)",
+                      x.problem_set, x.problem, x.solver, x.rep, mcb_results_src_path(src[a->part]),
+                      mcb_results_src_path(src[b->part]));
+    else
+        rc = mcb_fail(err, MCB_E_INPUT,
+                      "conflicting runs: run %d of the run list is %s/%s %s rep %d in %s but "
+                      "%s/%s %s rep %d in %s: the parts come from different campaigns (other "
+                      "inputs or solvers)",
+                      a->run_index, x.problem_set, x.problem, x.solver, x.rep,
+                      mcb_results_src_path(src[a->part]), y.problem_set, y.problem, y.solver,
+                      y.rep, mcb_results_src_path(src[b->part]));
+    mcb_rec_free(&x);
+    mcb_rec_free(&y);
+    return rc;
+}
+
+static mcb_rc parts_agree(mcb_results_src **src, int n, mcb_err *err)
+{
+    const mcb_results_data *A = mcb_results_src_ctx(src[0]);
+    for (int k = 0; k < n; k++) {
+        const mcb_results_data *B = mcb_results_src_ctx(src[k]);
+        const char *pa = mcb_results_src_path(src[0]), *pb = mcb_results_src_path(src[k]);
+        char diff[512];
+        if (!B->complete)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s is an unfinished campaign (only its journal exists): finish it "
+                            "with 'mcbench run ... --resume' first",
+                            pb);
+        if (k == 0) continue;
+        if (strcmp(A->git_revision, B->git_revision))
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s was made by mcbench revision %s, %s by %s: parts of one campaign "
+                            "come from one revision",
+                            pa, A->git_revision, pb, B->git_revision);
+        if (mcb_words_differ(A->settings, B->settings, diff, sizeof diff) ||
+            (A->repeat != B->repeat &&
+             snprintf(diff, sizeof diff, "repeat=%d here, repeat=%d there", A->repeat, B->repeat)) ||
+            (A->total_runs != B->total_runs &&
+             snprintf(diff, sizeof diff, "a run list of %d runs here, %d there", A->total_runs,
+                      B->total_runs)))
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s and %s have different settings: %s (\"here\" is %s); parts of "
+                            "one campaign share every setting",
+                            pa, pb, diff, pa);
+    }
+    return MCB_OK;
+}
+
+mcb_rc mcb_merge(const char *const *parts, int nparts, const char *h5_path, const char *csv_path,
+                 mcb_err *err)
+{
+    mcb_results_src **src = calloc((size_t)nparts, sizeof *src);
+    if (!src) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    mcb_rc rc = MCB_OK;
+    int n = 0;
+    for (int k = 0; k < nparts && !rc; k++) {
+        rc = mcb_results_src_open(parts[k], &src[k], err);
+        if (!rc) n += mcb_results_src_ctx(src[k])->count;
+    }
+    if (!rc) rc = parts_agree(src, nparts, err);
+    merge_pick *mp = mcb_calloc((size_t)n + 1, sizeof *mp);
+    mcb_pick *picks = mcb_calloc((size_t)n + 1, sizeof *picks);
+    if (!rc && (!mp || !picks)) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    int np = 0;
+    for (int k = 0; k < nparts && !rc; k++)
+        for (int i = 0; i < mcb_results_src_ctx(src[k])->count && !rc; i++) {
+            mcb_run_rec r;
+            if ((rc = mcb_results_src_run(src[k], i, &r, err))) break;
+            mp[np++] = (merge_pick){k, i, r.run_index};
+            mcb_rec_free(&r);
+        }
+    if (!rc) {
+        qsort(mp, (size_t)np, sizeof *mp, by_run_index);
+        for (int k = 1; k < np && !rc; k++)
+            if (mp[k].run_index == mp[k - 1].run_index) rc = clash(src, &mp[k - 1], &mp[k], err);
+    }
+    if (!rc) {
+        for (int k = 0; k < np; k++) picks[k] = (mcb_pick){src[mp[k].part], mp[k].k};
+        rc = mcb_results_write(h5_path, csv_path, mcb_results_src_ctx(src[0]), picks, np, err);
+    }
+    free(mp);
+    free(picks);
+    for (int k = 0; k < nparts; k++) mcb_results_src_close(&src[k]);
+    free(src);
+    return rc;
 }

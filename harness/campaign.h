@@ -1,9 +1,13 @@
 /* campaign.h: every problem of every input set x every selected solver x
- * every repetition, written to the results files as it goes. */
+ * every repetition (the run list), or the part of it a user selects
+ * (--problems, --exclude, --shard), each run judged, isolated in a child
+ * process when it asks for it, and appended to the journal as it completes;
+ * at the end one results file and CSV. A killed campaign continues with
+ * --resume. */
 #ifndef MCB_CAMPAIGN_H
 #define MCB_CAMPAIGN_H
 
-#include "results.h"
+#include "journal.h"
 
 typedef struct {
     const char *set_name;    /* problem set name (the file's base name) */
@@ -12,14 +16,76 @@ typedef struct {
 
 typedef struct {
     const mcb_solver_def *def;
-    void *params;            /* owned by the caller */
+    void *params;            /* owned by the caller; NULL: defaults */
 } mcb_solver_choice;
 
-/* Progress goes to stderr: a bar when `tty`, plain lines otherwise. Solver
- * failures are statuses, never errors; an error here is the harness's own
- * (cannot write results, out of memory), and then nothing is left behind. */
-mcb_rc mcb_campaign_run(const mcb_input *in, int nin, const mcb_solver_choice *solvers,
-                        int nsolvers, const mcb_campaign_opts *o, const mcb_context *ctx,
-                        const char *h5_path, const char *csv_path, int tty, mcb_err *err);
+/* When runs execute in a forked child (crash isolation). */
+typedef enum {
+    MCB_ISOLATE_AUTO = 0, /* solvers marked black_box and solvers not in the registry */
+    MCB_ISOLATE_ALWAYS,
+    MCB_ISOLATE_NEVER
+} mcb_isolate_mode;
+
+typedef struct {
+    const mcb_input *in;
+    int nin;
+    const mcb_solver_choice *solvers;
+    int nsolvers;
+    const mcb_campaign_opts *o;
+    const char *command;   /* the command line, recorded */
+    const char *h5_path, *csv_path;
+    int resume;            /* continue the campaign recorded at h5_path */
+    const char *const *include; /* shell globs on problem names ("set/name" too) */
+    int ninclude;
+    const char *const *exclude;
+    int nexclude;
+    int shard, nshards;    /* nshards > 0: only shard `shard` (0-based) of the run list */
+    int isolate;           /* mcb_isolate_mode */
+    double mem_limit_mb;   /* per isolated run, on top of what it inherits; <= 0: none */
+    double grace_s;        /* isolated runs are killed at 2 x time limit + grace */
+    int tty;               /* progress as a bar, else lines */
+    int mpi;               /* 1: this process is rank 0 of an MPI campaign (mpi.c) */
+} mcb_campaign;
+
+/* The default memory limit per isolated run: half the physical memory. */
+double mcb_default_mem_limit_mb(void);
+
+/* Solver failures are statuses, never errors; an error here is the
+ * harness's own (cannot write results, out of memory, a resume that does
+ * not match) or bad input. Every finished run stays in the journal. */
+mcb_rc mcb_campaign_run(const mcb_campaign *C, mcb_err *err);
+
+/* ------------------------------------------------------------------------
+ * The parts shared with the MPI driver (mpi.c). */
+
+typedef struct {
+    int f, p, s, rep; /* input, problem, solver, repetition */
+    int index;        /* position in the full run list */
+    double cost;      /* estimated cost, for balancing shards */
+} mcb_run_item;
+
+typedef struct mcb_plan mcb_plan;
+/* The selected runs not yet recorded, and what is recorded already. */
+mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err);
+int mcb_plan_count(const mcb_plan *L);
+int mcb_plan_recorded(const mcb_plan *L); /* runs found recorded (resume) */
+const mcb_run_item *mcb_plan_item(const mcb_plan *L, int k);
+void mcb_plan_free(mcb_plan **L);
+
+/* Executes one run (isolated when the campaign says so) and frames its
+ * record (journal.h) into `framed`. */
+mcb_rc mcb_execute(const mcb_campaign *C, mcb_plan *L, const mcb_run_item *it, mcb_buf *framed,
+                   mcb_err *err);
+
+/* Opens the journal (new or resumed) / records a framed run / finishes
+ * the campaign into the results file. */
+mcb_rc mcb_campaign_begin(const mcb_campaign *C, mcb_plan *L, mcb_err *err);
+mcb_rc mcb_campaign_record(const mcb_campaign *C, mcb_plan *L, const mcb_buf *framed, int done,
+                           int total, mcb_err *err);
+mcb_rc mcb_campaign_finish(const mcb_campaign *C, mcb_plan *L, mcb_err *err);
+
+/* mcbench merge: parts of one campaign into one results file. */
+mcb_rc mcb_merge(const char *const *parts, int nparts, const char *h5_path, const char *csv_path,
+                 mcb_err *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "mpi_campaign.h"
 #include "mcb_io.h"
 #include "mcb_paths.h"
 #include "problems.h"
@@ -339,8 +340,9 @@ static const char *run_help =
     "Runs every selected solver on every problem with the same budget; the harness\n"
     "judges every run with its own metrics. Writes RESULTS.h5 and a flat CSV (the\n"
     "directory is created if needed). No output may be an input, a directory or the\n"
-    "other output; all are checked before any work starts, and the results appear\n"
-    "only when the campaign completes (interrupting it leaves nothing behind).\n"
+    "other output; all are checked before any work starts. Each finished run is\n"
+    "appended at once to RESULTS.h5.journal, so a killed campaign loses nothing:\n"
+    "continue it with --resume; the results file and CSV appear when it completes.\n"
     "  --solvers a,b,...    solvers to run, each once (default: all registered; see\n"
     "                       'mcbench solvers')\n"
     "  --iters N            iteration budget (default 5000)\n"
@@ -349,8 +351,32 @@ static const char *run_help =
     "                       are held to it after the fact)\n"
     "  --tol T              tolerance on the stop metric, finite, >= 0 (default 1e-8)\n"
     "  --stop-metric NAME   natmap (default), fb, fb_max, zres, dyn_abs, dyn_rel\n"
-    "  --trace-every K      full metrics every K-th iteration (default 1; 0: final only)\n"
+    "  --check-every K      when the stop metric is judged during a solve: auto (default:\n"
+    "                       every iteration at first, then at a stride from the measured\n"
+    "                       cost of a check, at most 1% of the iterations done), never\n"
+    "                       (only the final iterate), or every K-th iteration (1: exact)\n"
+    "  --trace-every K      a trace row (all metrics) every K-th iteration (default checks:\n"
+    "                       at every check; 0: final only)\n"
+    "  --timing MODE        auto (default: an unobserved rerun to the same iteration count\n"
+    "                       when measuring may have distorted a solved run's time),\n"
+    "                       observed, or clean (always rerun: exact, for publication)\n"
     "  --repeat R           timed repetitions per run (default 1)\n"
+    "  --problems GLOB      only problems whose name (or SET/NAME) matches (repeatable)\n"
+    "  --exclude GLOB       leave out problems whose name (or SET/NAME) matches (repeatable)\n"
+    "  --resume RESULTS.h5  continue a killed or extended campaign: runs recorded there or\n"
+    "                       in its journal with the same budgets and parameters are kept,\n"
+    "                       the others run (different budgets are an error); implies -o\n"
+    "  --shard I/N          only part I (0-based) of N of the run list, balanced by\n"
+    "                       estimated cost (merge the parts with 'mcbench merge')\n"
+    "  --isolate MODE       run each run in a forked child: auto (default: solvers that\n"
+    "                       cannot be stopped and solvers from outside the registry),\n"
+    "                       always, never. A crash, a hang or the memory limit costs that\n"
+    "                       run only (status crashed or time-limit); a child is killed at\n"
+    "                       twice the time limit plus 10 s\n"
+    "  --mem-limit MB       memory an isolated run may add (default half the physical\n"
+    "                       memory; 0: none)\n"
+    "  --mpi                under mpirun: rank 0 hands out runs and writes the results,\n"
+    "                       the other ranks solve\n"
     "  --threads T          OpenMP and OpenBLAS threads (default 1)\n"
     "  --warm-start         start from the problem's initial guess when it has one\n"
     "  --save-solutions     store the final (v, lambda) of every run\n"
@@ -421,6 +447,13 @@ static int apply_params(char **params, int nparams, mcb_solver_choice *choice, i
 }
 
 /* The problem set name of an input: its base name without extension. */
+/* Two spellings of one output: the same file when both exist, else the same
+ * text. */
+static int same_output(const char *a, const char *b)
+{
+    return !strcmp(a, b) || mcb_same_file(a, b);
+}
+
 static char *set_name_of(const char *path)
 {
     char *copy = strdup(path);
@@ -445,16 +478,29 @@ static int cmd_run(int argc, char **argv)
     const char *out = NULL, *csv = NULL, *solver_list = NULL;
     char **files = calloc((size_t)argc, sizeof *files);
     char **params = calloc((size_t)argc, sizeof *params);
+    const char **include = calloc((size_t)argc, sizeof *include);
+    const char **exclude = calloc((size_t)argc, sizeof *exclude);
     int nfiles = 0, nparams = 0, status = 0, po = 0;
-    if (!files || !params) {
+    mcb_campaign C;
+    memset(&C, 0, sizeof C);
+    C.mem_limit_mb = mcb_default_mem_limit_mb();
+    C.grace_s = 10.0;
+    C.include = include;
+    C.exclude = exclude;
+    const char *resume = NULL;
+    if (!files || !params || !include || !exclude) {
         free(files);
         free(params);
+        free(include);
+        free(exclude);
         return 1;
     }
     const char *const valued[] = {"-o", "--csv", "--solvers", "--iters", "--time-limit", "--tol",
                                   "--trace-every", "--repeat", "--threads", "--param",
-                                  "--stop-metric", NULL};
-    const char *const flags[] = {"--warm-start", "--save-solutions", "--quick", NULL};
+                                  "--stop-metric", "--check-every", "--timing", "--problems",
+                                  "--exclude", "--resume", "--shard", "--isolate", "--mem-limit",
+                                  NULL};
+    const char *const flags[] = {"--warm-start", "--save-solutions", "--quick", "--mpi", NULL};
     for (int k = 1; k < argc && !status; k++) {
         const char *a = argv[k], *v;
         int t = next_arg("run", argc, argv, &k, &po, valued, flags, &v);
@@ -476,16 +522,50 @@ static int cmd_run(int argc, char **argv)
         else if (!strcmp(a, "--iters")) bad = parse_int(v, 1, 100000000, &o.settings.max_iters);
         else if (!strcmp(a, "--time-limit")) bad = parse_double(v, 0.0, &o.settings.time_limit_s);
         else if (!strcmp(a, "--tol")) bad = parse_double(v, 0.0, &o.settings.tol);
-        else if (!strcmp(a, "--trace-every")) bad = parse_int(v, 0, 100000000, &o.trace_every);
+        else if (!strcmp(a, "--trace-every")) {
+            if (!strcmp(v, "checks")) o.trace_every = MCB_TRACE_CHECKS;
+            else bad = parse_int(v, 0, 100000000, &o.trace_every);
+        } else if (!strcmp(a, "--check-every")) {
+            if (!strcmp(v, "auto")) o.check_every = MCB_CHECK_AUTO;
+            else if (!strcmp(v, "never")) o.check_every = MCB_CHECK_NEVER;
+            else bad = parse_int(v, 1, 100000000, &o.check_every);
+        } else if (!strcmp(a, "--timing")) {
+            o.timing = mcb_timing_from_name(v);
+            bad = o.timing < 0;
+        }
         else if (!strcmp(a, "--repeat")) bad = parse_int(v, 1, 1000, &o.repeat);
         else if (!strcmp(a, "--threads")) bad = parse_int(v, 1, 1024, &o.settings.threads);
         else if (!strcmp(a, "--param")) params[nparams++] = (char *)v;
-        else if (!strcmp(a, "--stop-metric")) {
+        else if (!strcmp(a, "--problems")) include[C.ninclude++] = v;
+        else if (!strcmp(a, "--exclude")) exclude[C.nexclude++] = v;
+        else if (!strcmp(a, "--resume")) resume = v;
+        else if (!strcmp(a, "--mpi")) C.mpi = 1;
+        else if (!strcmp(a, "--mem-limit")) bad = parse_double(v, 0.0, &C.mem_limit_mb);
+        else if (!strcmp(a, "--isolate")) {
+            const char *modes[] = {"auto", "always", "never"};
+            C.isolate = -1;
+            for (int m = 0; m < 3; m++)
+                if (!strcmp(v, modes[m])) C.isolate = m;
+            bad = C.isolate < 0;
+        } else if (!strcmp(a, "--shard")) {
+            int i = -1, n = 0, used = 0;
+            bad = sscanf(v, "%d/%d%n", &i, &n, &used) != 2 || v[used] || n < 1 || i < 0 || i >= n;
+            if (bad) {
+                status = usage_error("run", "--shard wants I/N with 0 <= I < N, got '%s'", v);
+                break;
+            }
+            C.shard = i;
+            C.nshards = n;
+        } else if (!strcmp(a, "--stop-metric")) {
             o.stop_metric = mcb_metric_from_name(v);
             bad = o.stop_metric < 0 || !mcb_metric_is_residual(o.stop_metric);
         }
         if (bad) status = usage_error("run", "bad value for %s", a);
     }
+    if (!status && resume && out && !same_output(resume, out))
+        status = usage_error("run", "--resume %s and -o name different files: --resume writes to "
+                             "the file it continues", resume);
+    if (!status && resume) out = resume;
     if (!status && !out) status = usage_error("run", "%s", "needs -o RESULTS.h5");
     if (!status && nfiles == 0) status = usage_error("run", "%s", "needs at least one FILE.h5");
 
@@ -528,9 +608,13 @@ static int cmd_run(int argc, char **argv)
         csv = csv_default;
     }
     if (!status) {
-        mcb_output outs[2] = {{out, "-o"}, {csv, csv == csv_default ? "the CSV named after -o" : "--csv"}};
+        char jpath[4200];
+        mcb_journal_path(out, jpath, sizeof jpath);
+        mcb_output outs[3] = {{out, resume ? "--resume" : "-o"},
+                              {csv, csv == csv_default ? "the CSV named after -o" : "--csv"},
+                              {jpath, "the journal named after -o"}};
         mcb_err err;
-        mcb_rc rc = mcb_check_outputs((const char *const *)files, nfiles, outs, 2, 1, &err);
+        mcb_rc rc = mcb_check_outputs((const char *const *)files, nfiles, outs, 3, 1, &err);
         if (rc) status = fail_rc(rc, &err);
     }
 
@@ -545,11 +629,20 @@ static int cmd_run(int argc, char **argv)
         size_t off = strlen(cmdline);
         for (int k = 0; k < argc && off < sizeof cmdline; k++)
             off += (size_t)snprintf(cmdline + off, sizeof cmdline - off, " %s", argv[k]);
-        mcb_context ctx = {cmdline, o.stop_metric, o.trace_every, o.repeat, o.settings};
+        C.in = in;
+        C.nin = nfiles;
+        C.solvers = choice;
+        C.nsolvers = ns;
+        C.o = &o;
+        C.command = cmdline;
+        C.h5_path = out;
+        C.csv_path = csv;
+        C.resume = resume != NULL;
+        C.tty = isatty(STDERR_FILENO);
         mcb_err err;
-        mcb_rc rc = mcb_campaign_run(in, nfiles, choice, ns, &o, &ctx, out, csv,
-                                     isatty(STDERR_FILENO), &err);
-        if (rc) status = fail_rc(rc, &err);
+        mcb_rc rc = C.mpi ? mcb_mpi_campaign(&C, &err) : mcb_campaign_run(&C, &err);
+        if (rc == MCB_MPI_WORKER_DONE) rc = MCB_OK;
+        else if (rc) status = fail_rc(rc, &err);
         else fprintf(stderr, "mcbench: results in %s and %s\n", out, csv);
     }
     for (int f = 0; in && f < nfiles; f++) mcb_problem_set_free(&in[f].problems);
@@ -559,6 +652,62 @@ static int cmd_run(int argc, char **argv)
     free(names);
     free(files);
     free(params);
+    free(include);
+    free(exclude);
+    return status;
+}
+
+/* ------------------------------------------------------------------ merge */
+
+static const char *merge_help =
+    "usage: mcbench merge PART.h5... -o ALL.h5 [--csv PATH]\n"
+    "Joins the results files of one campaign's parts (mcbench run --shard I/N, or\n"
+    "parts run on different machines) into one results file and CSV, in the order of\n"
+    "the campaign's run list; 'mcbench report' reads it like any other. The parts must\n"
+    "come from one mcbench revision with the same settings; a run in two parts, or two\n"
+    "parts disagreeing on the run list, is an error. Nothing is written on error.\n";
+
+static int cmd_merge(int argc, char **argv)
+{
+    if (is_help(argc, argv)) return fputs(merge_help, stdout), 0;
+    const char *out = NULL, *csv = NULL;
+    const char **parts = calloc((size_t)argc, sizeof *parts);
+    if (!parts) return 1;
+    const char *const valued[] = {"-o", "--csv", NULL};
+    int po = 0, n = 0, status = 0;
+    for (int k = 1; k < argc && !status; k++) {
+        const char *a = argv[k], *v;
+        int t = next_arg("merge", argc, argv, &k, &po, valued, NULL, &v);
+        if (t == ARG_ERR) status = EXIT_INPUT;
+        else if (t == ARG_POS) parts[n++] = argv[k];
+        else if (t == ARG_OPT && !strcmp(a, "-o")) out = v;
+        else if (t == ARG_OPT) csv = v;
+    }
+    if (!status && (!out || n == 0))
+        status = usage_error("merge", "%s", "needs at least one PART.h5 and -o ALL.h5");
+    char csv_default[4200];
+    if (!status && !csv) {
+        mcb_path_with_ext(out, ".csv", csv_default, sizeof csv_default);
+        csv = csv_default;
+    }
+    mcb_err err;
+    if (!status) {
+        for (int k = 0; k < n && !status; k++)
+            for (int j = 0; j < k && !status; j++)
+                if (mcb_same_file(parts[k], parts[j]))
+                    status = usage_error("merge", "part %s is given twice", parts[k]);
+    }
+    if (!status) {
+        mcb_output outs[2] = {{out, "-o"}, {csv, csv == csv_default ? "the CSV named after -o" : "--csv"}};
+        mcb_rc rc = mcb_check_outputs(parts, n, outs, 2, 1, &err);
+        if (rc) status = fail_rc(rc, &err);
+    }
+    if (!status) {
+        mcb_rc rc = mcb_merge(parts, n, out, csv, &err);
+        if (rc) status = fail_rc(rc, &err);
+        else fprintf(stderr, "mcbench: %d parts merged into %s and %s\n", n, out, csv);
+    }
+    free(parts);
     return status;
 }
 
@@ -602,6 +751,7 @@ static const char *main_help =
     "  import    convert FCLIB files (mcbench import fclib ...)\n"
     "  gen       generate built-in problems (mcbench gen stack ...)\n"
     "  run       run solvers on problems with identical budgets\n"
+    "  merge     join the results files of a campaign's parts\n"
     "  report    plots and tables from a results file\n"
     "  solvers   list solvers and their parameters\n";
 
@@ -621,6 +771,7 @@ int main(int argc, char **argv)
     if (!strcmp(c, "gen")) return cmd_gen(argc - 1, argv + 1);
     if (!strcmp(c, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
+    if (!strcmp(c, "merge")) return cmd_merge(argc - 1, argv + 1);
     if (!strcmp(c, "solvers")) return cmd_solvers(argc - 1, argv + 1);
     fprintf(stderr, "mcbench: unknown command '%s'\n%s", c, main_help);
     return EXIT_INPUT;

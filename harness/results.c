@@ -1,4 +1,5 @@
-/* results.c: results HDF5 and CSV, writing and reading back. */
+/* results.c: the results file and its CSV, written from run records and
+ * read back from a results file or a journal (see results.h). */
 #include "results.h"
 
 #include <limits.h>
@@ -6,31 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "journal.h"
 #include "mcb_build.h"
 #include "mcb_h5.h"
 #include "mcb_isolate.h"
 #include "mcb_paths.h"
 
 #define RESULTS_FORMAT "mcbench-results"
-#define RESULTS_VERSION 2
-
-struct mcb_results {
-    hid_t file, runs;
-    FILE *csv;
-    int count;
-    char *h5_path, *h5_tmp, *csv_path, *csv_tmp;
-};
-
-static char *tmp_name(const char *path)
-{
-    size_t len = strlen(path) + 32;
-    char *t = malloc(len);
-    if (t) snprintf(t, len, "%s.partial%ld", path, (long)getpid());
-    return t;
-}
+#define RESULTS_VERSION 3
 
 /* First line of a command's output, or "unknown". */
 static void command_line(const char *cmd, char *buf, size_t len)
@@ -65,11 +53,124 @@ static void cpu_model(char *buf, size_t len)
     fclose(f);
 }
 
-static int write_context(hid_t f, const mcb_context *ctx)
+static char *tmp_name(const char *path)
 {
-    hid_t g = mcb_h5_create_group(f, "context");
-    if (g < 0) return -1;
-    char date[64], rev[128], cpu[256];
+    size_t len = strlen(path) + 32;
+    char *t = malloc(len);
+    if (t) snprintf(t, len, "%s.partial%ld", path, (long)getpid());
+    return t;
+}
+
+/* ---------------------------------------------------------------- records */
+
+void mcb_rec_free(mcb_run_rec *r)
+{
+    if (!r) return;
+    free(r->problem_set);
+    free(r->problem);
+    free(r->solver);
+    free(r->reason);
+    free(r->config);
+    free(r->trace);
+    free(r->v);
+    free(r->lambda);
+    memset(r, 0, sizeof *r);
+}
+
+void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run_rec *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->problem_set = (char *)run->problem_set;
+    rec->problem = (char *)run->problem;
+    rec->solver = (char *)run->solver;
+    rec->reason = (char *)run->info.reason;
+    rec->config = (char *)config;
+    rec->run_index = run_index;
+    rec->problem_index = run->problem_index;
+    rec->rep = run->rep;
+    rec->status = run->info.status;
+    rec->iterations = run->info.iterations;
+    rec->n = run->n;
+    rec->m = run->m;
+    rec->ncontacts = run->ncontacts;
+    rec->checks = run->checks;
+    rec->timing = run->timing;
+    rec->setup_s = run->info.setup_s;
+    rec->solve_s = run->info.solve_s;
+    rec->own_residual = run->info.own_residual;
+    rec->measure_s = run->measure_s;
+    rec->observed_solve_s = run->observed_solve_s;
+    rec->final = run->final;
+    rec->trace_rows = run->trace_rows;
+    rec->trace = run->trace;
+    rec->v = run->v;
+    rec->lambda = run->lambda;
+}
+
+/* ---------------------------------------------------------------- context */
+
+void mcb_settings_words(const mcb_campaign_opts *o, char *buf, size_t len)
+{
+    const mcb_settings *s = &o->settings;
+    snprintf(buf, len,
+             "max_iters=%d time_limit_s=%.17g tol=%.17g stop_metric=%s threads=%d "
+             "warm_start=%d check_every=%d trace_every=%d timing=%s save_solutions=%d",
+             s->max_iters, s->time_limit_s, s->tol, mcb_metric_name(o->stop_metric), s->threads,
+             s->warm_start, o->check_every, o->trace_every, mcb_timing_name(o->timing),
+             o->save_solutions);
+}
+
+/* The word of `list` whose key is `key` (up to '='), or NULL; its length
+ * in *len. */
+static const char *find_word(const char *list, const char *key, size_t klen, size_t *len)
+{
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ') p++;
+        size_t n = strcspn(p, " ");
+        if (n > klen && p[klen] == '=' && !strncmp(p, key, klen)) {
+            *len = n;
+            return p;
+        }
+        p += n;
+    }
+    return NULL;
+}
+
+static int words_differ_one_way(const char *a, const char *b, const char *a_name,
+                                const char *b_name, char *buf, size_t len)
+{
+    for (const char *p = a; p && *p;) {
+        while (*p == ' ') p++;
+        size_t n = strcspn(p, " "), klen = strcspn(p, "= ");
+        if (n == 0) break;
+        size_t m = 0;
+        const char *q = find_word(b, p, klen, &m);
+        if (!q || m != n || strncmp(p, q, n)) {
+            if (q)
+                snprintf(buf, len, "%.*s %s, %.*s %s", (int)n, p, a_name, (int)m, q, b_name);
+            else
+                snprintf(buf, len, "%.*s %s, no %.*s %s", (int)n, p, a_name, (int)klen, p,
+                         b_name);
+            return 1;
+        }
+        p += n;
+    }
+    return 0;
+}
+
+int mcb_words_differ(const char *here, const char *there, char *buf, size_t len)
+{
+    return words_differ_one_way(here, there, "here", "there", buf, len) ||
+           words_differ_one_way(there, here, "there", "here", buf, len);
+}
+
+static char *dup_or_unknown(const char *s) { return mcb_strdup(s && *s ? s : "unknown"); }
+
+mcb_rc mcb_results_context(const char *command, const mcb_campaign_opts *o, int total_runs,
+                           mcb_results_data *D, mcb_err *err)
+{
+    memset(D, 0, sizeof *D);
+    char date[64], rev[128], cpu[256], words[1024];
     time_t now = time(NULL);
     struct tm tmv;
     gmtime_r(&now, &tmv);
@@ -80,24 +181,74 @@ static int write_context(hid_t f, const mcb_context *ctx)
     snprintf(rev, sizeof rev, "unknown");
 #endif
     cpu_model(cpu, sizeof cpu);
-    int rc = mcb_h5_attr_write_str(g, "date", date) ||
-             mcb_h5_attr_write_str(g, "git_revision", rev) ||
-             mcb_h5_attr_write_str(g, "compiler", MCB_COMPILER) ||
-             mcb_h5_attr_write_str(g, "cflags", MCB_CFLAGS) ||
-             mcb_h5_attr_write_str(g, "cpu_model", cpu) ||
-             mcb_h5_attr_write_int(g, "cpu_count", sysconf(_SC_NPROCESSORS_ONLN)) ||
-             mcb_h5_attr_write_int(g, "threads", ctx->settings.threads) ||
-             mcb_h5_attr_write_int(g, "max_iters", ctx->settings.max_iters) ||
-             mcb_h5_attr_write_double(g, "time_limit_s", ctx->settings.time_limit_s) ||
-             mcb_h5_attr_write_double(g, "tol", ctx->settings.tol) ||
-             mcb_h5_attr_write_str(g, "stop_metric", mcb_metric_name(ctx->stop_metric)) ||
-             mcb_h5_attr_write_int(g, "warm_start", ctx->settings.warm_start) ||
-             mcb_h5_attr_write_int(g, "trace_every", ctx->trace_every) ||
-             mcb_h5_attr_write_int(g, "repeat", ctx->repeat) ||
-             mcb_h5_attr_write_str(g, "command", ctx->command);
+    mcb_settings_words(o, words, sizeof words);
+    D->complete = 1;
+    D->stop_metric = dup_or_unknown(mcb_metric_name(o->stop_metric));
+    D->date = dup_or_unknown(date);
+    D->git_revision = dup_or_unknown(rev);
+    D->cpu_model = dup_or_unknown(cpu);
+    D->compiler = dup_or_unknown(MCB_COMPILER);
+    D->cflags = dup_or_unknown(MCB_CFLAGS);
+    D->command = dup_or_unknown(command);
+    D->settings = dup_or_unknown(words);
+    D->tol = o->settings.tol;
+    D->max_iters = o->settings.max_iters;
+    D->time_limit_s = o->settings.time_limit_s;
+    D->threads = o->settings.threads;
+    D->cpu_count = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    D->warm_start = o->settings.warm_start;
+    D->check_every = o->check_every;
+    D->trace_every = o->trace_every;
+    D->timing = o->timing;
+    D->repeat = o->repeat;
+    D->total_runs = total_runs;
+    if (!D->stop_metric || !D->date || !D->git_revision || !D->cpu_model || !D->compiler ||
+        !D->cflags || !D->command || !D->settings) {
+        mcb_results_ctx_free(D);
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    return MCB_OK;
+}
+
+void mcb_results_ctx_free(mcb_results_data *D)
+{
+    if (!D) return;
+    char **strs[] = {&D->stop_metric, &D->date,    &D->git_revision, &D->cpu_model,
+                     &D->compiler,    &D->command, &D->cflags,       &D->settings};
+    for (size_t k = 0; k < sizeof strs / sizeof *strs; k++) {
+        free(*strs[k]);
+        *strs[k] = NULL;
+    }
+}
+
+static int write_context(hid_t f, const mcb_results_data *D)
+{
+    hid_t g = mcb_h5_create_group(f, "context");
+    if (g < 0) return -1;
+    int rc = mcb_h5_attr_write_str(g, "date", D->date) ||
+             mcb_h5_attr_write_str(g, "git_revision", D->git_revision) ||
+             mcb_h5_attr_write_str(g, "compiler", D->compiler) ||
+             mcb_h5_attr_write_str(g, "cflags", D->cflags) ||
+             mcb_h5_attr_write_str(g, "cpu_model", D->cpu_model) ||
+             mcb_h5_attr_write_int(g, "cpu_count", D->cpu_count) ||
+             mcb_h5_attr_write_int(g, "threads", D->threads) ||
+             mcb_h5_attr_write_int(g, "max_iters", D->max_iters) ||
+             mcb_h5_attr_write_double(g, "time_limit_s", D->time_limit_s) ||
+             mcb_h5_attr_write_double(g, "tol", D->tol) ||
+             mcb_h5_attr_write_str(g, "stop_metric", D->stop_metric) ||
+             mcb_h5_attr_write_int(g, "warm_start", D->warm_start) ||
+             mcb_h5_attr_write_int(g, "check_every", D->check_every) ||
+             mcb_h5_attr_write_int(g, "trace_every", D->trace_every) ||
+             mcb_h5_attr_write_str(g, "timing", mcb_timing_name(D->timing)) ||
+             mcb_h5_attr_write_int(g, "repeat", D->repeat) ||
+             mcb_h5_attr_write_int(g, "total_runs", D->total_runs) ||
+             mcb_h5_attr_write_str(g, "settings", D->settings) ||
+             mcb_h5_attr_write_str(g, "command", D->command);
     H5Gclose(g);
     return rc;
 }
+
+/* ------------------------------------------------------------------- CSV */
 
 const char *mcb_csv_header(void)
 {
@@ -112,47 +263,10 @@ const char *mcb_csv_header(void)
             if (mcb_metric_is_residual(k))
                 off += (size_t)snprintf(header + off, sizeof header - off, ",aa_%s",
                                         mcb_metric_name(k));
-        snprintf(header + off, sizeof header - off, ",reason");
+        snprintf(header + off, sizeof header - off,
+                 ",checks,measure_s,observed_solve_s,timing,run_index,config_hash,reason");
     }
     return header;
-}
-
-mcb_rc mcb_results_open(const char *h5_path, const char *csv_path, const mcb_context *ctx,
-                        mcb_results **out, mcb_err *err)
-{
-    *out = NULL;
-    mcb_h5_quiet();
-    mcb_results *R = calloc(1, sizeof *R);
-    if (!R) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    R->file = R->runs = -1;
-    R->h5_path = mcb_strdup(h5_path);
-    R->csv_path = mcb_strdup(csv_path);
-    R->h5_tmp = tmp_name(h5_path);
-    R->csv_tmp = tmp_name(csv_path);
-    if (!R->h5_path || !R->csv_path || !R->h5_tmp || !R->csv_tmp) {
-        mcb_results_close(&R, 0, NULL);
-        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    }
-    if (mcb_tmp_register(R->h5_tmp) || mcb_tmp_register(R->csv_tmp)) {
-        mcb_results_close(&R, 0, NULL);
-        return mcb_fail(err, MCB_E_IO, "too many temporary files");
-    }
-    R->file = H5Fcreate(R->h5_tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
-    R->csv = fopen(R->csv_tmp, "wx");
-    if (R->file < 0 || !R->csv) {
-        mcb_results_close(&R, 0, NULL);
-        return mcb_fail(err, MCB_E_IO, "%s: cannot create results files", h5_path);
-    }
-    int rc = mcb_h5_attr_write_str(R->file, "format", RESULTS_FORMAT) ||
-             mcb_h5_attr_write_int(R->file, "format_version", RESULTS_VERSION) ||
-             write_context(R->file, ctx);
-    R->runs = rc ? -1 : mcb_h5_create_group(R->file, "runs");
-    if (rc || R->runs < 0 || fprintf(R->csv, "%s\n", mcb_csv_header()) < 0) {
-        mcb_results_close(&R, 0, NULL);
-        return mcb_fail(err, MCB_E_IO, "%s: cannot write results", h5_path);
-    }
-    *out = R;
-    return MCB_OK;
 }
 
 /* CSV field: quoted when it holds a comma, quote or newline. */
@@ -176,18 +290,26 @@ static void csv_num(FILE *f, double x)
     else fprintf(f, ",%.6e", x);
 }
 
-static int write_csv_row(FILE *f, const mcb_run *r)
+/* FNV-1a, 64 bits: a short name for a run's configuration in the CSV. */
+static unsigned long long fnv1a(const char *s)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int write_csv_row(FILE *f, const mcb_run_rec *r)
 {
     csv_str(f, r->problem_set);
     fputc(',', f);
     csv_str(f, r->problem);
     fputc(',', f);
     csv_str(f, r->solver);
-    fprintf(f, ",%d,%s,%d", r->rep, mcb_status_name(r->info.status), r->info.iterations);
-    csv_num(f, r->info.setup_s);
-    csv_num(f, r->info.solve_s);
-    csv_num(f, r->info.setup_s + r->info.solve_s);
-    csv_num(f, r->info.own_residual);
+    fprintf(f, ",%d,%s,%d", r->rep, mcb_status_name(r->status), r->iterations);
+    csv_num(f, r->setup_s);
+    csv_num(f, r->solve_s);
+    csv_num(f, r->setup_s + r->solve_s);
+    csv_num(f, r->own_residual);
     fprintf(f, ",%d,%d,%d", r->n, r->m, r->ncontacts);
     for (int k = 0; k < MCB_NMETRICS; k++) csv_num(f, r->final.val[k]);
     for (int k = 0; k < MCB_NMETRICS; k++)
@@ -195,43 +317,51 @@ static int write_csv_row(FILE *f, const mcb_run *r)
             double x = r->final.val[k];
             csv_num(f, x > 0 ? -log10(x) : (x == 0 ? INFINITY : NAN));
         }
-    fputc(',', f);
-    csv_str(f, r->info.reason);
+    fprintf(f, ",%d", r->checks);
+    csv_num(f, r->measure_s);
+    csv_num(f, r->observed_solve_s);
+    fprintf(f, ",%s,%d,%016llx,", mcb_timed_name(r->timing), r->run_index, fnv1a(r->config));
+    csv_str(f, r->reason ? r->reason : "");
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
-mcb_rc mcb_results_add(mcb_results *R, const mcb_run *r, mcb_err *err)
+/* --------------------------------------------------------- HDF5 records */
+
+static int write_run(hid_t runs, int k, const mcb_run_rec *r)
 {
     char name[32];
-    snprintf(name, sizeof name, "%06d", R->count);
-    hid_t g = H5Gcreate2(R->runs, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0) return mcb_fail(err, MCB_E_IO, "%s: cannot write run %s", R->h5_path, name);
+    snprintf(name, sizeof name, "%06d", k);
+    hid_t g = H5Gcreate2(runs, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return -1;
     int rc = mcb_h5_attr_write_str(g, "problem_set", r->problem_set) ||
              mcb_h5_attr_write_str(g, "problem", r->problem) ||
-             mcb_h5_attr_write_int(g, "problem_index", r->problem_index) ||
              mcb_h5_attr_write_str(g, "solver", r->solver) ||
-             mcb_h5_attr_write_int(g, "rep", r->rep) ||
-             mcb_h5_attr_write_str(g, "status", mcb_status_name(r->info.status)) ||
-             mcb_h5_attr_write_str(g, "reason", r->info.reason) ||
-             mcb_h5_attr_write_int(g, "iterations", r->info.iterations) ||
-             mcb_h5_attr_write_double(g, "setup_s", r->info.setup_s) ||
-             mcb_h5_attr_write_double(g, "solve_s", r->info.solve_s) ||
-             mcb_h5_attr_write_double(g, "own_residual", r->info.own_residual) ||
-             mcb_h5_attr_write_int(g, "n", r->n) || mcb_h5_attr_write_int(g, "m", r->m) ||
-             mcb_h5_attr_write_int(g, "ncontacts", r->ncontacts);
-    for (int k = 0; k < MCB_NMETRICS && !rc; k++) {
+             mcb_h5_attr_write_str(g, "status", mcb_status_name(r->status)) ||
+             mcb_h5_attr_write_str(g, "reason", r->reason ? r->reason : "") ||
+             mcb_h5_attr_write_str(g, "config", r->config ? r->config : "") ||
+             mcb_h5_attr_write_str(g, "timing", mcb_timed_name(r->timing));
+    const char *ints[] = {"run_index", "problem_index", "rep", "iterations",
+                          "n",         "m",             "ncontacts", "checks"};
+    const int ival[] = {r->run_index, r->problem_index, r->rep, r->iterations,
+                        r->n,         r->m,             r->ncontacts, r->checks};
+    for (int i = 0; i < 8 && !rc; i++) rc = mcb_h5_attr_write_int(g, ints[i], ival[i]);
+    const char *dbl[] = {"setup_s", "solve_s", "own_residual", "measure_s", "observed_solve_s"};
+    const double dval[] = {r->setup_s, r->solve_s, r->own_residual, r->measure_s,
+                           r->observed_solve_s};
+    for (int i = 0; i < 5 && !rc; i++) rc = mcb_h5_attr_write_double(g, dbl[i], dval[i]);
+    for (int i = 0; i < MCB_NMETRICS && !rc; i++) {
         char an[64];
-        snprintf(an, sizeof an, "final_%s", mcb_metric_name(k));
-        rc = mcb_h5_attr_write_double(g, an, r->final.val[k]);
+        snprintf(an, sizeof an, "final_%s", mcb_metric_name(i));
+        rc = mcb_h5_attr_write_double(g, an, r->final.val[i]);
     }
     if (!rc && r->trace_rows > 0) {
         rc = mcb_h5_write_table(g, "trace", r->trace, r->trace_rows, MCB_TRACE_COLS);
         if (!rc) {
             char cols[512] = "";
             size_t off = 0;
-            for (int k = 0; k < MCB_TRACE_COLS; k++)
-                off += (size_t)snprintf(cols + off, sizeof cols - off, "%s%s", k ? "," : "",
-                                        mcb_trace_column(k));
+            for (int c = 0; c < MCB_TRACE_COLS; c++)
+                off += (size_t)snprintf(cols + off, sizeof cols - off, "%s%s", c ? "," : "",
+                                        mcb_trace_column(c));
             hid_t d = H5Dopen2(g, "trace", H5P_DEFAULT);
             rc = d < 0 || mcb_h5_attr_write_str(d, "columns", cols);
             if (d >= 0) H5Dclose(d);
@@ -240,43 +370,8 @@ mcb_rc mcb_results_add(mcb_results *R, const mcb_run *r, mcb_err *err)
     if (!rc && r->v && r->n > 0) rc = mcb_h5_write_doubles(g, "v", r->v, r->n);
     if (!rc && r->lambda) rc = mcb_h5_write_doubles(g, "lambda", r->lambda, r->m);
     H5Gclose(g);
-    if (!rc) rc = write_csv_row(R->csv, r);
-    if (rc) return mcb_fail(err, MCB_E_IO, "%s: cannot write run %s", R->h5_path, name);
-    R->count++;
-    return MCB_OK;
-}
-
-mcb_rc mcb_results_close(mcb_results **Rp, int complete, mcb_err *err)
-{
-    if (!Rp || !*Rp) return MCB_OK;
-    mcb_results *R = *Rp;
-    int bad = 0;
-    if (R->runs >= 0) H5Gclose(R->runs);
-    if (R->file >= 0 && H5Fclose(R->file) < 0) bad = 1;
-    if (R->csv && fclose(R->csv) != 0) bad = 1;
-    mcb_rc rc = MCB_OK;
-    if (complete && (bad || !R->h5_tmp || !R->csv_tmp))
-        rc = mcb_fail(err, MCB_E_IO, "%s: cannot finish results", R->h5_path);
-    else if (complete &&
-             (rename(R->h5_tmp, R->h5_path) != 0 || rename(R->csv_tmp, R->csv_path) != 0))
-        rc = mcb_fail(err, MCB_E_IO, "%s: cannot move results into place", R->h5_path);
-    /* whatever was not renamed into place is removed */
-    const char *tmps[2] = {R->h5_tmp, R->csv_tmp};
-    for (int k = 0; k < 2; k++)
-        if (tmps[k]) {
-            unlink(tmps[k]);
-            mcb_tmp_unregister(tmps[k]);
-        }
-    free(R->h5_path);
-    free(R->h5_tmp);
-    free(R->csv_path);
-    free(R->csv_tmp);
-    free(R);
-    *Rp = NULL;
     return rc;
 }
-
-/* ---------------------------------------------------------------- reading */
 
 static int status_from_name(const char *s)
 {
@@ -285,46 +380,54 @@ static int status_from_name(const char *s)
     return -1;
 }
 
-static herr_t count_link(hid_t g, const char *name, const H5L_info_t *info, void *data)
+static int timed_from_name(const char *s)
 {
-    (void)g;
-    (void)name;
-    (void)info;
-    (*(int *)data)++;
-    return 0;
+    for (int k = 0; k < 3; k++)
+        if (s && strcmp(s, mcb_timed_name(k)) == 0) return k;
+    return -1;
 }
 
 static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
 {
     long v;
-    char *st = NULL;
+    char *st = NULL, *tm = NULL;
     mcb_rc rc;
+    memset(r, 0, sizeof *r);
     if ((rc = mcb_h5_attr_get_str(g, "problem_set", ctx, &r->problem_set, err)) ||
         (rc = mcb_h5_attr_get_str(g, "problem", ctx, &r->problem, err)) ||
         (rc = mcb_h5_attr_get_str(g, "solver", ctx, &r->solver, err)) ||
         (rc = mcb_h5_attr_get_str(g, "reason", ctx, &r->reason, err)) ||
-        (rc = mcb_h5_attr_get_str(g, "status", ctx, &st, err)))
-        return rc;
-    r->status = status_from_name(st);
-    if (r->status < 0) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: status '%.64s' is unknown", ctx, st);
+        (rc = mcb_h5_attr_get_str(g, "config", ctx, &r->config, err)) ||
+        (rc = mcb_h5_attr_get_str(g, "timing", ctx, &tm, err)) ||
+        (rc = mcb_h5_attr_get_str(g, "status", ctx, &st, err))) {
         free(st);
+        free(tm);
         return rc;
     }
+    r->status = status_from_name(st);
+    r->timing = timed_from_name(tm);
+    if (r->status < 0 || r->timing < 0)
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: %s '%.64s' is unknown", ctx,
+                      r->status < 0 ? "status" : "timing", r->status < 0 ? st : tm);
     free(st);
-    const char *ints[] = {"problem_index", "rep", "iterations", "n", "m", "ncontacts"};
-    int *dst[] = {&r->problem_index, &r->rep, &r->iterations, &r->n, &r->m, &r->ncontacts};
-    for (int k = 0; k < 6; k++) {
+    free(tm);
+    if (rc) return rc;
+    const char *ints[] = {"run_index", "problem_index", "rep", "iterations",
+                          "n",         "m",             "ncontacts", "checks"};
+    int *dst[] = {&r->run_index, &r->problem_index, &r->rep, &r->iterations,
+                  &r->n,         &r->m,             &r->ncontacts, &r->checks};
+    for (int k = 0; k < 8; k++) {
         if ((rc = mcb_h5_attr_get_int(g, ints[k], ctx, &v, err))) return rc;
         if (v < 0 || v > INT_MAX)
             return mcb_fail(err, MCB_E_INPUT, "%s: attribute %s = %ld is out of range", ctx,
                             ints[k], v);
         *dst[k] = (int)v;
     }
-    if ((rc = mcb_h5_attr_get_double(g, "setup_s", ctx, &r->setup_s, err)) ||
-        (rc = mcb_h5_attr_get_double(g, "solve_s", ctx, &r->solve_s, err)) ||
-        (rc = mcb_h5_attr_get_double(g, "own_residual", ctx, &r->own_residual, err)))
-        return rc;
+    const char *dbl[] = {"setup_s", "solve_s", "own_residual", "measure_s", "observed_solve_s"};
+    double *dd[] = {&r->setup_s, &r->solve_s, &r->own_residual, &r->measure_s,
+                    &r->observed_solve_s};
+    for (int k = 0; k < 5; k++)
+        if ((rc = mcb_h5_attr_get_double(g, dbl[k], ctx, dd[k], err))) return rc;
     for (int k = 0; k < MCB_NMETRICS; k++) {
         char an[64];
         snprintf(an, sizeof an, "final_%s", mcb_metric_name(k));
@@ -344,26 +447,16 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
     return MCB_OK;
 }
 
-static mcb_rc read_results(const char *path, mcb_results_data **out, mcb_err *err)
+static mcb_rc read_context(hid_t f, const char *path, mcb_results_data *D, mcb_err *err)
 {
-    *out = NULL;
-    hid_t f = mcb_h5_open_ro(path, err);
-    if (f < 0) return MCB_E_INPUT;
-    mcb_results_data *D = calloc(1, sizeof *D);
-    char *fmt = NULL;
+    char *fmt = NULL, *timing = NULL;
     long ver = 0, iv = 0;
     mcb_rc rc = MCB_OK;
-    hid_t ctx = -1, runs = -1;
-    if (!D) {
-        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
-        goto done;
-    }
-    if (!mcb_h5_attr_exists(f, "format")) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: root attribute format is missing: not an mcbench "
-                      "results file", path);
-        goto done;
-    }
-    if ((rc = mcb_h5_attr_get_str(f, "format", path, &fmt, err))) goto done;
+    hid_t ctx = -1;
+    if (!mcb_h5_attr_exists(f, "format"))
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: root attribute format is missing: not an mcbench results file", path);
+    if ((rc = mcb_h5_attr_get_str(f, "format", path, &fmt, err))) return rc;
     if (strcmp(fmt, RESULTS_FORMAT) != 0) {
         rc = mcb_fail(err, MCB_E_INPUT, "%s: format is '%.64s', expected '%s'%s", path, fmt,
                       RESULTS_FORMAT,
@@ -374,7 +467,9 @@ static mcb_rc read_results(const char *path, mcb_results_data **out, mcb_err *er
     }
     if ((rc = mcb_h5_attr_get_int(f, "format_version", path, &ver, err))) goto done;
     if (ver != RESULTS_VERSION) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: results format version %ld, this mcbench reads %d",
+        rc = mcb_fail(err, MCB_E_INPUT,
+                      "%s: results format version %ld, this mcbench reads %d (rerun the "
+                      "campaign to regenerate it)",
                       path, ver, RESULTS_VERSION);
         goto done;
     }
@@ -388,90 +483,246 @@ static mcb_rc read_results(const char *path, mcb_results_data **out, mcb_err *er
         rc = mcb_fail(err, MCB_E_INPUT, "%s is not a group", where);
         goto done;
     }
-    if ((rc = mcb_h5_attr_get_str(ctx, "stop_metric", where, &D->stop_metric, err)) ||
-        (rc = mcb_h5_attr_get_str(ctx, "date", where, &D->date, err)) ||
-        (rc = mcb_h5_attr_get_str(ctx, "git_revision", where, &D->git_revision, err)) ||
-        (rc = mcb_h5_attr_get_str(ctx, "cpu_model", where, &D->cpu_model, err)) ||
-        (rc = mcb_h5_attr_get_str(ctx, "compiler", where, &D->compiler, err)) ||
-        (rc = mcb_h5_attr_get_double(ctx, "tol", where, &D->tol, err)) ||
+    char **strs[] = {&D->stop_metric, &D->date,    &D->git_revision, &D->cpu_model,
+                     &D->compiler,    &D->command, &D->cflags,       &D->settings};
+    const char *snames[] = {"stop_metric", "date",    "git_revision", "cpu_model",
+                            "compiler",    "command", "cflags",       "settings"};
+    for (int k = 0; k < 8 && !rc; k++) rc = mcb_h5_attr_get_str(ctx, snames[k], where, strs[k], err);
+    if (rc) goto done;
+    int *ints[] = {&D->max_iters, &D->threads,     &D->cpu_count, &D->warm_start,
+                   &D->check_every, &D->trace_every, &D->repeat,  &D->total_runs};
+    const char *inames[] = {"max_iters",   "threads",     "cpu_count", "warm_start",
+                            "check_every", "trace_every", "repeat",    "total_runs"};
+    for (int k = 0; k < 8 && !rc; k++) {
+        rc = mcb_h5_attr_get_int(ctx, inames[k], where, &iv, err);
+        if (!rc && (iv < INT_MIN || iv > INT_MAX))
+            rc = mcb_fail(err, MCB_E_INPUT, "%s: attribute %s = %ld is out of range", where,
+                          inames[k], iv);
+        *ints[k] = (int)iv;
+    }
+    if (rc || (rc = mcb_h5_attr_get_double(ctx, "tol", where, &D->tol, err)) ||
         (rc = mcb_h5_attr_get_double(ctx, "time_limit_s", where, &D->time_limit_s, err)) ||
-        (rc = mcb_h5_attr_get_int(ctx, "max_iters", where, &iv, err)))
+        (rc = mcb_h5_attr_get_str(ctx, "timing", where, &timing, err)))
         goto done;
-    D->max_iters = (int)iv;
-    if ((rc = mcb_h5_attr_get_int(ctx, "threads", where, &iv, err))) goto done;
-    D->threads = (int)iv;
-    if ((runs = H5Gopen2(f, "runs", H5P_DEFAULT)) < 0) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: /runs is not a group", path);
-        goto done;
-    }
-    int count = 0;
-    if (H5Literate(runs, H5_INDEX_NAME, H5_ITER_INC, NULL, count_link, &count) < 0) {
-        rc = mcb_fail(err, MCB_E_INPUT, "%s: cannot list /runs", path);
-        goto done;
-    }
-    D->runs = mcb_calloc((size_t)count, sizeof(mcb_run_rec));
-    if (!D->runs) {
-        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
-        goto done;
-    }
-    for (int k = 0; k < count && !rc; k++) {
-        char name[32];
-        snprintf(name, sizeof name, "%06d", k);
-        snprintf(where, sizeof where, "%s: /runs/%s", path, name);
-        hid_t g = mcb_h5_exists(runs, name) ? H5Gopen2(runs, name, H5P_DEFAULT) : -1;
-        if (g < 0) {
-            rc = mcb_fail(err, MCB_E_INPUT, "%s is missing or not a group", where);
-            break;
-        }
-        D->count = k + 1;
-        rc = read_run(g, where, &D->runs[k], err);
-        H5Gclose(g);
-    }
+    D->timing = mcb_timing_from_name(timing);
+    if (D->timing < 0) rc = mcb_fail(err, MCB_E_INPUT, "%s: timing '%.64s' is unknown", where, timing);
 done:
     free(fmt);
+    free(timing);
     if (ctx >= 0) H5Gclose(ctx);
-    if (runs >= 0) H5Gclose(runs);
-    H5Fclose(f);
-    if (rc) mcb_results_data_free(&D);
-    *out = D;
     return rc;
 }
 
-static mcb_rc probe_results(void *path, mcb_err *err)
+/* ---------------------------------------------------------------- sources */
+
+struct mcb_results_src {
+    char *path;
+    mcb_results_data ctx;
+    hid_t file, runs;           /* a results file */
+    mcb_journal_index *journal; /* or a journal */
+};
+
+static herr_t count_link(hid_t g, const char *name, const H5L_info_t *info, void *data)
 {
-    mcb_results_data *D = NULL;
-    mcb_rc rc = read_results(path, &D, err);
-    mcb_results_data_free(&D);
+    (void)g;
+    (void)name;
+    (void)info;
+    (*(int *)data)++;
+    return 0;
+}
+
+/* Everything a results file holds, read once: what the isolated child
+ * checks before the parent opens the file. */
+static mcb_rc probe_results(void *arg, mcb_err *err)
+{
+    mcb_results_src *S = NULL;
+    mcb_rc rc = mcb_results_src_open(arg, &S, err); /* not isolated: see below */
+    for (int k = 0; S && !rc && k < S->ctx.count; k++) {
+        mcb_run_rec r;
+        rc = mcb_results_src_run(S, k, &r, err);
+        mcb_rec_free(&r);
+    }
+    mcb_results_src_close(&S);
     return rc;
 }
+
+static mcb_rc open_h5(mcb_results_src *S, mcb_err *err)
+{
+    mcb_h5_quiet();
+    S->file = mcb_h5_open_ro(S->path, err);
+    if (S->file < 0) return MCB_E_INPUT;
+    mcb_rc rc = read_context(S->file, S->path, &S->ctx, err);
+    if (rc) return rc;
+    if ((S->runs = H5Gopen2(S->file, "runs", H5P_DEFAULT)) < 0)
+        return mcb_fail(err, MCB_E_INPUT, "%s: /runs is not a group", S->path);
+    int count = 0;
+    if (H5Literate(S->runs, H5_INDEX_NAME, H5_ITER_INC, NULL, count_link, &count) < 0)
+        return mcb_fail(err, MCB_E_INPUT, "%s: cannot list /runs", S->path);
+    S->ctx.count = count;
+    S->ctx.complete = 1;
+    return MCB_OK;
+}
+
+static int in_child; /* set in the isolated child: open without isolating again */
+
+static mcb_rc probe_in_child(void *arg, mcb_err *err)
+{
+    in_child = 1;
+    return probe_results(arg, err);
+}
+
+mcb_rc mcb_results_src_open(const char *path, mcb_results_src **out, mcb_err *err)
+{
+    *out = NULL;
+    mcb_results_src *S = calloc(1, sizeof *S);
+    if (!S || !(S->path = mcb_strdup(path))) {
+        free(S);
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    S->file = S->runs = -1;
+    struct stat st;
+    char jpath[4200];
+    mcb_journal_path(path, jpath, sizeof jpath);
+    size_t len = strlen(path);
+    int is_journal = len > 8 && !strcmp(path + len - 8, ".journal");
+    mcb_rc rc;
+    if (is_journal || (stat(path, &st) != 0 && stat(jpath, &st) == 0)) {
+        rc = mcb_journal_load(is_journal ? path : jpath, &S->journal, err);
+        if (!rc) {
+            S->ctx = S->journal->ctx;
+            memset(&S->journal->ctx, 0, sizeof S->journal->ctx); /* moved */
+            S->ctx.count = S->journal->count;
+            S->ctx.complete = 0;
+        }
+    } else {
+        rc = in_child ? MCB_OK : mcb_isolate_probe(path, probe_in_child, (void *)path, err);
+        if (!rc) rc = open_h5(S, err);
+    }
+    if (rc) mcb_results_src_close(&S);
+    *out = S;
+    return rc;
+}
+
+const mcb_results_data *mcb_results_src_ctx(const mcb_results_src *S) { return &S->ctx; }
+const char *mcb_results_src_path(const mcb_results_src *S) { return S->path; }
+
+mcb_rc mcb_results_src_run(mcb_results_src *S, int k, mcb_run_rec *r, mcb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    if (k < 0 || k >= S->ctx.count) return mcb_fail(err, MCB_E_INPUT, "%s: no run %d", S->path, k);
+    if (S->journal) return mcb_journal_run(S->journal, k, r, err);
+    char name[32], where[4200];
+    snprintf(name, sizeof name, "%06d", k);
+    snprintf(where, sizeof where, "%s: /runs/%s", S->path, name);
+    hid_t g = mcb_h5_exists(S->runs, name) ? H5Gopen2(S->runs, name, H5P_DEFAULT) : -1;
+    if (g < 0) return mcb_fail(err, MCB_E_INPUT, "%s is missing or not a group", where);
+    mcb_rc rc = read_run(g, where, r, err);
+    H5Gclose(g);
+    if (rc) mcb_rec_free(r);
+    return rc;
+}
+
+void mcb_results_src_close(mcb_results_src **Sp)
+{
+    if (!Sp || !*Sp) return;
+    mcb_results_src *S = *Sp;
+    if (S->runs >= 0) H5Gclose(S->runs);
+    if (S->file >= 0) H5Fclose(S->file);
+    mcb_journal_index_free(&S->journal);
+    mcb_results_ctx_free(&S->ctx);
+    free(S->path);
+    free(S);
+    *Sp = NULL;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+mcb_rc mcb_results_write(const char *h5_path, const char *csv_path, const mcb_results_data *ctx,
+                         const mcb_pick *picks, int npicks, mcb_err *err)
+{
+    mcb_h5_quiet();
+    char *h5_tmp = tmp_name(h5_path), *csv_tmp = tmp_name(csv_path);
+    if (!h5_tmp || !csv_tmp || mcb_tmp_register(h5_tmp) || mcb_tmp_register(csv_tmp)) {
+        if (h5_tmp) mcb_tmp_unregister(h5_tmp);
+        free(h5_tmp);
+        free(csv_tmp);
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    mcb_rc rc = MCB_OK;
+    hid_t file = H5Fcreate(h5_tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), runs = -1;
+    FILE *csv = fopen(csv_tmp, "wx");
+    if (file < 0 || !csv) {
+        rc = mcb_fail(err, MCB_E_IO, "%s: cannot create results files", h5_path);
+        goto done;
+    }
+    if (mcb_h5_attr_write_str(file, "format", RESULTS_FORMAT) ||
+        mcb_h5_attr_write_int(file, "format_version", RESULTS_VERSION) ||
+        write_context(file, ctx) || (runs = mcb_h5_create_group(file, "runs")) < 0 ||
+        fprintf(csv, "%s\n", mcb_csv_header()) < 0) {
+        rc = mcb_fail(err, MCB_E_IO, "%s: cannot write results", h5_path);
+        goto done;
+    }
+    for (int k = 0; k < npicks && !rc; k++) {
+        mcb_run_rec r;
+        rc = mcb_results_src_run(picks[k].src, picks[k].k, &r, err);
+        if (!rc && (write_run(runs, k, &r) || write_csv_row(csv, &r)))
+            rc = mcb_fail(err, MCB_E_IO, "%s: cannot write run %d", h5_path, k);
+        mcb_rec_free(&r);
+    }
+done:
+    if (runs >= 0) H5Gclose(runs);
+    if (file >= 0 && H5Fclose(file) < 0 && !rc)
+        rc = mcb_fail(err, MCB_E_IO, "%s: cannot finish results", h5_path);
+    if (csv && fclose(csv) != 0 && !rc)
+        rc = mcb_fail(err, MCB_E_IO, "%s: cannot finish results", csv_path);
+    if (!rc && (rename(h5_tmp, h5_path) != 0 || rename(csv_tmp, csv_path) != 0))
+        rc = mcb_fail(err, MCB_E_IO, "%s: cannot move results into place", h5_path);
+    /* whatever was not renamed into place is removed */
+    unlink(h5_tmp);
+    unlink(csv_tmp);
+    mcb_tmp_unregister(h5_tmp);
+    mcb_tmp_unregister(csv_tmp);
+    free(h5_tmp);
+    free(csv_tmp);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- reading */
 
 mcb_rc mcb_results_read(const char *path, mcb_results_data **out, mcb_err *err)
 {
     *out = NULL;
-    mcb_rc rc = mcb_isolate_probe(path, probe_results, (void *)path, err);
-    return rc ? rc : read_results(path, out, err);
+    mcb_results_src *S = NULL;
+    mcb_rc rc = mcb_results_src_open(path, &S, err);
+    if (rc) return rc;
+    mcb_results_data *D = calloc(1, sizeof *D);
+    if (!D) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    if (!rc) {
+        *D = S->ctx;
+        memset(&S->ctx, 0, sizeof S->ctx); /* moved */
+        int count = D->count;
+        D->count = 0;
+        D->runs = mcb_calloc((size_t)count, sizeof(mcb_run_rec));
+        S->ctx.count = count;
+        if (!D->runs && count) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        for (int k = 0; k < count && !rc; k++) {
+            rc = mcb_results_src_run(S, k, &D->runs[k], err);
+            if (!rc) D->count = k + 1;
+        }
+    }
+    mcb_results_src_close(&S);
+    if (rc) mcb_results_data_free(&D);
+    *out = D;
+    return rc;
 }
 
 void mcb_results_data_free(mcb_results_data **Dp)
 {
     if (!Dp || !*Dp) return;
     mcb_results_data *D = *Dp;
-    for (int k = 0; k < D->count; k++) {
-        mcb_run_rec *r = &D->runs[k];
-        free(r->problem_set);
-        free(r->problem);
-        free(r->solver);
-        free(r->reason);
-        free(r->trace);
-        free(r->v);
-        free(r->lambda);
-    }
+    for (int k = 0; k < D->count; k++) mcb_rec_free(&D->runs[k]);
     free(D->runs);
-    free(D->stop_metric);
-    free(D->date);
-    free(D->git_revision);
-    free(D->cpu_model);
-    free(D->compiler);
+    mcb_results_ctx_free(D);
     free(D);
     *Dp = NULL;
 }

@@ -1,55 +1,92 @@
-/* results.h: campaign output. One HDF5 results file (docs/results-format.md)
- * holding the run context once and one record per problem x solver x
- * repetition (info, final metrics, trace, optional solution), plus a flat
- * results.csv with one row per run. Both are written under temporary names
- * and renamed only when the campaign completes, so a partial campaign is
- * never presented as complete. */
+/* results.h: campaign output (docs/results-format.md).
+ *
+ * While a campaign runs, each finished run is appended to its journal
+ * (journal.h), RESULTS.h5.journal, so nothing finished is ever lost. When
+ * the campaign completes, the journal (and, when a campaign was resumed or
+ * parts are merged, the runs of earlier results files) become one HDF5
+ * results file, RESULTS.h5, holding the campaign context once and one
+ * record per run (info, final metrics, trace, optional solution) in the
+ * order of the campaign's run list, plus a flat CSV with one row per run.
+ * Both are written under temporary names and renamed into place, then the
+ * journal is removed. Every reader here takes either a results file or the
+ * journal of an unfinished campaign. */
 #ifndef MCB_RESULTS_H
 #define MCB_RESULTS_H
 
 #include "runner.h"
 
-typedef struct {
-    const char *command;    /* the command line */
-    int stop_metric;
-    int trace_every, repeat;
-    mcb_settings settings;
-} mcb_context;
-
-typedef struct mcb_results mcb_results;
-
-mcb_rc mcb_results_open(const char *h5_path, const char *csv_path, const mcb_context *ctx,
-                        mcb_results **out, mcb_err *err);
-mcb_rc mcb_results_add(mcb_results *R, const mcb_run *run, mcb_err *err);
-/* complete = 1: rename into place; 0: remove the temporaries. Accepts NULL. */
-mcb_rc mcb_results_close(mcb_results **R, int complete, mcb_err *err);
-
-/* Reading back (for reports). */
+/* One run as stored. Strings and arrays are owned by the record when it
+ * was read (mcb_rec_free), borrowed when it views an mcb_run. */
 typedef struct {
     char *problem_set, *problem, *solver, *reason;
+    char *config; /* the run's budgets and solver parameters, "key=value" words */
+    int run_index; /* position in the campaign's full run list */
     int problem_index, rep, status, iterations, n, m, ncontacts;
-    double setup_s, solve_s, own_residual;
+    int checks, timing; /* judgements made; MCB_TIMED_* */
+    double setup_s, solve_s, own_residual, measure_s, observed_solve_s;
     mcb_metrics final;
     int trace_rows;
     double *trace;      /* trace_rows x MCB_TRACE_COLS */
     double *v, *lambda; /* the final solution (n and m entries), NULL unless stored */
 } mcb_run_rec;
 
+void mcb_rec_free(mcb_run_rec *r); /* for records that own their fields */
+/* A record borrowing the fields of `run` (nothing to free). */
+void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run_rec *rec);
+
+/* A campaign's context and (when read) its runs. */
 typedef struct {
     int count;
     mcb_run_rec *runs;
+    int complete;    /* 0: read from the journal of an unfinished campaign */
     char *stop_metric;
     double tol;
     int max_iters;
     double time_limit_s;
     int threads;
     char *date, *git_revision, *cpu_model, *compiler;
+    char *command, *cflags;
+    char *settings;  /* everything that must agree between parts of one campaign */
+    int cpu_count, warm_start, check_every, trace_every, timing, repeat;
+    int total_runs;  /* the size of the campaign's full run list */
 } mcb_results_data;
 
-/* Reads a results file (untrusted: its HDF5 pass runs first in an isolated
- * child process, as for problem files). */
+/* Fills D's context (not its runs) for a campaign about to start: the
+ * options, the command line, the date, revision, compiler and CPU. */
+mcb_rc mcb_results_context(const char *command, const mcb_campaign_opts *o, int total_runs,
+                           mcb_results_data *D, mcb_err *err);
+/* The "settings" words for a campaign's options. */
+void mcb_settings_words(const mcb_campaign_opts *o, char *buf, size_t len);
+/* The first word that differs between two "key=value" lists, described for
+ * an error message ("tol=1e-08 here, tol=1e-06 there"); 0 when equal. */
+int mcb_words_differ(const char *here, const char *there, char *buf, size_t len);
+
+/* A source of stored runs: a results file or a journal. */
+typedef struct mcb_results_src mcb_results_src;
+/* Opens `path` (untrusted: a results file's HDF5 pass runs first in an
+ * isolated child). A path that does not exist is read from its journal
+ * when there is one. */
+mcb_rc mcb_results_src_open(const char *path, mcb_results_src **out, mcb_err *err);
+const mcb_results_data *mcb_results_src_ctx(const mcb_results_src *S); /* count = runs */
+mcb_rc mcb_results_src_run(mcb_results_src *S, int k, mcb_run_rec *r, mcb_err *err);
+const char *mcb_results_src_path(const mcb_results_src *S);
+void mcb_results_src_close(mcb_results_src **S);
+
+/* Writes RESULTS.h5 and its CSV from the runs picked out of open sources,
+ * in the order given, under temporary names renamed into place at the end
+ * (nothing is left behind on failure). `ctx` supplies the context. */
+typedef struct {
+    mcb_results_src *src;
+    int k;
+} mcb_pick;
+mcb_rc mcb_results_write(const char *h5_path, const char *csv_path, const mcb_results_data *ctx,
+                         const mcb_pick *picks, int npicks, mcb_err *err);
+
+/* Reads a results file, or an unfinished campaign's journal, whole (for
+ * reports). */
 mcb_rc mcb_results_read(const char *path, mcb_results_data **out, mcb_err *err);
 void mcb_results_data_free(mcb_results_data **D);
+void mcb_results_ctx_free(mcb_results_data *D); /* the context strings only */
 
 /* The CSV header line (no newline) and the columns it names. */
 const char *mcb_csv_header(void);

@@ -1,9 +1,29 @@
 /* runner.c: one timed run of one solver on one problem.
  *
- * Timing: setup is timed on its own; the solve clock runs from the start of
- * solve() and is paused while the callback measures (fetching the iterate,
- * computing metrics, writing the trace), so measurement never counts as
- * solver time. The time limit applies to setup + solve. */
+ * A run has up to two passes (docs/metrics.md, "When the harness measures"):
+ *
+ * 1. The observed pass. setup() is timed on its own; the solve clock runs
+ *    from the start of solve() and is paused while the callback measures
+ *    (fetching the iterate, computing a metric, recording a trace row), so
+ *    measuring never counts as solver time. The callback measures only on
+ *    schedule: with MCB_CHECK_AUTO at every iteration at first, then at a
+ *    stride S = ceil(c_check / (check_share * c_iter)) from the cost of the
+ *    last check c_check and the solver's mean iteration time c_iter so far,
+ *    capped at 1% of the iterations done, so the iteration at which the
+ *    tolerance is first met is found to within 1%. Between checks the
+ *    callback only watches the time limit. A check that is not a trace row
+ *    computes the stop metric alone.
+ *
+ * 2. The clean rerun. Pausing the clock does not pause the cache: a check
+ *    evicts the solver's data, and the iteration after it runs slower. When
+ *    measuring took more than rerun_share of the observed solve time
+ *    (MCB_TIMING_AUTO, solved runs) or always (MCB_TIMING_CLEAN), the solver
+ *    is set up again and run unobserved to the same iteration count; its
+ *    solve time is reported, the observed one kept beside it. The rerun must
+ *    end at the same iteration with the same iterate, else the observed
+ *    time is kept and the run says so.
+ *
+ * The time limit applies to setup + solve. */
 #include "runner.h"
 
 #include <math.h>
@@ -24,11 +44,35 @@ const char *mcb_trace_column(int k)
     return "unknown";
 }
 
+static const char *const timing_names[] = {"auto", "observed", "clean"};
+static const char *const timed_names[] = {"observed", "clean", "observed-rerun-differed"};
+
+const char *mcb_timing_name(int timing)
+{
+    return timing >= 0 && timing < 3 ? timing_names[timing] : "unknown";
+}
+
+int mcb_timing_from_name(const char *name)
+{
+    for (int k = 0; k < 3; k++)
+        if (name && !strcmp(name, timing_names[k])) return k;
+    return -1;
+}
+
+const char *mcb_timed_name(int timed)
+{
+    return timed >= 0 && timed < 3 ? timed_names[timed] : "unknown";
+}
+
 void mcb_campaign_defaults(mcb_campaign_opts *o)
 {
     mcb_settings_default(&o->settings);
     o->stop_metric = MCB_M_NATMAP;
-    o->trace_every = 1;
+    o->check_every = MCB_CHECK_AUTO;
+    o->trace_every = MCB_TRACE_CHECKS;
+    o->timing = MCB_TIMING_AUTO;
+    o->check_share = 0.01;
+    o->rerun_share = 0.02;
     o->repeat = 1;
     o->save_solutions = 0;
     o->diverge_bound = 1e100;
@@ -52,9 +96,16 @@ typedef struct {
     mcb_timer clock;
     double setup_s;
     double *v, *lambda;
+    /* the schedule */
+    int next_check, next_trace;
+    int checks;
+    double measure_s;
+    /* the trace, grown by doubling (a handful of times per run) */
     double *trace;
-    int trace_cap, trace_rows;
+    int trace_cap, trace_rows, trace_full;
     int last_traced;
+    /* the clean rerun */
+    int target;
 } run_ctx;
 
 static int iterate_ok(const run_ctx *c)
@@ -70,7 +121,17 @@ static int iterate_ok(const run_ctx *c)
 
 static void trace_row(run_ctx *c, int iter, double time_s, const mcb_metrics *mt, double own)
 {
-    if (c->trace_rows == c->trace_cap) return; /* capacity fixed up front */
+    if (c->trace_rows == c->trace_cap) {
+        int cap = c->trace_cap ? 2 * c->trace_cap : 64;
+        double *t = c->trace_full ? NULL
+                                  : realloc(c->trace, (size_t)cap * MCB_TRACE_COLS * sizeof(double));
+        if (!t) { /* out of memory: the trace stops growing, the run goes on */
+            c->trace_full = 1;
+            return;
+        }
+        c->trace = t;
+        c->trace_cap = cap;
+    }
     double *row = c->trace + (size_t)c->trace_rows * MCB_TRACE_COLS;
     row[0] = iter;
     row[1] = time_s;
@@ -80,19 +141,51 @@ static void trace_row(run_ctx *c, int iter, double time_s, const mcb_metrics *mt
     c->last_traced = iter;
 }
 
-static mcb_cb_action harness_cb(void *ctx, int iter, double own)
+/* The next iteration (after `iter`) whose iterate is checked, from the cost
+ * of the check just made. */
+static int next_check_after(const run_ctx *c, int iter, double check_s, double solve_s)
+{
+    int every = c->o->check_every;
+    if (every == MCB_CHECK_NEVER) return c->o->settings.max_iters + 1;
+    if (every > 0) return iter + every;
+    double c_iter = solve_s / iter;
+    double stride = c_iter > 0 ? ceil(check_s / (c->o->check_share * c_iter)) : 1.0;
+    double cap = floor(0.01 * iter);
+    if (stride > cap) stride = cap;
+    if (!(stride >= 1.0)) stride = 1.0;
+    return iter + (int)stride;
+}
+
+static int next_trace_after(const run_ctx *c, int iter)
+{
+    int every = c->o->trace_every;
+    if (every > 0) return (iter / every + 1) * every;
+    return every == 0 ? c->o->settings.max_iters + 1 : c->next_check;
+}
+
+static mcb_cb_action over_time(const run_ctx *c, double solve_s)
+{
+    double limit = c->o->settings.time_limit_s;
+    return limit > 0 && c->setup_s + solve_s >= limit ? MCB_CB_TIME_LIMIT : MCB_CB_CONTINUE;
+}
+
+/* The observed pass's callback: cheap between checks, a judgement on
+ * schedule. */
+static mcb_cb_action observed_cb(void *ctx, int iter, double own)
 {
     run_ctx *c = ctx;
+    if (iter < c->next_check && iter < c->next_trace)
+        return over_time(c, mcb_timer_elapsed_s(&c->clock));
     mcb_timer_pause(&c->clock);
     double solve_s = mcb_timer_elapsed_s(&c->clock);
+    double t0 = mcb_now_s();
     c->def->iterate(c->work, c->v, c->lambda);
     mcb_cb_action a = MCB_CB_CONTINUE;
     if (!iterate_ok(c)) {
         a = MCB_CB_DIVERGED;
     } else {
-        int every = c->o->trace_every;
         double stop;
-        if (every > 0 && iter % every == 0) {
+        if (iter >= c->next_trace) {
             mcb_metrics mt;
             mcb_metrics_compute(c->ws, c->v, c->lambda, &mt);
             trace_row(c, iter, solve_s, &mt, own);
@@ -100,12 +193,134 @@ static mcb_cb_action harness_cb(void *ctx, int iter, double own)
         } else {
             stop = mcb_metrics_one(c->ws, c->o->stop_metric, c->v, c->lambda);
         }
-        double limit = c->o->settings.time_limit_s;
         if (stop <= c->o->settings.tol) a = MCB_CB_CONVERGED;
-        else if (limit > 0 && c->setup_s + solve_s >= limit) a = MCB_CB_TIME_LIMIT;
+        else a = over_time(c, solve_s);
     }
+    double check_s = mcb_now_s() - t0;
+    c->checks++;
+    c->measure_s += check_s;
+    c->next_check = next_check_after(c, iter, check_s, solve_s);
+    c->next_trace = next_trace_after(c, iter);
     mcb_timer_resume(&c->clock);
     return a;
+}
+
+/* The clean rerun's callback: nothing but the count and the time limit. */
+static mcb_cb_action rerun_cb(void *ctx, int iter, double own)
+{
+    (void)own;
+    run_ctx *c = ctx;
+    if (iter >= c->target) return MCB_CB_CONVERGED;
+    return over_time(c, mcb_timer_elapsed_s(&c->clock));
+}
+
+static int refuses(const mcb_problem *P, const mcb_solver_def *def, mcb_run *run)
+{
+    unsigned need = P->form == MCB_PRIMAL ? MCB_ACCEPTS_PRIMAL : MCB_ACCEPTS_DUAL;
+    if (!(def->accepts & need)) {
+        snprintf(run->info.reason, sizeof run->info.reason, "%s does not accept %s-form problems",
+                 def->name, mcb_form_name(P->form));
+        return 1;
+    }
+    return def->accepts_problem &&
+           !def->accepts_problem(P, run->info.reason, sizeof run->info.reason);
+}
+
+/* Pass 1: from the starting point to the solver's stop. */
+static void observed_pass(run_ctx *c, mcb_run *run)
+{
+    const mcb_campaign_opts *o = c->o;
+    mcb_metrics mt;
+    c->def->iterate(c->work, c->v, c->lambda);
+    mcb_metrics_compute(c->ws, c->v, c->lambda, &mt);
+    trace_row(c, 0, 0.0, &mt, NAN); /* iteration 0: the starting point */
+    double limit = o->settings.time_limit_s;
+    if (mt.val[o->stop_metric] <= o->settings.tol) {
+        run->info.status = MCB_ST_SOLVED;
+    } else if (limit > 0 && c->setup_s >= limit) {
+        run->info.status = MCB_ST_TIME_LIMIT;
+    } else {
+        c->next_check = 1;
+        c->next_trace = next_trace_after(c, 0);
+        mcb_timer_start(&c->clock);
+        run->info.status = c->def->solve(c->work, &o->settings, observed_cb, c, &run->info);
+        mcb_timer_pause(&c->clock);
+        run->info.solve_s = mcb_timer_elapsed_s(&c->clock);
+    }
+}
+
+/* The harness's verdict on the final iterate of pass 1. */
+static void judge(run_ctx *c, mcb_run *run)
+{
+    const mcb_campaign_opts *o = c->o;
+    c->def->iterate(c->work, c->v, c->lambda);
+    if (!iterate_ok(c)) {
+        run->info.status = MCB_ST_DIVERGED;
+        if (!run->info.reason[0])
+            snprintf(run->info.reason, sizeof run->info.reason, "non-finite or unbounded iterate");
+    }
+    mcb_metrics_compute(c->ws, c->v, c->lambda, &run->final);
+    if (run->info.status == MCB_ST_DIVERGED) return;
+    /* the harness judges: solved iff its own metric met the tolerance */
+    int met = run->final.val[o->stop_metric] <= o->settings.tol;
+    if (met) run->info.status = MCB_ST_SOLVED;
+    else if (run->info.status == MCB_ST_SOLVED) run->info.status = MCB_ST_STALLED;
+    /* a solver that could not be stopped is held to the budget here */
+    double limit = o->settings.time_limit_s;
+    if (c->def->black_box && limit > 0 && c->setup_s + run->info.solve_s > limit) {
+        run->info.status = MCB_ST_TIME_LIMIT;
+        snprintf(run->info.reason, sizeof run->info.reason,
+                 "setup + solve took %.3g s, over the %.3g s budget (the solver cannot be "
+                 "stopped from outside)",
+                 c->setup_s + run->info.solve_s, limit);
+    }
+}
+
+static int wants_rerun(const run_ctx *c, const mcb_run *run)
+{
+    const mcb_campaign_opts *o = c->o;
+    int st = run->info.status;
+    if (c->def->black_box || c->checks == 0 || run->info.iterations <= 0) return 0;
+    if (o->timing == MCB_TIMING_CLEAN)
+        return st == MCB_ST_SOLVED || st == MCB_ST_MAX_ITERS || st == MCB_ST_STALLED;
+    if (o->timing == MCB_TIMING_AUTO)
+        return st == MCB_ST_SOLVED && c->measure_s > o->rerun_share * run->info.solve_s;
+    return 0;
+}
+
+/* Pass 2: set up again and run unobserved to the same iteration count. The
+ * observed final iterate is in c->v, c->lambda; `scratch` holds n + m. */
+static void clean_rerun(run_ctx *c, const void *params, mcb_run *run, double *scratch)
+{
+    const mcb_campaign_opts *o = c->o;
+    mcb_err serr;
+    c->def->free(&c->work);
+    if (c->def->setup(c->P, &o->settings, params, &c->work, &serr)) {
+        run->timing = MCB_TIMED_RERUN_DIFFERED;
+        return;
+    }
+    mcb_info info;
+    memset(&info, 0, sizeof info);
+    c->target = run->info.iterations;
+    mcb_timer_start(&c->clock);
+    int st = c->def->solve(c->work, &o->settings, rerun_cb, c, &info);
+    mcb_timer_pause(&c->clock);
+    double solve_s = mcb_timer_elapsed_s(&c->clock);
+    /* the same end: iteration count and iterate, bit for bit */
+    int n = c->P->form == MCB_PRIMAL ? c->P->n : 0, m = c->P->m, same = 1;
+    double *v = scratch, *lambda = scratch + c->P->n;
+    c->def->iterate(c->work, v, lambda);
+    for (int k = 0; k < n && same; k++) same = v[k] == c->v[k];
+    for (int k = 0; k < m && same; k++) same = lambda[k] == c->lambda[k];
+    if (st == MCB_ST_TIME_LIMIT || info.iterations != c->target || !same) {
+        run->timing = MCB_TIMED_RERUN_DIFFERED;
+        return;
+    }
+    /* trace times: the observed pass's, scaled to the clean time */
+    double scale = run->info.solve_s > 0 ? solve_s / run->info.solve_s : 1.0;
+    for (int r = 0; r < c->trace_rows; r++) c->trace[(size_t)r * MCB_TRACE_COLS + 1] *= scale;
+    run->info.solve_s = solve_s;
+    run->timing = MCB_TIMED_CLEAN;
 }
 
 mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_def *def,
@@ -120,16 +335,10 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     run->trace_rows = 0;
     run->v = run->lambda = NULL;
     run->info.own_residual = NAN;
-
-    unsigned need = P->form == MCB_PRIMAL ? MCB_ACCEPTS_PRIMAL : MCB_ACCEPTS_DUAL;
-    if (!(def->accepts & need)) {
-        run->info.status = MCB_ST_SKIPPED;
-        snprintf(run->info.reason, sizeof run->info.reason, "%s does not accept %s-form problems",
-                 def->name, mcb_form_name(P->form));
-        return MCB_OK;
-    }
-    if (def->accepts_problem &&
-        !def->accepts_problem(P, run->info.reason, sizeof run->info.reason)) {
+    run->checks = 0;
+    run->measure_s = run->observed_solve_s = 0.0;
+    run->timing = MCB_TIMED_OBSERVED;
+    if (refuses(P, def, run)) {
         run->info.status = MCB_ST_SKIPPED;
         return MCB_OK;
     }
@@ -139,16 +348,14 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     c.ws = ws;
     c.def = def;
     c.o = o;
-    int every = o->trace_every;
-    c.trace_cap = (every > 0 ? o->settings.max_iters / every : 0) + 2;
     c.v = mcb_calloc((size_t)P->n, sizeof(double));
     c.lambda = mcb_calloc((size_t)P->m, sizeof(double));
-    c.trace = mcb_malloc((size_t)c.trace_cap * MCB_TRACE_COLS, sizeof(double));
+    double *scratch = mcb_calloc((size_t)P->n + (size_t)P->m, sizeof(double));
     double *defaults = mcb_calloc(def->params_size / sizeof(double) + 1, sizeof(double));
-    if (!c.v || !c.lambda || !c.trace || !defaults) {
+    if (!c.v || !c.lambda || !scratch || !defaults) {
         free(c.v);
         free(c.lambda);
-        free(c.trace);
+        free(scratch);
         free(defaults);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
@@ -168,51 +375,19 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
         run->info.status = MCB_ST_SETUP_FAILED;
         snprintf(run->info.reason, sizeof run->info.reason, "%s", serr.msg);
     } else {
-        /* iteration 0: the starting point */
-        mcb_metrics mt;
-        def->iterate(c.work, c.v, c.lambda);
-        mcb_metrics_compute(ws, c.v, c.lambda, &mt);
-        trace_row(&c, 0, 0.0, &mt, NAN);
-        double limit = o->settings.time_limit_s;
-        if (mt.val[o->stop_metric] <= o->settings.tol) {
-            run->info.status = MCB_ST_SOLVED;
-        } else if (limit > 0 && c.setup_s >= limit) {
-            run->info.status = MCB_ST_TIME_LIMIT;
-        } else {
-            mcb_timer_start(&c.clock);
-            run->info.status = def->solve(c.work, &o->settings, harness_cb, &c, &run->info);
-            mcb_timer_pause(&c.clock);
-            run->info.solve_s = mcb_timer_elapsed_s(&c.clock);
-        }
-        def->iterate(c.work, c.v, c.lambda);
-        if (!iterate_ok(&c)) {
-            run->info.status = MCB_ST_DIVERGED;
-            if (!run->info.reason[0])
-                snprintf(run->info.reason, sizeof run->info.reason,
-                         "non-finite or unbounded iterate");
-        }
-        mcb_metrics_compute(ws, c.v, c.lambda, &run->final);
-        if (run->info.status != MCB_ST_DIVERGED) {
-            /* the harness judges: solved iff its own metric met the tolerance */
-            int met = run->final.val[o->stop_metric] <= o->settings.tol;
-            if (met) run->info.status = MCB_ST_SOLVED;
-            else if (run->info.status == MCB_ST_SOLVED) run->info.status = MCB_ST_STALLED;
-            /* a solver that could not be stopped is held to the budget here */
-            double limit = o->settings.time_limit_s;
-            if (def->black_box && limit > 0 && c.setup_s + run->info.solve_s > limit) {
-                run->info.status = MCB_ST_TIME_LIMIT;
-                snprintf(run->info.reason, sizeof run->info.reason,
-                         "setup + solve took %.3g s, over the %.3g s budget (the solver cannot "
-                         "be stopped from outside)",
-                         c.setup_s + run->info.solve_s, limit);
-            }
-        }
+        observed_pass(&c, run);
+        judge(&c, run);
+        run->observed_solve_s = run->info.solve_s;
         if (c.last_traced != run->info.iterations || c.trace_rows == 0)
             trace_row(&c, run->info.iterations, run->info.solve_s, &run->final,
                       run->info.own_residual);
+        if (wants_rerun(&c, run)) clean_rerun(&c, params, run, scratch);
     }
     def->free(&c.work);
     free(defaults);
+    free(scratch);
+    run->checks = c.checks;
+    run->measure_s = c.measure_s;
     run->trace = c.trace;
     run->trace_rows = c.trace_rows;
     if (o->save_solutions && run->info.status != MCB_ST_SETUP_FAILED) {

@@ -1,5 +1,6 @@
-/* runner.h: the campaign: every problem x solver x repetition under the
- * same budget, judged by the harness's own metrics. */
+/* runner.h: one timed run of one solver on one problem, judged by the
+ * harness's own metrics on a schedule that keeps judging cheap and the
+ * timing undistorted (docs/metrics.md, "When the harness measures"). */
 #ifndef MCB_RUNNER_H
 #define MCB_RUNNER_H
 
@@ -10,10 +11,43 @@
 #define MCB_TRACE_COLS (3 + MCB_NMETRICS)
 const char *mcb_trace_column(int k);
 
+/* check_every: when the stop metric is checked during a solve. */
+enum {
+    MCB_CHECK_AUTO = 0,   /* every iteration at first, then at a stride chosen from the
+                             measured cost of a check against that of an iteration,
+                             never more than 1% of the iterations done so far */
+    MCB_CHECK_NEVER = -1  /* only the final iterate is judged (an unobserved run) */
+};                        /* k > 0: every k-th iteration */
+
+/* trace_every: which checks also record a trace row (all metrics). */
+enum { MCB_TRACE_CHECKS = -1 }; /* at every check (default); 0: final only; k: every k-th */
+
+/* timing: where a run's solve time comes from. */
+typedef enum {
+    MCB_TIMING_AUTO = 0, /* a clean rerun when the checks may have distorted the time */
+    MCB_TIMING_OBSERVED, /* always the observed pass */
+    MCB_TIMING_CLEAN     /* always a clean rerun (exact, for publication tables) */
+} mcb_timing_mode;
+const char *mcb_timing_name(int timing);
+int mcb_timing_from_name(const char *name); /* -1 if unknown */
+
+/* How a run's solve_s was obtained (mcb_run.timing). */
+enum {
+    MCB_TIMED_OBSERVED = 0, /* the observed pass, measurement time excluded */
+    MCB_TIMED_CLEAN,        /* an unobserved rerun to the same iteration count */
+    MCB_TIMED_RERUN_DIFFERED /* a rerun ended elsewhere: the observed pass is kept */
+};
+const char *mcb_timed_name(int timed);
+
 typedef struct {
     mcb_settings settings;
     int stop_metric;    /* mcb_metric_id judged against settings.tol */
-    int trace_every;    /* full metrics every k-th iteration (0: final only) */
+    int check_every;    /* MCB_CHECK_AUTO, MCB_CHECK_NEVER or k > 0 */
+    int trace_every;    /* MCB_TRACE_CHECKS, 0 (final only) or k > 0 */
+    int timing;         /* mcb_timing_mode */
+    double check_share; /* auto schedule: target cost of the checks over solver time */
+    double rerun_share; /* auto timing: rerun when measuring took more than this share of
+                           the observed solve time */
     int repeat;         /* timed repetitions per run */
     int save_solutions; /* keep final (v, lambda) */
     double diverge_bound; /* |lambda| or |v| above this is divergence */
@@ -31,6 +65,10 @@ typedef struct {
     int n, m, ncontacts;
     mcb_info info;
     mcb_metrics final;
+    int checks;              /* judgements during the solve (stop metric or trace row) */
+    double measure_s;        /* harness time spent on them, excluded from solve_s */
+    double observed_solve_s; /* solve time of the observed pass */
+    int timing;              /* MCB_TIMED_*: where info.solve_s comes from */
     int trace_rows;
     double *trace;           /* trace_rows x MCB_TRACE_COLS, row-major */
     double *v, *lambda;      /* with save_solutions */

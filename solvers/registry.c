@@ -56,7 +56,7 @@ const char *mcb_status_name(int status)
 {
     static const char *names[MCB_NSTATUS] = {"solved",       "max-iterations", "time-limit",
                                              "diverged",     "setup-failed",   "skipped",
-                                             "stalled"};
+                                             "stalled",      "crashed"};
     return status >= 0 && status < MCB_NSTATUS ? names[status] : "unknown";
 }
 

@@ -39,6 +39,7 @@ typedef enum {
     MCB_ST_SETUP_FAILED,   /* setup failed (e.g. factorization) */
     MCB_ST_SKIPPED,        /* the solver does not accept this problem */
     MCB_ST_STALLED,        /* the solver stopped on its own before the tolerance */
+    MCB_ST_CRASHED,        /* an isolated run died (signal, memory limit, exit) */
     MCB_NSTATUS
 } mcb_status;
 const char *mcb_status_name(int status);

@@ -16,7 +16,7 @@ check() { # name expected-exit command...
   if [ "$got" = "$want" ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL $name: exit $got, want $want"; cat "$d/err"; fi
 }
 check help 0 "$mcb" --help
-for c in info validate import gen run report solvers; do check "$c --help" 0 "$mcb" $c --help; done
+for c in info validate import gen run merge report solvers; do check "$c --help" 0 "$mcb" $c --help; done
 # expect_err NAME TEXT: the last command's message contains TEXT
 expect_err() {
   grep -qF -- "$2" "$d/err" || { fail=$((fail+1)); echo "FAIL $1: message lacks '$2':"; cat "$d/err"; }
@@ -172,7 +172,9 @@ for f in hdf5-crash-sigfpe.h5 hdf5-crash-segv.h5; do
   absent "run-$f" crash/r.h5 crash/r.csv
 done
 
-# --- interrupted: SIGINT and SIGTERM leave nothing behind ------------------
+# --- interrupted: SIGINT and SIGTERM leave only the journal -----------------
+# (the journal holds every finished run; tests/test_resume.sh continues
+# killed campaigns)
 # (job control on: a background job of a script otherwise starts with SIGINT
 # ignored, which mcbench respects, as for nohup)
 set -m
@@ -181,11 +183,16 @@ for sig in INT TERM; do
   "$mcb" run s.h5 -o "int$sig/r.h5" --solvers subadmm --tol 0 --iters 100000000 --time-limit 30 \
     >/dev/null 2>&1 &
   pid=$!
-  for _ in $(seq 50); do ls "int$sig"/*.partial* >/dev/null 2>&1 && break; sleep 0.1; done
+  for _ in $(seq 50); do [ -e "int$sig/r.h5.journal" ] && break; sleep 0.1; done
+  sleep 0.3
   kill -s "$sig" "$pid"
   wait "$pid"; got=$?
   [ "$got" -ge 128 ] || { fail=$((fail+1)); echo "FAIL SIG$sig: exit $got"; }
-  [ -z "$(ls -A "int$sig")" ] || { fail=$((fail+1)); echo "FAIL SIG$sig left: $(ls "int$sig")"; }
+  [ "$(ls -A "int$sig")" = r.h5.journal ] ||
+    { fail=$((fail+1)); echo "FAIL SIG$sig left: $(ls "int$sig")"; }
+  # a new campaign does not overwrite the unfinished one
+  check "journal-kept-$sig" 2 "$mcb" run s.h5 -o "int$sig/r.h5" --solvers pgs --iters 10
+  expect_err "journal-kept-$sig" "an unfinished campaign"
 done
 set +m
 cd - >/dev/null || exit 1

@@ -390,25 +390,53 @@ START_TEST(results_store_every_value)
             runs[r].final.val[k] = r == 2 ? NAN : (r + 1) * 1e-3 / (k + 1) + k;
     runs[1].final.val[MCB_M_DYN_ABS] = runs[1].final.val[MCB_M_DYN_REL] = NAN;
 
-    mcb_settings st;
-    mcb_settings_default(&st);
-    st.tol = 1e-7;
-    st.max_iters = 1234;
-    st.time_limit_s = 30;
-    mcb_context ctx = {"mcbench run test", MCB_M_ZRES, 1, 3, st};
-    char h5[256], csv[256];
+    for (int r = 0; r < NRUNS; r++) {
+        runs[r].checks = 3 * r + 1;
+        runs[r].measure_s = 1.0 / (r + 9);
+        runs[r].observed_solve_s = runs[r].info.solve_s * 1.25;
+        runs[r].timing = r % 3;
+    }
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.tol = 1e-7;
+    o.settings.max_iters = 1234;
+    o.settings.time_limit_s = 30;
+    o.stop_metric = MCB_M_ZRES;
+    o.repeat = 3;
+    mcb_results_data ctx;
+    mcb_err err;
+    ck_assert_int_eq(mcb_results_context("mcbench run test", &o, 99, &ctx, &err), MCB_OK);
+    char h5[256], csv[256], jr[300];
     snprintf(h5, sizeof h5, "/tmp/mcb_store_%ld.h5", (long)getpid());
     snprintf(csv, sizeof csv, "/tmp/mcb_store_%ld.csv", (long)getpid());
-    mcb_err err;
-    mcb_results *R = NULL;
-    ck_assert_msg(mcb_results_open(h5, csv, &ctx, &R, &err) == MCB_OK, "%s", err.msg);
-    for (int r = 0; r < NRUNS; r++)
-        ck_assert_msg(mcb_results_add(R, &runs[r], &err) == MCB_OK, "%s", err.msg);
-    ck_assert_msg(mcb_results_close(&R, 1, &err) == MCB_OK, "%s", err.msg);
+    mcb_journal_path(h5, jr, sizeof jr);
+    unlink(jr);
+    /* the journal first, as a campaign writes it; then the results file from it */
+    mcb_journal *J = NULL;
+    ck_assert_msg(mcb_journal_create(jr, &ctx, &J, &err) == MCB_OK, "%s", err.msg);
+    for (int r = 0; r < NRUNS; r++) {
+        mcb_run_rec rec;
+        mcb_rec_view(&runs[r], 10 * r + 7, r == 1 ? "solver=pj tol=1e-07" : "a=1", &rec);
+        ck_assert_msg(mcb_journal_append_run(J, &rec, &err) == MCB_OK, "%s", err.msg);
+    }
+    mcb_journal_close(&J);
+    mcb_results_src *S = NULL;
+    ck_assert_msg(mcb_results_src_open(jr, &S, &err) == MCB_OK, "%s", err.msg);
+    mcb_pick picks[NRUNS];
+    for (int r = 0; r < NRUNS; r++) picks[r] = (mcb_pick){S, r};
+    ck_assert_msg(mcb_results_write(h5, csv, &ctx, picks, NRUNS, &err) == MCB_OK, "%s", err.msg);
+    mcb_results_src_close(&S);
+    mcb_results_ctx_free(&ctx);
 
+    /* both read back exactly: the journal and the results file */
+    for (int pass = 0; pass < 2; pass++) {
+    const char *path = pass ? h5 : jr;
     mcb_results_data *D = NULL;
-    ck_assert_msg(mcb_results_read(h5, &D, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(mcb_results_read(path, &D, &err) == MCB_OK, "%s", err.msg);
     ck_assert_int_eq(D->count, NRUNS);
+    ck_assert_int_eq(D->complete, pass);
+    ck_assert_int_eq(D->total_runs, 99);
+    ck_assert_int_eq(D->repeat, 3);
     ck_assert_str_eq(D->stop_metric, "zres");
     ck_assert_double_eq(D->tol, 1e-7);
     ck_assert_int_eq(D->max_iters, 1234);
@@ -425,6 +453,12 @@ START_TEST(results_store_every_value)
         ck_assert_int_eq(g->n, w->n);
         ck_assert_int_eq(g->m, w->m);
         ck_assert_int_eq(g->ncontacts, w->ncontacts);
+        ck_assert_int_eq(g->run_index, 10 * r + 7);
+        ck_assert_str_eq(g->config, r == 1 ? "solver=pj tol=1e-07" : "a=1");
+        ck_assert_int_eq(g->checks, w->checks);
+        ck_assert_int_eq(g->timing, w->timing);
+        ck_assert(same(g->measure_s, w->measure_s));
+        ck_assert(same(g->observed_solve_s, w->observed_solve_s));
         ck_assert_msg(g->status == w->info.status,
                       "results file: run %d status %s read back, %s stored", r,
                       mcb_status_name(g->status), mcb_status_name(w->info.status));
@@ -474,6 +508,8 @@ START_TEST(results_store_every_value)
         }
     }
     mcb_results_data_free(&D);
+    }
+    unlink(jr);
 
     /* results.csv: one row per run; status and iterations as stored */
     FILE *f = fopen(csv, "r");
@@ -514,13 +550,13 @@ static void campaign_round_trip(int save)
     mcb_campaign_defaults(&o);
     o.repeat = 2;
     o.save_solutions = save;
-    mcb_context ctx = {"test", o.stop_metric, o.trace_every, o.repeat, o.settings};
     char h5[256], csv[256];
     snprintf(h5, sizeof h5, "/tmp/mcb_res_%ld.h5", (long)getpid());
     snprintf(csv, sizeof csv, "/tmp/mcb_res_%ld.csv", (long)getpid());
+    mcb_campaign C = {.in = &in, .nin = 1, .solvers = ch, .nsolvers = 3, .o = &o,
+                      .command = "test", .h5_path = h5, .csv_path = csv};
     mcb_err err;
-    ck_assert_msg(mcb_campaign_run(&in, 1, ch, 3, &o, &ctx, h5, csv, 0, &err) == MCB_OK, "%s",
-                  err.msg);
+    ck_assert_msg(mcb_campaign_run(&C, &err) == MCB_OK, "%s", err.msg);
     mcb_results_data *D = NULL;
     ck_assert_msg(mcb_results_read(h5, &D, &err) == MCB_OK, "%s", err.msg);
     ck_assert_int_eq(D->count, 2 * 3 * 2);
