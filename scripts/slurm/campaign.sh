@@ -2,7 +2,8 @@
 # campaign.sh: an mcbench campaign as a SLURM job array plus a dependent merge
 # job. Task k of the array runs
 #   mcbench run FILES... [run options] --shard k/N -o DIR/part-k.h5
-# or, when DIR/part-k.h5 already exists (a requeued or resubmitted task),
+# or, when DIR/part-k.h5 or its journal DIR/part-k.h5.journal exists (a
+# requeued, timed-out or resubmitted task),
 #   mcbench run FILES... [run options] --shard k/N --resume DIR/part-k.h5
 # and the merge job, which starts only when every task succeeded, runs
 #   mcbench merge DIR/part-0.h5 ... DIR/part-(N-1).h5 -o DIR/all.h5
@@ -18,8 +19,8 @@ usage() {
 usage: scripts/slurm/campaign.sh -n TASKS -d DIR [options] -- FILE.h5... [mcbench run options]
 Submits an mcbench campaign to SLURM: a job array of TASKS tasks, task k
 running 'mcbench run FILE.h5... [options] --shard k/TASKS -o DIR/part-k.h5'
-(with '--resume DIR/part-k.h5' instead of -o when that part exists, so a
-requeued task continues its part), and a merge job, submitted with
+(with '--resume DIR/part-k.h5' instead of -o when that part or its journal
+exists, so a requeued task continues its part), and a merge job, submitted with
 --dependency=afterok on the array, running 'mcbench merge DIR/part-*.h5 -o
 DIR/all.h5' (which writes DIR/all.h5 and DIR/all.csv). If a task fails the
 merge job is cancelled (--kill-on-invalid-dep=yes).
@@ -113,7 +114,7 @@ fi
 [ ! -e "$dir" ] || [ -d "$dir" ] || die "'$dir' exists and is not a directory"
 dir=$( (cd "$dir" 2>/dev/null && pwd) || echo "$(cd "$(dirname "$dir")" && pwd)/$(basename "$dir")")
 shopt -s nullglob
-old=("$dir"/part-*.h5)
+old=("$dir"/part-*.h5 "$dir"/part-*.h5.journal)
 shopt -u nullglob
 [ ! -e "$dir/all.h5" ] || old+=("$dir/all.h5")
 if [ "$resume" = 0 ] && [ ${#old[@]} -gt 0 ]; then
