@@ -6,12 +6,16 @@
 # 3-task job array and its dependent merge job are submitted through the
 # recipe; the merged runs must equal those of one single-process mcbench run
 # of the same campaign (same (problem, solver, rep) rows, statuses,
-# iterations, residuals as printed; timing columns *_s left out).
+# iterations, residuals as printed; the timing columns, *_s and 'timing',
+# left out). A second campaign of slower runs has one task requeued
+# (scontrol requeue) while it runs: it must resume its part from its
+# journal, and the merge must again equal a single-process run.
 # Exits 77 (skipped) with the reason when SLURM cannot run here (not root,
 # binaries missing, a daemon that does not start). Every daemon and job
 # process it started is stopped at exit, and the temporary directory removed.
 # Bounded: each command has a timeout, and a watchdog ends the test after
-# MCB_SLURM_TEST_TIMEOUT seconds (default 300).
+# MCB_SLURM_TEST_TIMEOUT seconds (default 300). KEEP_SLURM_LOGS=DIR keeps a
+# copy of the daemons' logs there.
 set -u
 [ $# -eq 1 ] || { echo "usage: test_slurm.sh MCBENCH" >&2; exit 2; }
 mcb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -71,6 +75,7 @@ cleanup() {
       p=$(cat "$f"); [[ $p =~ ^[0-9]+$ ]] && kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
     done
     [ "$rc" = 0 ] || [ "$rc" = 77 ] || daemon_logs
+    [ -z "${KEEP_SLURM_LOGS:-}" ] || cp -r "$d/log" "$KEEP_SLURM_LOGS"
     rm -rf "$d"
   fi
   exit "$rc"
@@ -102,6 +107,8 @@ for _ in $(seq 50); do [ -S "$sock" ] && break; kill -0 "${pids[0]}" 2>/dev/null
 [ -S "$sock" ] || { daemon_logs; skip "munged did not start"; }
 
 # --- slurm.conf: this machine's CPUs and memory; two free ports on 127.0.0.1
+# (cred_expire: also how long a requeued job waits before it may start again,
+# 120 s by default; sched_interval: how soon it is then started, 60 s by default)
 node=$(slurmd -C 2>/dev/null | head -n 1)
 cpus=$(sed -n 's/.* CPUs=\([0-9]*\).*/\1/p' <<<"$node")
 memmb=$(sed -n 's/.* RealMemory=\([0-9]*\).*/\1/p' <<<"$node")
@@ -128,7 +135,7 @@ CommunicationParameters=NoInAddrAny
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$sock
+AuthInfo=socket=$sock,cred_expire=10
 CredType=cred/munge
 StateSaveLocation=$d/state
 SlurmdSpoolDir=$d/spool
@@ -147,6 +154,7 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MpiDefault=none
 SchedulerType=sched/builtin
+SchedulerParameters=sched_interval=1
 ReturnToService=2
 SlurmdParameters=config_overrides
 MinJobAge=600
@@ -182,11 +190,62 @@ done
 [ "$up" = 1 ] || { daemon_logs; skip "slurmctld/slurmd did not bring the node up (see the logs above)"; }
 log "SLURM up: node localhost idle, $cpus CPUs, $memmb MB, ports $pc/$pd on 127.0.0.1"
 
-# --- the campaign: a small stack, pgs and pj
-runopts=(--solvers pgs,pj --iters 300 --time-limit 20)
+# --- helpers for campaigns
+# submit NAME DIR TASKS RUN-ARGS...: campaign.sh; sets aid and mid
+submit() {
+  local name=$1 dir=$2 n=$3; shift 3
+  timeout 60 "$recipe" -n "$n" -d "$dir" --mcbench "$mcb" --time 5:00 --mem 500M --merge-mem 500M \
+    -- "$@" >"$d/ids" 2>"$d/err" || { cat "$d/err"; fail "campaign.sh did not submit the $name campaign"; }
+  aid=$(awk '$1 == "array" {print $2}' "$d/ids") mid=$(awk '$1 == "merge" {print $2}' "$d/ids")
+  [[ $aid =~ ^[0-9]+$ ]] && [[ $mid =~ ^[0-9]+$ ]] || fail "campaign.sh printed no job ids: $(cat "$d/ids" "$d/err")"
+  log "$name campaign: array $aid ($n tasks), merge $mid"
+}
+wait_queue() { # until the queue is empty (bounded)
+  local q
+  while :; do
+    deadline "waiting for the jobs"
+    q=$(timeout 10 squeue -h -o '%i %T' 2>&1) || fail "squeue: $q"
+    [ -z "$q" ] && break
+    sleep 1
+  done
+}
+completed() { # DIR JOB...: each job COMPLETED with exit code 0
+  local dir=$1 j info st ec f; shift
+  for j in "$@"; do
+    info=$(timeout 10 scontrol -o show job "$j" 2>&1)
+    st=$(grep -o 'JobState=[A-Z_]*' <<<"$info") ec=$(grep -o ' ExitCode=[0-9:]*' <<<"$info")
+    if [ "$st" != JobState=COMPLETED ] || [ "$ec" != " ExitCode=0:0" ]; then
+      for f in "$dir"/logs/*.out; do echo "--- $f"; cat "$f"; done
+      fail "job $j: ${st:-$info}${ec}"
+    fi
+  done
+}
+# The merged runs are the single-process runs: every column of the single
+# run's CSV but the timing ones (*_s, and 'timing', how the time was taken),
+# rows sorted; residuals as printed (%.6e).
+strip() { # CSV HEADER-SOURCE
+  awk -F, -v OFS=, 'NR == FNR { if (FNR == 1) for (i = 1; i <= NF; i++) if ($i !~ /_s$/ && $i != "timing") want[++n] = $i; next }
+    FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
+               for (j = 1; j <= n; j++) if (!(want[j] in col)) { print "MISSING COLUMN " want[j]; exit 1 } next }
+    { line = ""; for (j = 1; j <= n; j++) line = line (j > 1 ? OFS : "") $(col[want[j]]); print line }' "$2" "$1" | sort
+}
+same_runs() { # SINGLE.csv MERGED.csv NROWS
+  strip "$1" "$1" > "$d/single.rows" || fail "$1: $(head -n 1 "$d/single.rows")"
+  strip "$2" "$1" > "$d/merged.rows" || fail "$2: $(head -n 1 "$d/merged.rows")"
+  nrows=$(wc -l < "$d/single.rows")
+  [ "$nrows" = "$3" ] || fail "the single-process run $1 has $nrows rows, want $3"
+  if ! diff "$d/single.rows" "$d/merged.rows" > "$d/diff"; then
+    head -n 20 "$d/diff"; fail "the merged runs $2 differ from the single-process run $1"
+  fi
+}
+
+# --- campaign 1: a small stack, pgs and pj, 3 shards. --check-every 1 makes
+# iteration counts independent of the measured cost of a check (with the
+# default 'auto' two runs of one problem may differ within the check stride).
+runopts=(--solvers pgs,pj --iters 300 --time-limit 20 --check-every 1)
 timeout 60 "$mcb" gen stack --nx 2 --ny 2 --nz 2 --steps 3 -o "$d/stack.h5" >/dev/null 2>"$d/err" \
   || { cat "$d/err"; fail "mcbench gen"; }
-timeout 120 "$mcb" run "$d/stack.h5" "${runopts[@]}" -o "$d/single/all.h5" >/dev/null 2>"$d/err" \
+timeout 120 "$mcb" run "$d/stack.h5" "${runopts[@]}" -o "$d/single/stack.h5" >/dev/null 2>"$d/err" \
   || { cat "$d/err"; fail "single-process mcbench run"; }
 
 # the recipe's own checks, before anything is submitted
@@ -200,58 +259,61 @@ expect2 zero-tasks -n 0 -d "$d/x" -- "$d/stack.h5"
 expect2 no-files -n 3 -d "$d/x" -- --iters 3
 expect2 missing-file -n 3 -d "$d/x" -- "$d/nope.h5"
 expect2 own-output -n 3 -d "$d/x" -- "$d/stack.h5" -o "$d/x.h5"
+expect2 own-shard -n 3 -d "$d/x" -- "$d/stack.h5" --shard 0/2
 expect2 unknown -n 3 -d "$d/x" --frobnicate -- "$d/stack.h5"
 grep -q "unknown option '--frobnicate'" "$d/err" || fail "campaign.sh: the unknown option is not named: $(cat "$d/err")"
 [ ! -e "$d/x" ] || fail "campaign.sh created its directory on a refused command line"
-squeue -h -o %i | grep -q . && fail "a refused command line submitted jobs"
+[ -z "$(timeout 10 squeue -h -o %i)" ] || fail "a refused command line submitted jobs"
 
-timeout 60 "$recipe" -n 3 -d "$d/camp" --mcbench "$mcb" --time 5:00 --mem 500M --merge-mem 500M \
-  -- "$d/stack.h5" "${runopts[@]}" >"$d/ids" 2>"$d/err" || { cat "$d/err"; fail "campaign.sh did not submit"; }
-aid=$(awk '$1 == "array" {print $2}' "$d/ids") mid=$(awk '$1 == "merge" {print $2}' "$d/ids")
-[[ $aid =~ ^[0-9]+$ ]] && [[ $mid =~ ^[0-9]+$ ]] || fail "campaign.sh printed no job ids: $(cat "$d/ids" "$d/err")"
-log "submitted array $aid (3 tasks) and merge $mid"
-# the merge job waits on the array
+submit first "$d/camp" 3 "$d/stack.h5" "${runopts[@]}"
 dep=$(timeout 10 scontrol show job "$mid" | grep -o 'Dependency=[^ ]*')
 case $dep in *"afterok:${aid}"*) ;; *) fail "merge job $mid has dependency '$dep', want afterok:$aid" ;; esac
-
-# wait until the queue is empty (bounded)
-while :; do
-  deadline "waiting for the jobs"
-  q=$(timeout 10 squeue -h -o '%i %T' 2>&1) || fail "squeue: $q"
-  [ -z "$q" ] && break
-  sleep 1
-done
-log "queue empty"
-for j in "${aid}_0" "${aid}_1" "${aid}_2" "$mid"; do
-  info=$(timeout 10 scontrol -o show job "$j" 2>&1)
-  st=$(grep -o 'JobState=[A-Z_]*' <<<"$info") ec=$(grep -o ' ExitCode=[0-9:]*' <<<"$info")
-  if [ "$st" != JobState=COMPLETED ] || [ "$ec" != " ExitCode=0:0" ]; then
-    for f in "$d"/camp/logs/*.out; do echo "--- $f"; cat "$f"; done
-    fail "job $j: ${st:-$info}${ec}"
-  fi
-done
+wait_queue
+completed "$d/camp" "${aid}_0" "${aid}_1" "${aid}_2" "$mid"
 for f in part-0.h5 part-1.h5 part-2.h5 all.h5 all.csv; do
   [ -s "$d/camp/$f" ] || fail "campaign output $f missing"
 done
-
-# the merged runs are the single-process runs (timing columns left out)
-strip() { # CSV HEADER-SOURCE: rows with the non-timing columns of HEADER-SOURCE, sorted
-  awk -F, -v OFS=, 'NR == FNR { if (FNR == 1) for (i = 1; i <= NF; i++) if ($i !~ /_s$/) want[++n] = $i; next }
-    FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
-               for (j = 1; j <= n; j++) if (!(want[j] in col)) { print "MISSING COLUMN " want[j]; exit 1 } next }
-    { line = ""; for (j = 1; j <= n; j++) line = line (j > 1 ? OFS : "") $(col[want[j]]); print line }' "$2" "$1" | sort
-}
-strip "$d/single/all.csv" "$d/single/all.csv" > "$d/single.rows" || fail "single CSV"
-strip "$d/camp/all.csv" "$d/single/all.csv" > "$d/merged.rows" || fail "merged CSV: $(head -n 1 "$d/merged.rows")"
-nrows=$(wc -l < "$d/single.rows")
-[ "$nrows" = 6 ] || fail "single run has $nrows rows, want 6 (3 steps x 2 solvers)"
-if ! diff "$d/single.rows" "$d/merged.rows" > "$d/diff"; then
-  head -n 20 "$d/diff"; fail "merged runs differ from the single-process run"
-fi
-# every shard ran something, and no run twice
 for k in 0 1 2; do
-  r=$(($(wc -l < "$d/camp/part-$k.csv") - 1))
-  [ "$r" -ge 1 ] || fail "shard $k ran no run"
+  [ "$(wc -l < "$d/camp/part-$k.csv")" -ge 2 ] || fail "shard $k ran no run"
 done
-log "PASS: 3 shards + merge on SLURM = single run ($nrows rows, $(head -n 1 "$d/single/all.csv" | tr , '\n' | grep -c '_s$') timing columns left out)"
+same_runs "$d/single/stack.csv" "$d/camp/all.csv" 6
+log "3 shards + merge = single run (6 rows; left out: $(head -n 1 "$d/single/stack.csv" | tr , '\n' | grep -x '.*_s\|timing' | tr '\n' ' '))"
+# a second submission into the same directory is refused
+expect2 same-dir -n 3 -d "$d/camp" -- "$d/stack.h5" "${runopts[@]}"
+
+# --- campaign 2: a task requeued while it runs resumes its part. Runs of
+# about 1 s (tolerance 0: a fixed iteration count), 4 per task, 2 tasks.
+slow=(--solvers pgs,pj --iters 50000 --tol 0 --check-every never --trace-every 0 --time-limit 60)
+timeout 60 "$mcb" gen stack --nx 4 --ny 4 --nz 4 --steps 4 -o "$d/big.h5" >/dev/null 2>"$d/err" \
+  || { cat "$d/err"; fail "mcbench gen (4x4x4)"; }
+submit requeue "$d/camp2" 2 "$d/big.h5" "${slow[@]}"
+# once a task has reported its first run (a run is journaled before it is
+# reported) and before it wrote its part, requeue it: SLURM kills it
+# (SIGTERM) and starts it again
+k=''
+while [ -z "$k" ]; do
+  deadline "waiting for a task's second run"
+  for j in 0 1; do
+    if grep -q '^mcbench: 1/' "$d/camp2/logs/task-$j.out" 2>/dev/null; then
+      [ ! -e "$d/camp2/part-$j.h5" ] || fail "task $j finished before it could be requeued (runs too fast?)"
+      k=$j; break
+    fi
+  done
+  [ -n "$k" ] || sleep 0.1
+done
+timeout 10 scontrol requeue "${aid}_$k" 2>"$d/err" || fail "scontrol requeue ${aid}_$k: $(cat "$d/err")"
+log "requeued task $k after its first run"
+wait_queue
+log "queue empty"
+completed "$d/camp2" "${aid}_0" "${aid}_1" "$mid"
+restarts=$(timeout 10 scontrol -o show job "${aid}_$k" | grep -o 'Restarts=[0-9]*')
+log="$d/camp2/logs/task-$k.out"
+[ "$restarts" = Restarts=1 ] || { cat "$log"; fail "task $k: '$restarts', want Restarts=1"; }
+grep -q "restart 1, " "$log" && grep -q "resuming it" "$log" || { cat "$log"; fail "requeued task $k did not resume its part"; }
+kept=$(sed -n 's/^mcbench: resuming .*: \([0-9]*\) runs recorded.*/\1/p' "$log")
+[ -n "$kept" ] && [ "$kept" -ge 1 ] || { cat "$log"; fail "requeued task $k kept no run of its journal"; }
+timeout 120 "$mcb" run "$d/big.h5" "${slow[@]}" -o "$d/single/big.h5" >/dev/null 2>"$d/err" \
+  || { cat "$d/err"; fail "single-process mcbench run (4x4x4)"; }
+same_runs "$d/single/big.csv" "$d/camp2/all.csv" 8
+log "PASS: requeued task $k resumed keeping $kept run(s) of its journal; merge = single run (8 rows)"
 exit 0
