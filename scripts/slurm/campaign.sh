@@ -8,7 +8,10 @@
 # and the merge job, which starts only when every task succeeded, runs
 #   mcbench merge DIR/part-0.h5 ... DIR/part-(N-1).h5 -o DIR/all.h5
 # (and mcbench report DIR/all.h5 -o DIR/report with --report).
-# The job bodies are scripts/slurm/task.sh and scripts/slurm/merge.sh.
+# With --mpi, one job of N MPI tasks instead runs
+#   mpirun mcbench run FILES... [run options] --mpi -o DIR/all.h5
+# which hands out runs dynamically (no shards, no merge).
+# The job bodies are scripts/slurm/task.sh, merge.sh and mpi.sh.
 # See docs/scale-out.md.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,17 +27,27 @@ exists, so a requeued task continues its part), and a merge job, submitted with
 --dependency=afterok on the array, running 'mcbench merge DIR/part-*.h5 -o
 DIR/all.h5' (which writes DIR/all.h5 and DIR/all.csv). If a task fails the
 merge job is cancelled (--kill-on-invalid-dep=yes).
+With --mpi: one job of TASKS MPI tasks running 'mpirun mcbench run FILE.h5...
+[options] --mpi -o DIR/all.h5' (rank 0 hands out runs one by one and writes
+the results, the others solve: no static shards, no merge job).
 Everything after -- goes to 'mcbench run' unchanged, except -o, --csv,
---shard and --resume, which this script sets.
-  -n, --tasks N        number of array tasks (shards), 1..100000
+--shard, --resume and --mpi, which this script sets.
+  -n, --tasks N        number of array tasks (shards), 1..100000; with --mpi,
+                       the number of MPI tasks (N-1 of them solve)
   -d, --dir DIR        output directory (created); logs go to DIR/logs
   --mcbench PATH       mcbench binary, at a path every compute node sees
                        (default: build/mcbench of this checkout, else mcbench on PATH)
-  --time T             time limit of each task, sbatch syntax (default 1:00:00)
+  --time T             time limit of each task, sbatch syntax (default 1:00:00);
+                       with --mpi, of the whole job
   --cpus C             CPUs per task (default 1; give mcbench '--threads C' to use them)
-  --mem M              memory per task, sbatch syntax (default 2G)
+  --mem M              memory per task, sbatch syntax (default 2G); with --mpi,
+                       per CPU (--mem-per-cpu)
   --merge-time T       time limit of the merge job (default 1:00:00)
-  --merge-mem M        memory of the merge job (default 4G)
+  --merge-mem M        memory of the merge job (default 8G; mcbench merge holds
+                       about 45 KB per run: 100 000 runs need 4.5 GB)
+  --mpi                one MPI job instead of an array and a merge job
+  --mpirun CMD         MPI launcher for --mpi, split into words (default mpirun;
+                       e.g. "srun --mpi=pmix")
   --max-running K      at most K tasks running at once (--array=...%K)
   --report             after the merge, mcbench report DIR/all.h5 -o DIR/report
   --resume             DIR holds parts of this same campaign (killed, cancelled,
@@ -43,15 +56,16 @@ Everything after -- goes to 'mcbench run' unchanged, except -o, --csv,
                        --sbatch-arg=--partition=long --sbatch-arg=--account=me
   --dry-run            print the two sbatch commands, submit nothing
   -h, --help           this help
-On success prints 'array JOBID' and 'merge JOBID' on standard output.
+On success prints 'array JOBID' and 'merge JOBID' (with --mpi: 'mpi JOBID')
+on standard output.
 Exit codes: 0 submitted, 2 bad arguments, 1 sbatch failed.
 EOF
 }
 die() { echo "$prog: $*" >&2; exit 2; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help)"; }
 
-tasks='' dir='' mcb='' time=1:00:00 cpus=1 mem=2G mtime=1:00:00 mmem=4G maxrun=''
-report=0 resume=0 dry=0 extra=()
+tasks='' dir='' mcb='' time=1:00:00 cpus=1 mem=2G mtime=1:00:00 mmem=8G maxrun=''
+report=0 resume=0 dry=0 mpi=0 mpirun=mpirun extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     -h|--help) usage; exit 0 ;;
@@ -64,6 +78,8 @@ while [ $# -gt 0 ]; do
     --merge-time) need "$@"; mtime=$2; shift 2 ;;
     --merge-mem) need "$@"; mmem=$2; shift 2 ;;
     --max-running) need "$@"; maxrun=$2; shift 2 ;;
+    --mpirun) need "$@"; mpirun=$2; shift 2 ;;
+    --mpi) mpi=1; shift ;;
     --sbatch-arg) need "$@"; extra+=("$2"); shift 2 ;;
     --sbatch-arg=*) extra+=("${1#--sbatch-arg=}"); shift ;;
     --report) report=1; shift ;;
@@ -81,12 +97,14 @@ posint "-n" "$tasks"
 [ "$tasks" -le 100000 ] || die "-n $tasks: at most 100000 tasks (SLURM's MaxArraySize is usually lower)"
 posint "--cpus" "$cpus"
 [ -z "$maxrun" ] || posint "--max-running" "$maxrun"
+[ -z "$maxrun" ] || [ "$mpi" = 0 ] || die "--max-running is for job arrays, not --mpi"
+[ -n "${mpirun// /}" ] || die "--mpirun is empty"
 [ -n "$dir" ] || die "missing -d DIR (see --help)"
 [ ${#runargs[@]} -gt 0 ] || die "no problem files: give them after -- (see --help)"
 nfiles=0
 for a in "${runargs[@]}"; do
   case $a in
-    -o|--output|--csv|--csv=*|--shard|--shard=*|--resume|--resume=*)
+    -o|--output|--csv|--csv=*|--shard|--shard=*|--resume|--resume=*|--mpi)
       die "'$a' is set by this script for each task; leave it out of the mcbench run arguments" ;;
     -*) ;;
     *.h5|*.hdf5) [ -f "$a" ] && [ -r "$a" ] || die "problem file '$a' does not exist or cannot be read"
@@ -117,10 +135,11 @@ shopt -s nullglob
 old=("$dir"/part-*.h5 "$dir"/part-*.h5.journal)
 shopt -u nullglob
 [ ! -e "$dir/all.h5" ] || old+=("$dir/all.h5")
+[ ! -e "$dir/all.h5.journal" ] || old+=("$dir/all.h5.journal")
 if [ "$resume" = 0 ] && [ ${#old[@]} -gt 0 ]; then
   die "$dir already holds results (${old[0]##*/}...): give --resume to continue that campaign, or choose another directory"
 fi
-if [ "$resume" = 1 ] && [ -e "$dir/all.h5" ]; then
+if [ "$resume" = 1 ] && [ "$mpi" = 0 ] && [ -e "$dir/all.h5" ]; then
   die "$dir/all.h5 exists: that campaign is complete (move it away to merge again)"
 fi
 
@@ -132,6 +151,23 @@ mrg=(sbatch --parsable --job-name=mcb-merge --kill-on-invalid-dep=yes
      --time="$mtime" --cpus-per-task=1 --mem="$mmem" --open-mode=append
      --output="$dir/logs/merge.out" --chdir="$PWD" ${extra[@]+"${extra[@]}"}
      "$here/merge.sh" "$mcb" "$dir" "$tasks" "$report")
+if [ "$mpi" = 1 ]; then
+  job=(sbatch --parsable --job-name=mcb-mpi --ntasks="$tasks" --cpus-per-task="$cpus"
+       --mem-per-cpu="$mem" --time="$time" --requeue --open-mode=append
+       --output="$dir/logs/mpi.out" --chdir="$PWD" ${extra[@]+"${extra[@]}"}
+       "$here/mpi.sh" "$mcb" "$dir" "$report" "$mpirun" "${runargs[@]}")
+  if [ "$dry" = 1 ]; then printf '%q ' "${job[@]}"; echo; exit 0; fi
+  out=$("${job[@]}") || { echo "$prog: sbatch of the MPI job failed" >&2; exit 1; }
+  jid=${out%%;*}
+  [[ $jid =~ ^[0-9]+$ ]] || { echo "$prog: unexpected sbatch output '$out'" >&2; exit 1; }
+  {
+    echo "submitted $(date -Is) from $PWD: MPI job $jid"
+    printf '%q ' "$0" --mpi -n "$tasks" -d "$dir" --mcbench "$mcb" --time "$time" --cpus "$cpus" --mem "$mem" -- "${runargs[@]}"; echo
+  } >> "$dir/campaign.txt"
+  echo "$prog: MPI job $jid ($tasks tasks, log $dir/logs/mpi.out) -> $dir/all.h5" >&2
+  echo "mpi $jid"
+  exit 0
+fi
 if [ "$dry" = 1 ]; then
   printf '%q ' "${arr[@]}"; echo
   printf '%q ' "${mrg[@]:0:2}" "--dependency=afterok:ARRAYJOBID" "${mrg[@]:2}"; echo
