@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_slurm.sh MCBENCH: scripts/slurm/campaign.sh on a real single-node SLURM
+# test_slurm.sh MCBENCH [array|mpi]: scripts/slurm/campaign.sh on a real single-node SLURM
 # started here, in a temporary directory, on 127.0.0.1 only: munged,
 # slurmctld and slurmd (Debian slurm-wlm, munge) with their configuration,
 # key, sockets, state, spool, logs and pid files all in that directory. A
@@ -10,15 +10,20 @@
 # left out). A second campaign of slower runs has one task requeued
 # (scontrol requeue) while it runs: it must resume its part from its
 # journal, and the merge must again equal a single-process run.
+# With 'mpi', the same two campaigns go through campaign.sh --mpi (one job
+# of 2 MPI tasks, mpirun ... mcbench run --mpi), the second requeued as a
+# whole; skipped when mcbench has no MPI mode or mpirun is missing.
 # Exits 77 (skipped) with the reason when SLURM cannot run here (not root,
 # binaries missing, a daemon that does not start). Every daemon and job
 # process it started is stopped at exit, and the temporary directory removed.
 # Bounded: each command has a timeout, and a watchdog ends the test after
 # MCB_SLURM_TEST_TIMEOUT seconds (default 300). KEEP_SLURM_LOGS=DIR keeps a
-# copy of the daemons' logs there.
+# copy of the daemons' logs and the campaign directories there.
 set -u
-[ $# -eq 1 ] || { echo "usage: test_slurm.sh MCBENCH" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] && [[ ${2:-array} =~ ^(array|mpi)$ ]] \
+  || { echo "usage: test_slurm.sh MCBENCH [array|mpi]" >&2; exit 2; }
 mcb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+mode=${2:-array}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 recipe=$root/scripts/slurm/campaign.sh
 limit=${MCB_SLURM_TEST_TIMEOUT:-300}
@@ -75,7 +80,7 @@ cleanup() {
       p=$(cat "$f"); [[ $p =~ ^[0-9]+$ ]] && kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
     done
     [ "$rc" = 0 ] || [ "$rc" = 77 ] || daemon_logs
-    [ -z "${KEEP_SLURM_LOGS:-}" ] || cp -r "$d/log" "$KEEP_SLURM_LOGS"
+    [ -z "${KEEP_SLURM_LOGS:-}" ] || { mkdir -p "$KEEP_SLURM_LOGS" && cp -r "$d/log" "$d"/camp* "$KEEP_SLURM_LOGS"/; }
     rm -rf "$d"
   fi
   exit "$rc"
@@ -89,6 +94,12 @@ for b in munged slurmctld slurmd sbatch squeue sinfo scontrol scancel timeout; d
   command -v "$b" >/dev/null || skip "$b not found (Debian: apt-get install slurm-wlm munge)"
 done
 [ -x "$mcb" ] || fail "no mcbench at $1"
+if [ "$mode" = mpi ]; then
+  command -v mpirun >/dev/null || skip "mpirun not found (Debian: apt-get install openmpi-bin libopenmpi-dev)"
+  # Open MPI refuses root without these; its own sockets on the loopback only
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo
+fi
 
 d=$(mktemp -d /tmp/mcb-slurm.XXXXXX) || fail "mktemp"
 chmod 711 "$d"
@@ -96,6 +107,14 @@ mkdir -p "$d"/{munge,state,spool,log,run,single} && chmod 711 "$d"/munge
 ( sleep "$limit"; kill -TERM $$ ) </dev/null >/dev/null 2>&1 &
 watchdog=$!
 deadline() { [ $((SECONDS - t0)) -lt "$limit" ] || fail "over the ${limit} s limit while $1"; }
+if [ "$mode" = mpi ]; then # does this mcbench have its MPI mode? (one process, no mpirun)
+  timeout 60 "$mcb" gen stack --nx 2 --ny 2 --nz 2 --steps 1 -o "$d/probe.h5" >/dev/null 2>"$d/err" \
+    || { cat "$d/err"; fail "mcbench gen"; }
+  if ! timeout 60 "$mcb" run "$d/probe.h5" --solvers pgs --iters 5 --mpi -o "$d/probe-r.h5" >/dev/null 2>"$d/err"; then
+    grep -q "without Open MPI" "$d/err" && skip "$(cat "$d/err")"
+    cat "$d/err"; fail "mcbench run --mpi in one process"
+  fi
+fi
 
 # --- munge: key, socket, log, pid, seed in $d/munge
 head -c 1024 /dev/urandom > "$d/munge/munge.key" && chmod 400 "$d/munge/munge.key"
@@ -191,14 +210,30 @@ done
 log "SLURM up: node localhost idle, $cpus CPUs, $memmb MB, ports $pc/$pd on 127.0.0.1"
 
 # --- helpers for campaigns
-# submit NAME DIR TASKS RUN-ARGS...: campaign.sh; sets aid and mid
+# submit NAME DIR TASKS RUN-ARGS...: campaign.sh (with the options in copts);
+# sets aid and mid (array mode) or jid (mpi mode)
+copts=()
 submit() {
-  local name=$1 dir=$2 n=$3; shift 3
-  timeout 60 "$recipe" -n "$n" -d "$dir" --mcbench "$mcb" --time 5:00 --mem 500M --merge-mem 500M \
+  local name=$1 dir=$2 n=$3 m=(); shift 3
+  [ "$mode" = mpi ] && m=(--mpi)
+  timeout 60 "$recipe" ${m[@]+"${m[@]}"} ${copts[@]+"${copts[@]}"} -n "$n" -d "$dir" --mcbench "$mcb" --time 5:00 --mem 500M --merge-mem 500M \
     -- "$@" >"$d/ids" 2>"$d/err" || { cat "$d/err"; fail "campaign.sh did not submit the $name campaign"; }
+  if [ "$mode" = mpi ]; then
+    jid=$(awk '$1 == "mpi" {print $2}' "$d/ids")
+    [[ $jid =~ ^[0-9]+$ ]] || fail "campaign.sh --mpi printed no job id: $(cat "$d/ids" "$d/err")"
+    log "$name campaign: MPI job $jid ($n tasks)"
+    return
+  fi
   aid=$(awk '$1 == "array" {print $2}' "$d/ids") mid=$(awk '$1 == "merge" {print $2}' "$d/ids")
   [[ $aid =~ ^[0-9]+$ ]] && [[ $mid =~ ^[0-9]+$ ]] || fail "campaign.sh printed no job ids: $(cat "$d/ids" "$d/err")"
   log "$name campaign: array $aid ($n tasks), merge $mid"
+}
+# resumed LOG: the job or task whose log this is was restarted once and
+# resumed its results file, keeping at least one run; sets kept
+resumed() {
+  grep -q "restart 1, " "$1" && grep -q "resuming it" "$1" || { cat "$1"; fail "the requeued job did not resume ($1)"; }
+  kept=$(sed -n 's/^mcbench: resuming .*: \([0-9]*\) runs recorded.*/\1/p' "$1")
+  [ -n "$kept" ] && [ "$kept" -ge 1 ] || { cat "$1"; fail "the requeued job kept no run of its journal ($1)"; }
 }
 wait_queue() { # until the queue is empty (bounded)
   local q
@@ -265,6 +300,36 @@ grep -q "unknown option '--frobnicate'" "$d/err" || fail "campaign.sh: the unkno
 [ ! -e "$d/x" ] || fail "campaign.sh created its directory on a refused command line"
 [ -z "$(timeout 10 squeue -h -o %i)" ] || fail "a refused command line submitted jobs"
 
+slow=(--solvers pgs,pj --iters 50000 --tol 0 --check-every never --trace-every 0 --time-limit 60)
+if [ "$mode" = mpi ]; then
+  # campaign 1 as one MPI job: rank 0 hands out runs, rank 1 solves
+  submit first "$d/camp" 2 "$d/stack.h5" "${runopts[@]}"
+  wait_queue
+  completed "$d/camp" "$jid"
+  same_runs "$d/single/stack.csv" "$d/camp/all.csv" 6
+  log "MPI job = single run (6 rows)"
+  # campaign 2: runs of about 1 s; the job requeued after its first run
+  # resumes DIR/all.h5 from its journal
+  timeout 60 "$mcb" gen stack --nx 4 --ny 4 --nz 4 --steps 4 -o "$d/big.h5" >/dev/null 2>"$d/err" \
+    || { cat "$d/err"; fail "mcbench gen (4x4x4)"; }
+  submit requeue "$d/camp2" 2 "$d/big.h5" "${slow[@]}"
+  until grep -q '^mcbench: 1/' "$d/camp2/logs/mpi.out" 2>/dev/null; do
+    deadline "waiting for the MPI job's first run"; sleep 0.1
+  done
+  [ ! -e "$d/camp2/all.h5" ] || fail "the MPI job finished before it could be requeued (runs too fast?)"
+  timeout 10 scontrol requeue "$jid" 2>"$d/err" || fail "scontrol requeue $jid: $(cat "$d/err")"
+  log "requeued MPI job $jid after its first run"
+  wait_queue
+  log "queue empty"
+  completed "$d/camp2" "$jid"
+  resumed "$d/camp2/logs/mpi.out"
+  timeout 120 "$mcb" run "$d/big.h5" "${slow[@]}" -o "$d/single/big.h5" >/dev/null 2>"$d/err" \
+    || { cat "$d/err"; fail "single-process mcbench run (4x4x4)"; }
+  same_runs "$d/single/big.csv" "$d/camp2/all.csv" 8
+  log "PASS: MPI campaign = single run; requeued MPI job resumed keeping $kept run(s); = single run (8 rows)"
+  exit 0
+fi
+
 submit first "$d/camp" 3 "$d/stack.h5" "${runopts[@]}"
 dep=$(timeout 10 scontrol show job "$mid" | grep -o 'Dependency=[^ ]*')
 case $dep in *"afterok:${aid}"*) ;; *) fail "merge job $mid has dependency '$dep', want afterok:$aid" ;; esac
@@ -280,10 +345,24 @@ same_runs "$d/single/stack.csv" "$d/camp/all.csv" 6
 log "3 shards + merge = single run (6 rows; left out: $(head -n 1 "$d/single/stack.csv" | tr , '\n' | grep -x '.*_s\|timing' | tr '\n' ' '))"
 # a second submission into the same directory is refused
 expect2 same-dir -n 3 -d "$d/camp" -- "$d/stack.h5" "${runopts[@]}"
+# campaign.sh --resume on a campaign whose task 1 never ran (parts 0 and 2
+# complete): tasks 0 and 2 keep everything, task 1 runs, the merge follows
+mkdir -p "$d/camp3" && cp "$d"/camp/part-[02].* "$d/camp3/"
+expect2 parts-without-resume -n 3 -d "$d/camp3" -- "$d/stack.h5" "${runopts[@]}"
+copts=(--resume)
+submit resume "$d/camp3" 3 "$d/stack.h5" "${runopts[@]}"
+copts=()
+wait_queue
+completed "$d/camp3" "${aid}_0" "${aid}_1" "${aid}_2" "$mid"
+for k in 0 2; do
+  grep -q "^mcbench: resuming .*: [1-9][0-9]* runs recorded, 0 to run" "$d/camp3/logs/task-$k.out" \
+    || { cat "$d/camp3/logs/task-$k.out"; fail "campaign.sh --resume: task $k did not keep its complete part"; }
+done
+same_runs "$d/single/stack.csv" "$d/camp3/all.csv" 6
+log "campaign.sh --resume: complete parts kept, the missing one run, merge = single run"
 
 # --- campaign 2: a task requeued while it runs resumes its part. Runs of
 # about 1 s (tolerance 0: a fixed iteration count), 4 per task, 2 tasks.
-slow=(--solvers pgs,pj --iters 50000 --tol 0 --check-every never --trace-every 0 --time-limit 60)
 timeout 60 "$mcb" gen stack --nx 4 --ny 4 --nz 4 --steps 4 -o "$d/big.h5" >/dev/null 2>"$d/err" \
   || { cat "$d/err"; fail "mcbench gen (4x4x4)"; }
 submit requeue "$d/camp2" 2 "$d/big.h5" "${slow[@]}"
@@ -306,12 +385,7 @@ log "requeued task $k after its first run"
 wait_queue
 log "queue empty"
 completed "$d/camp2" "${aid}_0" "${aid}_1" "$mid"
-restarts=$(timeout 10 scontrol -o show job "${aid}_$k" | grep -o 'Restarts=[0-9]*')
-log="$d/camp2/logs/task-$k.out"
-[ "$restarts" = Restarts=1 ] || { cat "$log"; fail "task $k: '$restarts', want Restarts=1"; }
-grep -q "restart 1, " "$log" && grep -q "resuming it" "$log" || { cat "$log"; fail "requeued task $k did not resume its part"; }
-kept=$(sed -n 's/^mcbench: resuming .*: \([0-9]*\) runs recorded.*/\1/p' "$log")
-[ -n "$kept" ] && [ "$kept" -ge 1 ] || { cat "$log"; fail "requeued task $k kept no run of its journal"; }
+resumed "$d/camp2/logs/task-$k.out"
 timeout 120 "$mcb" run "$d/big.h5" "${slow[@]}" -o "$d/single/big.h5" >/dev/null 2>"$d/err" \
   || { cat "$d/err"; fail "single-process mcbench run (4x4x4)"; }
 same_runs "$d/single/big.csv" "$d/camp2/all.csv" 8
