@@ -295,6 +295,8 @@ expect2 no-files -n 3 -d "$d/x" -- --iters 3
 expect2 missing-file -n 3 -d "$d/x" -- "$d/nope.h5"
 expect2 own-output -n 3 -d "$d/x" -- "$d/stack.h5" -o "$d/x.h5"
 expect2 own-shard -n 3 -d "$d/x" -- "$d/stack.h5" --shard 0/2
+expect2 over-max-array -n 5000 -d "$d/x" --mcbench "$mcb" -- "$d/stack.h5"
+grep -q "MaxArraySize is 1001" "$d/err" || fail "campaign.sh -n 5000: no MaxArraySize message: $(cat "$d/err")"
 expect2 unknown -n 3 -d "$d/x" --frobnicate -- "$d/stack.h5"
 grep -q "unknown option '--frobnicate'" "$d/err" || fail "campaign.sh: the unknown option is not named: $(cat "$d/err")"
 [ ! -e "$d/x" ] || fail "campaign.sh created its directory on a refused command line"

@@ -125,6 +125,13 @@ if [ "$cpus" -gt 1 ]; then
   esac
 fi
 command -v sbatch >/dev/null || { echo "$prog: sbatch not found: run this on a SLURM submit host (with SLURM's commands on PATH)" >&2; exit 1; }
+if [ "$mpi" = 0 ] && [ "$dry" = 0 ]; then
+  # array indices run 0..MaxArraySize-1 (1001 by default)
+  maxarr=$(scontrol show config 2>/dev/null | awk '$1 == "MaxArraySize" {print $3}') || true
+  if [[ $maxarr =~ ^[0-9]+$ ]] && [ "$tasks" -gt "$maxarr" ]; then
+    die "-n $tasks: this cluster's MaxArraySize is $maxarr; use at most $maxarr tasks (more runs per shard), --mpi, or ask for a larger MaxArraySize"
+  fi
+fi
 
 if [ "$dry" = 0 ]; then
   mkdir -p "$dir/logs" || die "cannot create '$dir/logs'"
