@@ -1,0 +1,185 @@
+/* test_report.c: known answers for the report's computations: performance
+ * and data profiles (reports/profile.c) on hand-computed matrices with
+ * ties, failures, a problem no solver solved, a zero time and a single
+ * solver. */
+#include <check.h>
+
+#include "check_main.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+#define X NAN /* a failure */
+
+/* Solver s's curve is exactly the n points (tau[k], num[k] / den). */
+static void expect_curve(const mcb_profile *P, int s, int n, const double *tau, const int *num,
+                         int den)
+{
+    size_t off = (size_t)s * ((size_t)P->nproblems + 2);
+    ck_assert_msg(P->npoints[s] == n, "solver %d: %d points, expected %d", s, P->npoints[s], n);
+    for (int k = 0; k < n; k++) {
+        ck_assert_msg(P->tau[off + k] == tau[k], "solver %d point %d: tau %g, expected %g", s, k,
+                      P->tau[off + k], tau[k]);
+        ck_assert_msg(P->rho[off + k] == (double)num[k] / den,
+                      "solver %d point %d (tau %g): fraction %g, expected %d/%d", s, k, tau[k],
+                      P->rho[off + k], num[k], den);
+    }
+}
+
+/* 3 problems x 3 solvers, by hand:
+ *   p0: s0 = 1, s1 = 1 (tie for best), s2 fails   ratios 1, 1, inf
+ *   p1: s0 = 2, s1 = 8, s2 = 4                     ratios 1, 4, 2
+ *   p2: every solver fails                         solved by nobody
+ * Performance profile (lo = 1, hi = 4, denominator 3 with p2 in it):
+ *   s0: ratios {1, 1}: 2/3 from tau = 1 on
+ *   s1: ratios {1, 4}: 1/3 at 1, 2/3 from 4
+ *   s2: ratios {2}:    0 at 1, 1/3 from 2
+ * Data profile (lo = 1, hi = 8): s0 {1, 2}, s1 {1, 8}, s2 {4}. */
+static const double example[9] = {1, 1, X, 2, 8, 4, X, X, X};
+
+START_TEST(performance_profile_known_answer)
+{
+    mcb_profile P;
+    mcb_err err;
+    ck_assert_int_eq(mcb_profile_compute(example, 3, 3, 1e-9, 1, &P, &err), MCB_OK);
+    ck_assert_int_eq(P.unsolved, 1);
+    ck_assert_double_eq(P.lo, 1);
+    ck_assert_double_eq(P.hi, 4);
+    ck_assert_int_eq(P.solved[0], 2);
+    ck_assert_int_eq(P.solved[1], 2);
+    ck_assert_int_eq(P.solved[2], 1);
+    expect_curve(&P, 0, 2, (double[]){1, 4}, (int[]){2, 2}, 3);
+    expect_curve(&P, 1, 2, (double[]){1, 4}, (int[]){1, 2}, 3);
+    expect_curve(&P, 2, 3, (double[]){1, 2, 4}, (int[]){0, 1, 1}, 3);
+    mcb_profile_free(&P);
+    mcb_profile_free(&P); /* twice: a no-op */
+}
+END_TEST
+
+START_TEST(data_profile_known_answer)
+{
+    mcb_profile P;
+    ck_assert_int_eq(mcb_profile_compute(example, 3, 3, 1e-9, 0, &P, NULL), MCB_OK);
+    ck_assert_int_eq(P.unsolved, 1);
+    ck_assert_double_eq(P.lo, 1);
+    ck_assert_double_eq(P.hi, 8);
+    expect_curve(&P, 0, 3, (double[]){1, 2, 8}, (int[]){1, 2, 2}, 3);
+    expect_curve(&P, 1, 2, (double[]){1, 8}, (int[]){1, 2}, 3);
+    expect_curve(&P, 2, 3, (double[]){1, 4, 8}, (int[]){0, 1, 1}, 3);
+    mcb_profile_free(&P);
+}
+END_TEST
+
+START_TEST(ratios_and_best)
+{
+    double best[3], r[9];
+    mcb_profile_ratios(example, 3, 3, 1e-9, best, r);
+    const double want[9] = {1, 1, INFINITY, 1, 4, 2, INFINITY, INFINITY, INFINITY};
+    ck_assert_double_eq(best[0], 1);
+    ck_assert_double_eq(best[1], 2);
+    ck_assert(isnan(best[2]));
+    for (int k = 0; k < 9; k++)
+        ck_assert_msg(r[k] == want[k], "ratio %d: %g, expected %g", k, r[k], want[k]);
+}
+END_TEST
+
+/* A best time of 0 is raised to the floor: 0 and 3e-9 s with a 1e-9 s
+ * floor are ratios 1 and 3; two zeros tie at 1; a negative (damaged file)
+ * is floored too; +inf is a failure. */
+START_TEST(zero_time_is_floored)
+{
+    const double t[6] = {0, 3e-9, 0, 0, -1, INFINITY};
+    double best[3], r[6];
+    mcb_profile_ratios(t, 3, 2, 1e-9, best, r);
+    ck_assert_double_eq(best[0], 1e-9);
+    ck_assert_double_eq_tol(r[1], 3, 1e-12);
+    ck_assert_double_eq(r[0], 1);
+    ck_assert_double_eq(r[2], 1);
+    ck_assert_double_eq(r[3], 1);
+    ck_assert_double_eq(r[4], 1);
+    ck_assert(isinf(r[5]));
+    mcb_profile P;
+    ck_assert_int_eq(mcb_profile_compute(t, 3, 2, 1e-9, 0, &P, NULL), MCB_OK);
+    ck_assert_double_eq(P.lo, 1e-9); /* a logarithmic axis can show it */
+    ck_assert_int_eq(P.unsolved, 0);
+    mcb_profile_free(&P);
+}
+END_TEST
+
+/* One solver: it is the best wherever it succeeds; its curve is one point,
+ * the fraction it solved, at tau = 1 = hi. */
+START_TEST(single_solver)
+{
+    const double t[4] = {5, X, 0.5, 7};
+    mcb_profile P;
+    ck_assert_int_eq(mcb_profile_compute(t, 4, 1, 1e-9, 1, &P, NULL), MCB_OK);
+    ck_assert_double_eq(P.hi, 1);
+    ck_assert_int_eq(P.unsolved, 1);
+    expect_curve(&P, 0, 1, (double[]){1}, (int[]){3}, 4);
+    mcb_profile_free(&P);
+}
+END_TEST
+
+START_TEST(nothing_solved)
+{
+    const double t[4] = {X, X, INFINITY, -INFINITY};
+    mcb_profile P;
+    ck_assert_int_eq(mcb_profile_compute(t, 2, 2, 1e-9, 1, &P, NULL), MCB_OK);
+    ck_assert_int_eq(P.unsolved, 2);
+    ck_assert_double_eq(P.lo, 1);
+    ck_assert_double_eq(P.hi, 1);
+    expect_curve(&P, 0, 1, (double[]){1}, (int[]){0}, 2);
+    expect_curve(&P, 1, 1, (double[]){1}, (int[]){0}, 2);
+    mcb_profile_free(&P);
+    ck_assert_int_eq(mcb_profile_compute(t, 2, 2, 1e-9, 0, &P, NULL), MCB_OK);
+    ck_assert_double_eq(P.lo, 1e-9);
+    ck_assert_double_eq(P.hi, 1e-9);
+    expect_curve(&P, 0, 1, (double[]){1e-9}, (int[]){0}, 2);
+    mcb_profile_free(&P);
+}
+END_TEST
+
+START_TEST(bad_sizes_are_refused)
+{
+    mcb_profile P;
+    mcb_err err;
+    ck_assert_int_eq(mcb_profile_compute(example, 0, 3, 1e-9, 1, &P, &err), MCB_E_INPUT);
+    ck_assert_msg(strstr(err.msg, "0 problems x 3 solvers"), "message: %s", err.msg);
+    ck_assert_int_eq(mcb_profile_compute(example, 3, 0, 1e-9, 1, &P, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_profile_compute(example, 3, 3, 0, 1, &P, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_profile_compute(example, 3, 3, NAN, 1, &P, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(P.tau);
+}
+END_TEST
+
+START_TEST(median_counts_infinity)
+{
+    double a[3] = {3, INFINITY, 1};
+    ck_assert_double_eq(mcb_median(a, 3), 3);
+    double b[2] = {2, INFINITY}; /* half the repetitions failed: not solved */
+    ck_assert(isinf(mcb_median(b, 2)));
+    double c[4] = {4, NAN, 1, 2}; /* NaN is left out */
+    ck_assert_double_eq(mcb_median(c, 4), 2);
+    double d[1] = {NAN};
+    ck_assert(isnan(mcb_median(d, 1)));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("profiles");
+    tcase_add_test(tc, performance_profile_known_answer);
+    tcase_add_test(tc, data_profile_known_answer);
+    tcase_add_test(tc, ratios_and_best);
+    tcase_add_test(tc, zero_time_is_floored);
+    tcase_add_test(tc, single_solver);
+    tcase_add_test(tc, nothing_solved);
+    tcase_add_test(tc, bad_sizes_are_refused);
+    tcase_add_test(tc, median_counts_infinity);
+    suite_add_tcase(s, tc);
+    return mcb_run_suite(s);
+}
