@@ -1,7 +1,8 @@
 /* test_report.c: known answers for the report's computations: performance
  * and data profiles (reports/profile.c) on hand-computed matrices with
  * ties, failures, a problem no solver solved, a zero time and a single
- * solver. */
+ * solver; the problems x solvers matrix over repetitions
+ * (reports/outcomes.c). */
 #include <check.h>
 
 #include "check_main.h"
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outcomes.h"
 #include "profile.h"
 
 #define X NAN /* a failure */
@@ -168,6 +170,75 @@ START_TEST(median_counts_infinity)
 }
 END_TEST
 
+static mcb_run_rec rec(char *set, char *problem, int index, char *solver, int rep, int status,
+                       double setup, double solve, int iters)
+{
+    return (mcb_run_rec){.problem_set = set, .problem = problem, .problem_index = index,
+                         .solver = solver, .rep = rep, .status = status, .setup_s = setup,
+                         .solve_s = solve, .iterations = iters};
+}
+
+/* Runs out of order; set B seen first; problem 1 of A before problem 0;
+ * three repetitions of which 2 or 1 solved; a solver without a run. */
+START_TEST(outcomes_over_repetitions)
+{
+    char A[] = "A", B[] = "B", a0[] = "a0", a1[] = "a1", b0[] = "b0", pgs[] = "pgs", pj[] = "pj";
+    const int S = MCB_ST_SOLVED, M = MCB_ST_MAX_ITERS, T = MCB_ST_TIME_LIMIT;
+    mcb_run_rec runs[] = {
+        rec(B, b0, 0, pgs, 0, S, 1, 1, 10),
+        rec(A, a1, 1, pj, 0, S, 1, 2, 30),
+        rec(A, a1, 1, pj, 1, T, 1, 9, 99),
+        rec(A, a1, 1, pj, 2, S, 1, 4, 50),
+        rec(A, a1, 1, pgs, 0, S, 0, 1, 5),
+        rec(A, a1, 1, pgs, 1, M, 0, 1, 9),
+        rec(A, a1, 1, pgs, 2, T, 0, 1, 9),
+        rec(A, a0, 0, pgs, 0, M, 0, 1, 9),
+        rec(A, a0, 0, pj, 0, M, 0, 1, 9),
+        rec(B, b0, 0, pgs, 1, S, 1, 3, 20),
+    };
+    mcb_results_data D;
+    memset(&D, 0, sizeof D);
+    D.count = (int)(sizeof runs / sizeof *runs);
+    D.runs = runs;
+    mcb_outcomes O;
+    ck_assert_int_eq(mcb_outcomes_build(&D, &O, NULL), MCB_OK);
+    ck_assert_int_eq(O.nsets, 2);
+    ck_assert_str_eq(O.sets[0], "B");
+    ck_assert_int_eq(O.nsolvers, 2);
+    ck_assert_str_eq(O.solvers[0], "pgs");
+    ck_assert_int_eq(O.nproblems, 3);
+    /* by set (B first), then problem_index */
+    ck_assert_str_eq(O.problem[0], "b0");
+    ck_assert_str_eq(O.problem[1], "a0");
+    ck_assert_str_eq(O.problem[2], "a1");
+    /* b0: pgs solved twice (2 s and 4 s): median 3 s, 15 iterations; pj no run */
+    ck_assert_double_eq(O.time_s[0], 3);
+    ck_assert_double_eq(O.iters[0], 15);
+    ck_assert_int_eq(O.status[0], S);
+    ck_assert_int_eq(O.status[1], MCB_OUTCOME_NONE);
+    ck_assert(isnan(O.time_s[1]));
+    /* a0: both max-iterations */
+    ck_assert_int_eq(O.status[2], M);
+    ck_assert(isnan(O.time_s[2]) && isnan(O.iters[3]));
+    /* a1 pgs: 1 of 3 solved: not solved; pj: 2 of 3 (3, inf, 5 s): 5 s, 50 iterations */
+    ck_assert_int_eq(O.status[4], MCB_OUTCOME_MIXED);
+    ck_assert_int_eq(O.solved_reps[4], 1);
+    ck_assert_int_eq(O.reps[4], 3);
+    ck_assert(isnan(O.time_s[4]));
+    ck_assert_double_eq(O.time_s[5], 5);
+    ck_assert_double_eq(O.iters[5], 50);
+    char buf[64];
+    mcb_outcome_status_text(&O, 2, 0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "1/3 solved");
+    mcb_outcome_status_text(&O, 1, 1, buf, sizeof buf);
+    ck_assert_str_eq(buf, "max-iterations");
+    mcb_outcome_status_text(&O, 0, 1, buf, sizeof buf);
+    ck_assert_str_eq(buf, "no run");
+    mcb_outcomes_free(&O);
+    mcb_outcomes_free(&O);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("report");
@@ -180,6 +251,7 @@ int main(void)
     tcase_add_test(tc, nothing_solved);
     tcase_add_test(tc, bad_sizes_are_refused);
     tcase_add_test(tc, median_counts_infinity);
+    tcase_add_test(tc, outcomes_over_repetitions);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
