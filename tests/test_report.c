@@ -2,7 +2,8 @@
  * and data profiles (reports/profile.c) on hand-computed matrices with
  * ties, failures, a problem no solver solved, a zero time and a single
  * solver; the problems x solvers matrix over repetitions
- * (reports/outcomes.c). */
+ * (reports/outcomes.c); names relative to the output directory
+ * (mcb_path_relative). */
 #include <check.h>
 
 #include "check_main.h"
@@ -10,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "mcb_paths.h"
 #include "outcomes.h"
 #include "profile.h"
 
@@ -239,6 +243,50 @@ START_TEST(outcomes_over_repetitions)
 }
 END_TEST
 
+START_TEST(relative_paths)
+{
+    char root[] = "/tmp/mcb_relXXXXXX", p[3][256], buf[512];
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    snprintf(p[0], sizeof p[0], "%s/a/b", root);
+    snprintf(p[1], sizeof p[1], "%s/ab", root);
+    snprintf(p[2], sizeof p[2], "%s/r.h5", root);
+    ck_assert_int_eq(mcb_mkdirs(p[0], NULL), MCB_OK);
+    ck_assert_int_eq(mcb_mkdirs(p[1], NULL), MCB_OK);
+    FILE *f = fopen(p[2], "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    struct {
+        const char *dir, *target, *want;
+    } cases[] = {
+        {"", "/r.h5", "r.h5"},          {"/a/b", "/r.h5", "../../r.h5"},
+        {"/ab", "/a/b", "../a/b"},      {"/a", "/a/b/.", "b"},
+        {"/a/b", "/a", ".."},           {"/a/b/../b", "/a/b", "."},
+        {"/./ab", "/ab/../r.h5", "../r.h5"}, {"", "/a/b", "a/b"},
+        {"/link", "/r.h5", "../../r.h5"}, /* link -> a/b */
+    };
+    char link[300];
+    snprintf(link, sizeof link, "%s/link", root);
+    ck_assert_int_eq(symlink("a/b", link), 0);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char d[300], t[300];
+        snprintf(d, sizeof d, "%s%s", root, cases[k].dir);
+        snprintf(t, sizeof t, "%s%s", root, cases[k].target);
+        ck_assert_int_eq(mcb_path_relative(d, t, buf, sizeof buf), 0);
+        ck_assert_msg(strcmp(buf, cases[k].want) == 0, "%s from %s: %s, expected %s", t, d, buf,
+                      cases[k].want);
+    }
+    ck_assert_int_eq(mcb_path_relative(p[0], "/nonexistent/x", buf, sizeof buf), -1);
+    ck_assert_int_eq(mcb_path_relative(p[0], p[2], buf, 6), -1); /* "../../r.h5" does not fit */
+    unlink(p[2]);
+    unlink(link);
+    rmdir(p[0]);
+    snprintf(p[0], sizeof p[0], "%s/a", root);
+    rmdir(p[0]);
+    rmdir(p[1]);
+    rmdir(root);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("report");
@@ -252,6 +300,7 @@ int main(void)
     tcase_add_test(tc, bad_sizes_are_refused);
     tcase_add_test(tc, median_counts_infinity);
     tcase_add_test(tc, outcomes_over_repetitions);
+    tcase_add_test(tc, relative_paths);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
