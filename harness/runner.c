@@ -350,7 +350,7 @@ static void judge(run_ctx *c, mcb_run *run)
     else if (run->info.status == MCB_ST_SOLVED) run->info.status = MCB_ST_STALLED;
     /* a solver that could not be stopped is held to the budget here */
     double limit = o->settings.time_limit_s;
-    if (c->def->black_box && limit > 0 && c->setup_s + run->info.solve_s > limit) {
+    if (mcb_solver_black_box(c->def, c->P->form) && limit > 0 && c->setup_s + run->info.solve_s > limit) {
         run->info.status = MCB_ST_TIME_LIMIT;
         snprintf(run->info.reason, sizeof run->info.reason,
                  "setup + solve took %.3g s, over the %.3g s budget (the solver cannot be "

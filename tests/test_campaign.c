@@ -173,7 +173,10 @@ START_TEST(sudden_drop_is_located)
     geo_params p = {4000, 3001, 0}; /* exact from iteration 3001, residual ~1e-1 before */
     mcb_run r = run_geo(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
-    ck_assert_int_eq(r.timing, MCB_TIMED_LOCATED);
+    /* located by a rerun, unless a loaded machine's clock made the checks
+     * dense enough to see the drop within 1% */
+    ck_assert_msg(r.timing == MCB_TIMED_LOCATED || r.checks > 20, "timing %s after %d checks",
+                  mcb_timed_name(r.timing), r.checks);
     ck_assert_msg(r.info.iterations >= 3001 && r.info.iterations <= 3001 + 30,
                   "located at %d, the drop is at 3001", r.info.iterations);
     /* the trace ends at the located iteration */
