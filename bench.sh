@@ -21,6 +21,12 @@ if [ -d "$here/../shared/fclib" ]; then
     "$mcb" import fclib "$here"/../shared/fclib/*.hdf5 -o "$out/fclib.h5" &&
     sets+=("$out/fclib.h5")
 fi
-"$mcb" run "${sets[@]}" -o "$out/results.h5" "$@"
+# an interrupted earlier run left its journal: continue it (same options)
+if [ -e "$out/results.h5.journal" ]; then
+  echo "bench: continuing the interrupted campaign in $out/results.h5.journal" >&2
+  "$mcb" run "${sets[@]}" --resume "$out/results.h5" "$@"
+else
+  "$mcb" run "${sets[@]}" -o "$out/results.h5" "$@"
+fi
 "$mcb" report "$out/results.h5" -o "$out"
 echo "report: $out/index.html"

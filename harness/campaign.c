@@ -389,6 +389,7 @@ static mcb_rc run_isolated(exec_ctx *x, mcb_err *err)
     }
     x->framed->len = 0;
     x->framed->oom = 0;
+    rc = MCB_OK; /* from here on, what happened in the child is the run's status */
     if (rep.outcome == MCB_ISO_DONE) {
         struct stat st;
         size_t n = fstat(x->fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;

@@ -203,7 +203,8 @@ mcb_rc mcb_rec_unpack(const void *p, size_t len, const char *ctx, mcb_run_rec *r
     for (int k = 0; k < MCB_NMETRICS; k++) r->final.val[k] = get_f64(&c);
     if (!c.bad && !what &&
         (r->run_index < 0 || r->n < 0 || r->m < 0 || r->trace_rows < 0 || r->status < 0 ||
-         r->status >= MCB_NSTATUS || r->iterations < 0 || r->rep < 0))
+         r->status >= MCB_NSTATUS || r->iterations < 0 || r->rep < 0 || r->timing < 0 ||
+         r->timing >= MCB_NTIMED))
         what = "a count or status out of range";
     if (!c.bad && !what) {
         r->trace = get_doubles(&c, (long long)r->trace_rows * MCB_TRACE_COLS, NULL);

@@ -716,9 +716,11 @@ static int cmd_merge(int argc, char **argv)
 static int cmd_report(int argc, char **argv)
 {
     if (is_help(argc, argv)) {
-        puts("usage: mcbench report RESULTS.h5 -o DIR\n"
-             "Writes per problem set: residual against iteration and against solver time\n"
-             "(gnuplot PNG and SVG), a table per solver (Markdown, CSV), and DIR/index.html\n"
+        puts("usage: mcbench report RESULTS.h5 -o DIR   (RESULTS.h5.journal: an unfinished campaign)\n"
+             "Writes per problem set and over all sets: residual against iteration and against\n"
+             "solver time, Dolan-More performance profiles (time to tolerance, iterations)\n"
+             "and a data profile (gnuplot PNG and SVG), a table per solver and a per-problem\n"
+             "table (Markdown, CSV), and DIR/index.html\n"
              "showing them all (DIR is created if needed; index.html appears only when the\n"
              "whole report is complete). Needs gnuplot on PATH (Debian package gnuplot-nox).");
         return 0;

@@ -382,7 +382,7 @@ static int status_from_name(const char *s)
 
 static int timed_from_name(const char *s)
 {
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < MCB_NTIMED; k++)
         if (s && strcmp(s, mcb_timed_name(k)) == 0) return k;
     return -1;
 }

@@ -5,23 +5,31 @@
  * 1. The observed pass. setup() is timed on its own; the solve clock runs
  *    from the start of solve() and is paused while the callback measures
  *    (fetching the iterate, computing a metric, recording a trace row), so
- *    measuring never counts as solver time. The callback measures only on
- *    schedule: with MCB_CHECK_AUTO at every iteration at first, then at a
- *    stride S = ceil(c_check / (check_share * c_iter)) from the cost of the
- *    last check c_check and the solver's mean iteration time c_iter so far,
- *    capped at 1% of the iterations done, so the iteration at which the
- *    tolerance is first met is found to within 1%. Between checks the
- *    callback only watches the time limit. A check that is not a trace row
- *    computes the stop metric alone.
+ *    measuring never counts as solver time. Between checks the callback
+ *    only reads the clock (time limit, per-iteration times). With
+ *    MCB_CHECK_AUTO the next check comes after the smallest of
+ *      - the cost stride ceil(c_check / (check_share * c_iter)) from the
+ *        cost of the last check and the solver's mean iteration time,
+ *      - a fifth of the iterations the residual's recent rate predicts
+ *        before it meets the tolerance, but at least 1% of the iterations
+ *        done,
+ *      - the iterations done so far (the stride at most doubles the count);
+ *    a check that is not a trace row computes the stop metric alone.
  *
- * 2. The clean rerun. Pausing the clock does not pause the cache: a check
- *    evicts the solver's data, and the iteration after it runs slower. When
- *    measuring took more than rerun_share of the observed solve time
- *    (MCB_TIMING_AUTO, solved runs) or always (MCB_TIMING_CLEAN), the solver
- *    is set up again and run unobserved to the same iteration count; its
- *    solve time is reported, the observed one kept beside it. The rerun must
- *    end at the same iteration with the same iterate, else the observed
- *    time is kept and the run says so.
+ * 2. A rerun, when needed. If the tolerance was first seen met more than 1%
+ *    of the iterations after the last unmet check (the prediction was too
+ *    bold), the iteration at which it was first met is located exactly: the
+ *    solver is set up again, runs unobserved to that last unmet check, then
+ *    is checked at every 1% of the iterations. Otherwise, since pausing the
+ *    clock does not pause the cache (a check evicts the solver's data and the
+ *    iteration after it runs slower), the harness estimates that distortion
+ *    from the iteration times it saw (the median iteration right after a
+ *    check against the mean of the others, so that one preempted iteration
+ *    does not count) and, when it may exceed rerun_share of the solve
+ *    time (MCB_TIMING_AUTO) or always (MCB_TIMING_CLEAN), reruns the solver
+ *    unobserved to the same iteration count and reports that time. A rerun
+ *    must end at the same iteration with the same iterate, else the
+ *    observed time is kept and the run says so.
  *
  * The time limit applies to setup + solve. */
 #include "runner.h"
@@ -45,7 +53,8 @@ const char *mcb_trace_column(int k)
 }
 
 static const char *const timing_names[] = {"auto", "observed", "clean"};
-static const char *const timed_names[] = {"observed", "clean", "observed-rerun-differed"};
+static const char *const timed_names[] = {"observed", "clean", "observed-rerun-differed",
+                                          "located"};
 
 const char *mcb_timing_name(int timing)
 {
@@ -61,7 +70,7 @@ int mcb_timing_from_name(const char *name)
 
 const char *mcb_timed_name(int timed)
 {
-    return timed >= 0 && timed < 3 ? timed_names[timed] : "unknown";
+    return timed >= 0 && timed < MCB_NTIMED ? timed_names[timed] : "unknown";
 }
 
 void mcb_campaign_defaults(mcb_campaign_opts *o)
@@ -100,6 +109,16 @@ typedef struct {
     int next_check, next_trace;
     int checks;
     double measure_s;
+    int last_iter;            /* iteration of the last check */
+    double last_stop;         /* its stop metric */
+    int unmet_iter;           /* the last check that did not meet the tolerance */
+    int met_iter;             /* the first check that met it (0: none) */
+    /* iteration times, for the distortion estimate */
+    double prev_t;
+    int post;                 /* the next iteration follows a check */
+    double post_d[256];       /* the latest post-check iteration times (a ring) */
+    double plain_sum;
+    int post_n, plain_n;
     /* the trace, grown by doubling (a handful of times per run) */
     double *trace;
     int trace_cap, trace_rows, trace_full;
@@ -141,17 +160,30 @@ static void trace_row(run_ctx *c, int iter, double time_s, const mcb_metrics *mt
     c->last_traced = iter;
 }
 
+/* The share of the iterations predicted before the tolerance is met that
+ * may pass unchecked: small, because residuals often speed up (a locate
+ * rerun costs a whole solve, a check a fraction of an iteration). */
+#define PREDICT_SHARE 0.2
+
 /* The next iteration (after `iter`) whose iterate is checked, from the cost
- * of the check just made. */
-static int next_check_after(const run_ctx *c, int iter, double check_s, double solve_s)
+ * of the check just made and the residual's rate of decrease. */
+static int next_check_after(const run_ctx *c, int iter, double check_s, double solve_s,
+                            double stop)
 {
     int every = c->o->check_every;
     if (every == MCB_CHECK_NEVER) return c->o->settings.max_iters + 1;
     if (every > 0) return iter + every;
     double c_iter = solve_s / iter;
     double stride = c_iter > 0 ? ceil(check_s / (c->o->check_share * c_iter)) : 1.0;
-    double cap = floor(0.01 * iter);
-    if (stride > cap) stride = cap;
+    if (stride > iter) stride = iter;
+    double tol = c->o->settings.tol;
+    if (c->last_iter > 0 && iter > c->last_iter && stop > 0 && c->last_stop > stop && tol > 0) {
+        double rate = (log(c->last_stop) - log(stop)) / (iter - c->last_iter);
+        double ahead = PREDICT_SHARE * (log(stop) - log(tol)) / rate;
+        double floor1 = floor(0.01 * iter);
+        if (ahead < floor1) ahead = floor1;
+        if (ahead < stride) stride = floor(ahead);
+    }
     if (!(stride >= 1.0)) stride = 1.0;
     return iter + (int)stride;
 }
@@ -169,22 +201,40 @@ static mcb_cb_action over_time(const run_ctx *c, double solve_s)
     return limit > 0 && c->setup_s + solve_s >= limit ? MCB_CB_TIME_LIMIT : MCB_CB_CONTINUE;
 }
 
-/* The observed pass's callback: cheap between checks, a judgement on
+/* Iteration times: the one right after a check, or another. */
+static void time_iteration(run_ctx *c, double t)
+{
+    double d = t - c->prev_t;
+    c->prev_t = t;
+    if (c->post) {
+        c->post_d[c->post_n++ % 256] = d;
+        c->post = 0;
+    } else {
+        c->plain_sum += d;
+        c->plain_n++;
+    }
+}
+
+/* The observed pass's callback: the clock between checks, a judgement on
  * schedule. */
 static mcb_cb_action observed_cb(void *ctx, int iter, double own)
 {
     run_ctx *c = ctx;
-    if (iter < c->next_check && iter < c->next_trace)
-        return over_time(c, mcb_timer_elapsed_s(&c->clock));
+    if (iter < c->next_check && iter < c->next_trace) {
+        double t = mcb_timer_elapsed_s(&c->clock);
+        time_iteration(c, t);
+        return over_time(c, t);
+    }
     mcb_timer_pause(&c->clock);
     double solve_s = mcb_timer_elapsed_s(&c->clock);
+    time_iteration(c, solve_s);
     double t0 = mcb_now_s();
     c->def->iterate(c->work, c->v, c->lambda);
     mcb_cb_action a = MCB_CB_CONTINUE;
+    double stop = NAN;
     if (!iterate_ok(c)) {
         a = MCB_CB_DIVERGED;
     } else {
-        double stop;
         if (iter >= c->next_trace) {
             mcb_metrics mt;
             mcb_metrics_compute(c->ws, c->v, c->lambda, &mt);
@@ -193,14 +243,47 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
         } else {
             stop = mcb_metrics_one(c->ws, c->o->stop_metric, c->v, c->lambda);
         }
-        if (stop <= c->o->settings.tol) a = MCB_CB_CONVERGED;
-        else a = over_time(c, solve_s);
+        if (stop <= c->o->settings.tol) {
+            a = MCB_CB_CONVERGED;
+            if (!c->met_iter) c->met_iter = iter;
+        } else {
+            a = over_time(c, solve_s);
+            c->unmet_iter = iter;
+        }
     }
     double check_s = mcb_now_s() - t0;
     c->checks++;
     c->measure_s += check_s;
-    c->next_check = next_check_after(c, iter, check_s, solve_s);
+    c->next_check = next_check_after(c, iter, check_s, solve_s, stop);
+    c->last_iter = iter;
+    c->last_stop = stop;
     c->next_trace = next_trace_after(c, iter);
+    c->post = 1;
+    mcb_timer_resume(&c->clock);
+    return a;
+}
+
+/* The "locate" rerun's callback: unobserved up to the last unmet check of
+ * the observed pass, then a check at every 1% of the iterations. */
+static mcb_cb_action locate_cb(void *ctx, int iter, double own)
+{
+    (void)own;
+    run_ctx *c = ctx;
+    if (iter < c->next_check) return over_time(c, mcb_timer_elapsed_s(&c->clock));
+    mcb_timer_pause(&c->clock);
+    double solve_s = mcb_timer_elapsed_s(&c->clock);
+    double t0 = mcb_now_s();
+    c->def->iterate(c->work, c->v, c->lambda);
+    mcb_cb_action a = MCB_CB_DIVERGED;
+    if (iterate_ok(c)) {
+        double stop = mcb_metrics_one(c->ws, c->o->stop_metric, c->v, c->lambda);
+        a = stop <= c->o->settings.tol ? MCB_CB_CONVERGED : over_time(c, solve_s);
+    }
+    c->checks++;
+    c->measure_s += mcb_now_s() - t0;
+    int stride = (int)floor(0.01 * iter);
+    c->next_check = iter + (stride > 1 ? stride : 1);
+    if (iter < c->met_iter && c->next_check > c->met_iter) c->next_check = c->met_iter;
     mcb_timer_resume(&c->clock);
     return a;
 }
@@ -240,7 +323,7 @@ static void observed_pass(run_ctx *c, mcb_run *run)
     } else if (limit > 0 && c->setup_s >= limit) {
         run->info.status = MCB_ST_TIME_LIMIT;
     } else {
-        c->next_check = 1;
+        c->next_check = o->check_every == MCB_CHECK_NEVER ? o->settings.max_iters + 1 : 1;
         c->next_trace = next_trace_after(c, 0);
         mcb_timer_start(&c->clock);
         run->info.status = c->def->solve(c->work, &o->settings, observed_cb, c, &run->info);
@@ -267,7 +350,7 @@ static void judge(run_ctx *c, mcb_run *run)
     else if (run->info.status == MCB_ST_SOLVED) run->info.status = MCB_ST_STALLED;
     /* a solver that could not be stopped is held to the budget here */
     double limit = o->settings.time_limit_s;
-    if (c->def->black_box && limit > 0 && c->setup_s + run->info.solve_s > limit) {
+    if (mcb_solver_black_box(c->def, c->P->form) && limit > 0 && c->setup_s + run->info.solve_s > limit) {
         run->info.status = MCB_ST_TIME_LIMIT;
         snprintf(run->info.reason, sizeof run->info.reason,
                  "setup + solve took %.3g s, over the %.3g s budget (the solver cannot be "
@@ -276,7 +359,36 @@ static void judge(run_ctx *c, mcb_run *run)
     }
 }
 
-static int wants_rerun(const run_ctx *c, const mcb_run *run)
+/* The time the checks added to the iterations after them: those
+ * iterations' times over the mean of the others (unknown, so infinite, when
+ * every iteration followed a check). */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double distortion_s(run_ctx *c)
+{
+    if (c->post_n == 0) return 0.0;
+    if (c->plain_n == 0) return INFINITY;
+    int n = c->post_n < 256 ? c->post_n : 256;
+    qsort(c->post_d, (size_t)n, sizeof(double), cmp_double);
+    double median = n % 2 ? c->post_d[n / 2] : 0.5 * (c->post_d[n / 2 - 1] + c->post_d[n / 2]);
+    return c->post_n * (median - c->plain_sum / c->plain_n);
+}
+
+/* The tolerance was first seen met further than 1% of the iterations after
+ * the last check that missed it: where it was first met is not known to 1%. */
+static int needs_locate(const run_ctx *c, const mcb_run *run)
+{
+    if (c->def->black_box || c->o->check_every != MCB_CHECK_AUTO) return 0;
+    if (run->info.status != MCB_ST_SOLVED || c->met_iter == 0) return 0;
+    int gap = c->met_iter - c->unmet_iter, allowed = (int)floor(0.01 * c->met_iter);
+    return gap > (allowed > 1 ? allowed : 1);
+}
+
+static int wants_rerun(run_ctx *c, const mcb_run *run, int located)
 {
     const mcb_campaign_opts *o = c->o;
     int st = run->info.status;
@@ -284,8 +396,43 @@ static int wants_rerun(const run_ctx *c, const mcb_run *run)
     if (o->timing == MCB_TIMING_CLEAN)
         return st == MCB_ST_SOLVED || st == MCB_ST_MAX_ITERS || st == MCB_ST_STALLED;
     if (o->timing == MCB_TIMING_AUTO)
-        return st == MCB_ST_SOLVED && c->measure_s > o->rerun_share * run->info.solve_s;
+        return st == MCB_ST_SOLVED &&
+               (located || distortion_s(c) > o->rerun_share * run->info.solve_s);
     return 0;
+}
+
+/* Pass 2a: set up again, run unobserved to the last check that missed the
+ * tolerance, then check at every 1% until it is met; the run's iterations,
+ * solve time and final iterate become the located ones. */
+static void locate(run_ctx *c, const void *params, mcb_run *run)
+{
+    const mcb_campaign_opts *o = c->o;
+    mcb_err serr;
+    c->def->free(&c->work);
+    if (c->def->setup(c->P, &o->settings, params, &c->work, &serr)) {
+        run->timing = MCB_TIMED_RERUN_DIFFERED;
+        return;
+    }
+    mcb_info info;
+    memset(&info, 0, sizeof info);
+    c->next_check = c->unmet_iter + 1;
+    mcb_timer_start(&c->clock);
+    int st = c->def->solve(c->work, &o->settings, locate_cb, c, &info);
+    mcb_timer_pause(&c->clock);
+    if (st != MCB_ST_SOLVED || info.iterations > c->met_iter) {
+        run->timing = MCB_TIMED_RERUN_DIFFERED; /* keep pass 1's figures */
+        return;
+    }
+    run->info.iterations = info.iterations;
+    run->info.own_residual = info.own_residual;
+    run->info.solve_s = mcb_timer_elapsed_s(&c->clock);
+    run->timing = MCB_TIMED_LOCATED;
+    judge(c, run);
+    /* the trace ends at the located iteration */
+    while (c->trace_rows > 0 && c->trace[(size_t)(c->trace_rows - 1) * MCB_TRACE_COLS] >=
+                                    run->info.iterations)
+        c->trace_rows--;
+    trace_row(c, run->info.iterations, run->info.solve_s, &run->final, run->info.own_residual);
 }
 
 /* Pass 2: set up again and run unobserved to the same iteration count. The
@@ -381,7 +528,10 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
         if (c.last_traced != run->info.iterations || c.trace_rows == 0)
             trace_row(&c, run->info.iterations, run->info.solve_s, &run->final,
                       run->info.own_residual);
-        if (wants_rerun(&c, run)) clean_rerun(&c, params, run, scratch);
+        int located = needs_locate(&c, run);
+        if (located) locate(&c, params, run);
+        if (run->timing != MCB_TIMED_RERUN_DIFFERED && wants_rerun(&c, run, located))
+            clean_rerun(&c, params, run, scratch);
     }
     def->free(&c.work);
     free(defaults);

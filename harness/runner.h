@@ -35,7 +35,9 @@ int mcb_timing_from_name(const char *name); /* -1 if unknown */
 enum {
     MCB_TIMED_OBSERVED = 0, /* the observed pass, measurement time excluded */
     MCB_TIMED_CLEAN,        /* an unobserved rerun to the same iteration count */
-    MCB_TIMED_RERUN_DIFFERED /* a rerun ended elsewhere: the observed pass is kept */
+    MCB_TIMED_RERUN_DIFFERED, /* a rerun ended elsewhere: the observed pass is kept */
+    MCB_TIMED_LOCATED,  /* a rerun located the iteration first meeting the tolerance */
+    MCB_NTIMED
 };
 const char *mcb_timed_name(int timed);
 
@@ -46,8 +48,8 @@ typedef struct {
     int trace_every;    /* MCB_TRACE_CHECKS, 0 (final only) or k > 0 */
     int timing;         /* mcb_timing_mode */
     double check_share; /* auto schedule: target cost of the checks over solver time */
-    double rerun_share; /* auto timing: rerun when measuring took more than this share of
-                           the observed solve time */
+    double rerun_share; /* auto timing: rerun when the checks may have added more than
+                           this share to the observed solve time */
     int repeat;         /* timed repetitions per run */
     int save_solutions; /* keep final (v, lambda) */
     double diverge_bound; /* |lambda| or |v| above this is divergence */

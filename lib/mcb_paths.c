@@ -24,6 +24,35 @@ void mcb_path_with_ext(const char *path, const char *ext, char *buf, size_t len)
     snprintf(buf, len, "%.*s%s", stem, path, ext);
 }
 
+int mcb_path_relative(const char *dir, const char *target, char *buf, size_t len)
+{
+    char d[PATH_MAX + 2], t[PATH_MAX + 2];
+    if (len == 0 || !realpath(dir, d) || !realpath(target, t)) return -1;
+    /* both end with one '/', so that a common prefix ending with '/' is
+     * made of whole components */
+    if (d[strlen(d) - 1] != '/') strcat(d, "/");
+    if (t[strlen(t) - 1] != '/') strcat(t, "/");
+    size_t common = 0;
+    for (size_t k = 0; d[k] && d[k] == t[k]; k++)
+        if (d[k] == '/') common = k + 1;
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const char *c = d + common; *c; c++) /* one ".." per component left in dir */
+        if (*c == '/') {
+            if (n + 4 > len) return -1;
+            memcpy(buf + n, "../", 4);
+            n += 3;
+        }
+    const char *rest = t + common;
+    size_t rn = strlen(rest);
+    if (n + rn + 2 > len) return -1;
+    memcpy(buf + n, rest, rn + 1);
+    n += rn;
+    if (n == 0) strcpy(buf, ".");
+    else buf[n - 1] = '\0'; /* the trailing '/' */
+    return 0;
+}
+
 int mcb_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;

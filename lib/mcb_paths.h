@@ -37,6 +37,12 @@ mcb_rc mcb_mkdirs(const char *dir, mcb_err *err);
  * "out/r1.csv". */
 void mcb_path_with_ext(const char *path, const char *ext, char *buf, size_t len);
 
+/* The name of `target` relative to the directory `dir`, both existing and
+ * resolved (symbolic links, "..") first: "r.h5", "../r.h5", "sub/r.h5",
+ * "." for dir itself. 0, or -1 when either cannot be resolved or the name
+ * does not fit in buf. */
+int mcb_path_relative(const char *dir, const char *target, char *buf, size_t len);
+
 /* 1 when a and b exist and are the same file (device and inode). */
 int mcb_same_file(const char *a, const char *b);
 

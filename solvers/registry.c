@@ -60,6 +60,14 @@ const char *mcb_status_name(int status)
     return status >= 0 && status < MCB_NSTATUS ? names[status] : "unknown";
 }
 
+int mcb_solver_black_box(const mcb_solver_def *def, int form)
+{
+    if (!def->black_box) return 0;
+    if (!def->black_box_forms) return 1;
+    unsigned bit = form == MCB_PRIMAL ? MCB_ACCEPTS_PRIMAL : MCB_ACCEPTS_DUAL;
+    return (def->black_box_forms & bit) != 0;
+}
+
 int mcb_status_from_cb(mcb_cb_action a)
 {
     switch (a) {

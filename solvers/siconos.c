@@ -13,17 +13,42 @@
  * Siconos holds contacts only: a problem with other constraint types is
  * skipped, with the reason (accepts_problem).
  *
- * Budgets. A Siconos driver cannot be stopped from outside: its per-iteration
- * callback returns nothing. The iteration budget is passed to Siconos
- * (iparam[SICONOS_IPARAM_MAX_ITER]); its own tolerance (dparam TOL) is a
- * tenth of the harness's --tol, on Siconos' error, which equals our natmap
- * (checked in tests/test_siconos.c) for the problem it tests (the reduced
- * problem for gfc3d NSGS_WR); the harness traces when its own tolerance is
- * met, so time-to-tolerance is unaffected. The wall-time budget is applied by the harness after
- * the fact (the def is marked black_box). Where Siconos calls the callback,
- * the harness traces the iterate: lambda is Siconos' reaction and, for primal
- * problems, v = A^-1 (b + J^T lambda), computed with the clock paused; the
- * final v is the global velocity Siconos returns. */
+ * Tolerance. Siconos' own tolerance (dparam TOL) is, by default (own_tol
+ * 0), exactly the harness's --tol, not below it: every driver here stops
+ * only once Siconos' full error is below TOL (NSGS tests an incremental
+ * error, then checks the full one), and that error is our natmap
+ * (tests/test_siconos.c: equal to about 1e-15 relative) on the problem the
+ * driver solves. For gfc3d NSGS_WR that is the reduced (Delassus) problem,
+ * whose error is normalised by its ||q|| too: its stop is not the global
+ * natmap the harness judges, and a run can end above --tol (`stalled`),
+ * as with another --stop-metric. --tol 0 becomes the smallest positive
+ * tolerance (Siconos asserts a positive one).
+ *
+ * Budgets and the callback. The iteration budget is Siconos' (iparam
+ * MAX_ITER; its Newton loops report MAX_ITER + 1 iterations when they use
+ * it up, counted here as MAX_ITER). Siconos' per-iteration callback
+ * (Callback.collectStatsIteration) returns nothing; per driver, in Siconos
+ * 4.4's sources and as tests/test_siconos.c checks:
+ *   fc3d NSGS, and gfc3d NSGS_WR (fc3d NSGS on the reduced problem): called
+ *     after every iteration (but for a last one cut short when its adapted
+ *     tolerance underflows to 0), but the loop keeps MAX_ITER and TOL in
+ *     locals and reads nothing back: it cannot be stopped there;
+ *   fc3d NSN_AC (dual problems): called after every iteration, after which
+ *     the loop reads dparam RESIDU back and stops when it is below TOL. When
+ *     the harness answers anything but CONTINUE, sic_callback writes -inf
+ *     there: the driver stops at that iteration (info 0), and the own
+ *     residual reported is Siconos' error at that iteration;
+ *   gfc3d NSN_AC (primal problems), fc3d and gfc3d ADMM: never called; the
+ *     harness sees the final iterate only (one trace row).
+ * Where the driver cannot be stopped, the def is black_box for that form
+ * (black_box_forms: siconos_nsn_ac is black_box on primal problems only,
+ * the other two on both): the harness applies the wall-time budget after
+ * the fact, and the driver ends on its own test.
+ *
+ * Where Siconos calls the callback, the harness traces the iterate: lambda
+ * is Siconos' reaction and, for primal problems, v = A^-1 (b + J^T lambda),
+ * computed with the clock paused; the final v is the global velocity
+ * Siconos returns. */
 #include "CSparseMatrix_internal.h"
 
 #include <float.h>
@@ -42,19 +67,20 @@
 #include "solver.h"
 
 typedef struct {
-    double own_tol; /* Siconos' tolerance on its own error; 0: a tenth of --tol */
+    double own_tol; /* Siconos' tolerance on its own error; 0: the harness's --tol */
 } sic_params;
 
 static void sic_defaults(void *p) { ((sic_params *)p)->own_tol = 0.0; }
 
 static const mcb_param_desc sic_desc[] = {
     {"own_tol", 'd', offsetof(sic_params, own_tol),
-     "Siconos' own tolerance on its error (0: a tenth of the harness's --tol, below it as for "
-     "every solver; Siconos cannot be stopped from outside, so this test stops it)"},
+     "Siconos' own tolerance on its error, the natural-map residual (0: the harness's --tol; "
+     "where the callback cannot stop Siconos, this test does)"},
 };
 
 typedef struct {
     int local_id, global_id; /* Siconos solver ids for dual and primal problems */
+    unsigned stops;          /* forms (MCB_ACCEPTS_*) the callback can stop */
 } sic_variant;
 
 typedef struct {
@@ -71,6 +97,10 @@ typedef struct {
     mcb_iter_cb cb;
     void *ctx;
     int first_action;     /* the first non-CONTINUE answer of the harness */
+    SolverOptions *opts;  /* the running driver's options */
+    int can_stop;         /* the running driver reads dparam RESIDU after the callback */
+    int stopped;          /* the callback stopped it */
+    double last_error;    /* Siconos' error at the last callback */
 } sic_work;
 
 static void sic_free(void **work)
@@ -156,7 +186,9 @@ static void sic_iterate(void *work, double *v, double *lambda)
         implied_velocity(w, lambda, v);
 }
 
-/* Siconos' per-iteration callback: hands the iterate to the harness. */
+/* Siconos' per-iteration callback: hands the iterate to the harness and,
+ * where the driver reads its residual back (fc3d NSN_AC), stops it on any
+ * answer but CONTINUE: a residual of -inf is below every tolerance. */
 static void sic_callback(void *env, int size, double *reaction, double *velocity, double error,
                          void *extra)
 {
@@ -165,9 +197,15 @@ static void sic_callback(void *env, int size, double *reaction, double *velocity
     (void)extra;
     sic_work *w = env;
     w->live = reaction;
+    w->last_error = error;
     mcb_cb_action a = w->cb(w->ctx, ++w->calls, error);
     w->live = NULL;
-    if (a != MCB_CB_CONTINUE && w->first_action == MCB_CB_CONTINUE) w->first_action = a;
+    if (a == MCB_CB_CONTINUE) return;
+    if (w->first_action == MCB_CB_CONTINUE) w->first_action = a;
+    if (w->can_stop) {
+        w->opts->dparam[SICONOS_DPARAM_RESIDU] = -INFINITY;
+        w->stopped = 1;
+    }
 }
 
 static int sic_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
@@ -185,11 +223,10 @@ static int sic_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
         return MCB_ST_DIVERGED;
     }
     o->iparam[SICONOS_IPARAM_MAX_ITER] = s->max_iters;
-    /* Below the harness's tolerance, as for every solver: for primal problems
-     * Siconos NSGS_WR tests the reduced (Delassus) problem's error, not the
-     * global one the harness measures. Siconos asserts a positive tolerance:
-     * --tol 0 (run the whole budget) becomes the smallest one. */
-    double tol = w->prm.own_tol > 0 ? w->prm.own_tol : 0.1 * s->tol;
+    /* The harness's tolerance on the same error (see the banner). Siconos
+     * asserts a positive tolerance: --tol 0 (run the whole budget) becomes
+     * the smallest one. */
+    double tol = w->prm.own_tol > 0 ? w->prm.own_tol : s->tol;
     o->dparam[SICONOS_DPARAM_TOL] = tol > 0 ? tol : DBL_MIN;
     c->env = w;
     c->collectStatsIteration = sic_callback;
@@ -198,6 +235,10 @@ static int sic_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
     w->ctx = ctx;
     w->calls = 0;
     w->first_action = MCB_CB_CONTINUE;
+    w->opts = o;
+    w->can_stop = (w->var.stops & (primal ? MCB_ACCEPTS_PRIMAL : MCB_ACCEPTS_DUAL)) != 0;
+    w->stopped = 0;
+    w->last_error = NAN;
     numerics_set_verbose(0);
     int failed;
     if (primal)
@@ -206,11 +247,15 @@ static int sic_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
     else
         failed = fc3d_driver(mcb_siconos_local(w->S), w->reaction, w->velocity, o);
     w->finished = 1;
+    /* Siconos' Newton loops (while (iter++ < itermax)) report itermax + 1
+     * when they use up the budget */
     int iters = o->iparam[SICONOS_IPARAM_ITER_DONE];
-    info->iterations = iters > 0 ? iters : w->calls;
-    info->own_residual = o->dparam[SICONOS_DPARAM_RESIDU];
+    info->iterations = iters > 0 ? (iters < s->max_iters ? iters : s->max_iters) : w->calls;
+    info->own_residual = w->stopped ? w->last_error : o->dparam[SICONOS_DPARAM_RESIDU];
+    w->opts = NULL;
     mcb_siconos_options_free(o);
     /* the harness judges the final iterate; these say how Siconos ended */
+    if (w->stopped) return mcb_status_from_cb(w->first_action);
     if (w->first_action == MCB_CB_DIVERGED) return MCB_ST_DIVERGED;
     if (!failed) return MCB_ST_SOLVED;
     if (info->iterations >= s->max_iters) return MCB_ST_MAX_ITERS;
@@ -227,11 +272,13 @@ static int sic_accepts(const mcb_problem *P, char *reason, size_t len)
     return 0;
 }
 
-#define SICONOS_PEER(NAME, LOCAL, GLOBAL, DESCRIPTION, REFERENCE)                               \
+/* STOPS: the forms (MCB_ACCEPTS_*) on which the callback stops the driver;
+ * the def is black_box on the others. */
+#define SICONOS_PEER(NAME, LOCAL, GLOBAL, STOPS, DESCRIPTION, REFERENCE)                        \
     static mcb_rc NAME##_setup(const mcb_problem *P, const mcb_settings *s, const void *params, \
                                void **work, mcb_err *err)                                        \
     {                                                                                            \
-        sic_variant v = {LOCAL, GLOBAL};                                                         \
+        sic_variant v = {LOCAL, GLOBAL, STOPS};                                                  \
         return sic_setup_variant(P, s, params, work, err, v);                                    \
     }                                                                                            \
     const mcb_solver_def mcb_solver_##NAME = {                                                   \
@@ -240,7 +287,8 @@ static int sic_accepts(const mcb_problem *P, char *reason, size_t len)
         .reference = REFERENCE,                                                                  \
         .accepts = MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL,                                        \
         .accepts_problem = sic_accepts,                                                          \
-        .black_box = 1,                                                                          \
+        .black_box = ((MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL) & ~(unsigned)(STOPS)) != 0,        \
+        .black_box_forms = (MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL) & ~(unsigned)(STOPS),         \
         .params_size = sizeof(sic_params),                                                       \
         .default_params = sic_defaults,                                                          \
         .params = sic_desc,                                                                      \
@@ -252,11 +300,12 @@ static int sic_accepts(const mcb_problem *P, char *reason, size_t len)
         .free = sic_free,                                                                        \
     };
 
-SICONOS_PEER(siconos_nsgs, SICONOS_FRICTION_3D_NSGS, SICONOS_GLOBAL_FRICTION_3D_NSGS_WR,
+SICONOS_PEER(siconos_nsgs, SICONOS_FRICTION_3D_NSGS, SICONOS_GLOBAL_FRICTION_3D_NSGS_WR, 0,
              "Siconos 4.4 nonsmooth Gauss-Seidel (fc3d NSGS; primal: gfc3d NSGS_WR)",
              "Siconos numerics; Acary, Bremond, Huber, INRIA RR-9118")
 SICONOS_PEER(siconos_nsn_ac, SICONOS_FRICTION_3D_NSN_AC, SICONOS_GLOBAL_FRICTION_3D_NSN_AC,
+             MCB_ACCEPTS_DUAL,
              "Siconos 4.4 nonsmooth Newton on the Alart-Curnier function (fc3d/gfc3d NSN_AC)",
              "Siconos numerics; Alart and Curnier 1991; INRIA RR-9118")
-SICONOS_PEER(siconos_admm, SICONOS_FRICTION_3D_ADMM, SICONOS_GLOBAL_FRICTION_3D_ADMM,
+SICONOS_PEER(siconos_admm, SICONOS_FRICTION_3D_ADMM, SICONOS_GLOBAL_FRICTION_3D_ADMM, 0,
              "Siconos 4.4 ADMM (fc3d/gfc3d ADMM)", "Siconos numerics; INRIA RR-9118")

@@ -81,9 +81,13 @@ typedef struct {
      * writes why into reason when the solver cannot take P (recorded as
      * skipped). */
     int (*accepts_problem)(const mcb_problem *P, char *reason, size_t len);
-    /* 1 for an external solver that cannot be stopped from the callback:
-     * the harness then applies the wall-time budget after the fact. */
+    /* 1 for an external solver that cannot be stopped from the callback
+     * (its answer is not acted upon before the solver returns): the harness
+     * then applies the wall-time budget after the fact. black_box_forms
+     * narrows it to some of the forms it accepts (MCB_ACCEPTS_*; 0: every
+     * form); ask mcb_solver_black_box() rather than reading the fields. */
     int black_box;
+    unsigned black_box_forms;
     size_t params_size;
     void (*default_params)(void *params);
     const mcb_param_desc *params;
@@ -104,6 +108,10 @@ typedef struct {
 int mcb_solver_count(void);
 const mcb_solver_def *mcb_solver_at(int k);
 const mcb_solver_def *mcb_solver_find(const char *name);
+
+/* 1 when def cannot be stopped from the callback on problems of the given
+ * form (mcb_form): black_box and, if set, black_box_forms. */
+int mcb_solver_black_box(const mcb_solver_def *def, int form);
 
 /* Maps a solver's per-iteration callback result to a status. */
 int mcb_status_from_cb(mcb_cb_action a);

@@ -235,6 +235,7 @@ START_TEST(measurement_excluded_from_solve_time)
     mcb_campaign_defaults(&o);
     o.settings.max_iters = 20;
     o.settings.time_limit_s = 0; /* unlimited */
+    o.check_every = 1;           /* a check (and its sleep) at every iteration */
     toy_params p = {.solve_us = -1, .iterate_us = 10000};
     double t0 = mcb_now_s();
     mcb_run r = run_toy(&o, &p);

@@ -95,6 +95,7 @@ for b in munged slurmctld slurmd sbatch squeue sinfo scontrol scancel timeout; d
 done
 [ -x "$mcb" ] || fail "no mcbench at $1"
 if [ "$mode" = mpi ]; then
+  [ -z "${MCB_SLURM_MPI_SKIP:-}" ] || skip "$MCB_SLURM_MPI_SKIP"
   command -v mpirun >/dev/null || skip "mpirun not found (Debian: apt-get install openmpi-bin libopenmpi-dev)"
   # Open MPI refuses root without these; its own sockets on the loopback only
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

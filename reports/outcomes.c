@@ -1,0 +1,140 @@
+/* outcomes.c: grouping a campaign's runs into the problems x solvers matrix
+ * (see outcomes.h): runs sorted by (set, problem_index, solver), each group
+ * reduced to a status and two medians. Fails only out of memory. */
+#include "outcomes.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+/* Index of s in names[0..*n), appended when absent. */
+static int name_index(const char **names, int *n, const char *s)
+{
+    for (int k = 0; k < *n; k++)
+        if (strcmp(names[k], s) == 0) return k;
+    names[*n] = s;
+    return (*n)++;
+}
+
+typedef struct {
+    int run, set, problem, solver;
+} run_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const run_key *x = a, *y = b;
+    if (x->set != y->set) return x->set < y->set ? -1 : 1;
+    if (x->problem != y->problem) return x->problem < y->problem ? -1 : 1;
+    if (x->solver != y->solver) return x->solver < y->solver ? -1 : 1;
+    return (x->run > y->run) - (x->run < y->run);
+}
+
+void mcb_outcomes_free(mcb_outcomes *O)
+{
+    if (!O) return;
+    free(O->sets);
+    free(O->solvers);
+    free(O->set);
+    free(O->problem);
+    free(O->time_s);
+    free(O->iters);
+    free(O->status);
+    free(O->reps);
+    free(O->solved_reps);
+    memset(O, 0, sizeof *O);
+}
+
+/* One (problem, solver) cell from its runs keys[0..n). */
+static void reduce_cell(const mcb_results_data *D, const run_key *keys, int n, double *buf,
+                        mcb_outcomes *O, size_t cell)
+{
+    int solved = 0, status = D->runs[keys[0].run].status;
+    for (int k = 0; k < n; k++) {
+        const mcb_run_rec *r = &D->runs[keys[k].run];
+        solved += r->status == MCB_ST_SOLVED;
+        if (r->status != status) status = MCB_OUTCOME_MIXED;
+    }
+    O->status[cell] = status;
+    O->reps[cell] = n;
+    O->solved_reps[cell] = solved;
+    for (int m = 0; m < 2; m++) {
+        for (int k = 0; k < n; k++) {
+            const mcb_run_rec *r = &D->runs[keys[k].run];
+            buf[k] = r->status != MCB_ST_SOLVED ? INFINITY
+                     : m == 0                   ? r->setup_s + r->solve_s
+                                                : (double)r->iterations;
+        }
+        double med = mcb_median(buf, n);
+        (m == 0 ? O->time_s : O->iters)[cell] = isfinite(med) ? med : NAN;
+    }
+}
+
+mcb_rc mcb_outcomes_build(const mcb_results_data *D, mcb_outcomes *O, mcb_err *err)
+{
+    memset(O, 0, sizeof *O);
+    size_t nr = (size_t)D->count;
+    run_key *keys = mcb_malloc(nr, sizeof *keys);
+    double *buf = mcb_malloc(nr, sizeof *buf);
+    O->sets = mcb_malloc(nr, sizeof *O->sets);
+    O->solvers = mcb_malloc(nr, sizeof *O->solvers);
+    if (!keys || !buf || !O->sets || !O->solvers) goto nomem;
+    for (size_t k = 0; k < nr; k++) {
+        const mcb_run_rec *r = &D->runs[k];
+        keys[k] = (run_key){(int)k, name_index(O->sets, &O->nsets, r->problem_set),
+                            r->problem_index, name_index(O->solvers, &O->nsolvers, r->solver)};
+    }
+    qsort(keys, nr, sizeof *keys, cmp_key);
+    for (size_t k = 0; k < nr; k++)
+        O->nproblems += k == 0 || keys[k].set != keys[k - 1].set ||
+                        keys[k].problem != keys[k - 1].problem;
+    size_t np = (size_t)O->nproblems, cells = np * (size_t)O->nsolvers;
+    O->set = mcb_malloc(np, sizeof *O->set);
+    O->problem = mcb_malloc(np, sizeof *O->problem);
+    O->time_s = mcb_malloc(cells, sizeof *O->time_s);
+    O->iters = mcb_malloc(cells, sizeof *O->iters);
+    O->status = mcb_malloc(cells, sizeof *O->status);
+    O->reps = mcb_calloc(cells, sizeof *O->reps);
+    O->solved_reps = mcb_calloc(cells, sizeof *O->solved_reps);
+    if (!O->set || !O->problem || !O->time_s || !O->iters || !O->status || !O->reps ||
+        !O->solved_reps)
+        goto nomem;
+    for (size_t c = 0; c < cells; c++) {
+        O->time_s[c] = O->iters[c] = NAN;
+        O->status[c] = MCB_OUTCOME_NONE;
+    }
+    int p = -1;
+    for (size_t k = 0; k < nr;) {
+        if (k == 0 || keys[k].set != keys[k - 1].set || keys[k].problem != keys[k - 1].problem) {
+            p++;
+            O->set[p] = keys[k].set;
+            O->problem[p] = D->runs[keys[k].run].problem;
+        }
+        size_t e = k + 1;
+        while (e < nr && keys[e].set == keys[k].set && keys[e].problem == keys[k].problem &&
+               keys[e].solver == keys[k].solver)
+            e++;
+        reduce_cell(D, keys + k, (int)(e - k), buf, O,
+                    (size_t)p * O->nsolvers + (size_t)keys[k].solver);
+        k = e;
+    }
+    free(keys);
+    free(buf);
+    return MCB_OK;
+nomem:
+    free(keys);
+    free(buf);
+    mcb_outcomes_free(O);
+    return mcb_fail(err, MCB_E_NOMEM, "problems x solvers matrix of %zu runs: out of memory", nr);
+}
+
+void mcb_outcome_status_text(const mcb_outcomes *O, int p, int s, char *buf, size_t len)
+{
+    size_t c = (size_t)p * O->nsolvers + (size_t)s;
+    if (O->status[c] == MCB_OUTCOME_NONE) snprintf(buf, len, "no run");
+    else if (O->status[c] == MCB_OUTCOME_MIXED)
+        snprintf(buf, len, "%d/%d solved", O->solved_reps[c], O->reps[c]);
+    else snprintf(buf, len, "%s", mcb_status_name(O->status[c]));
+}

@@ -1,0 +1,41 @@
+/* outcomes.h: a campaign's results as a problems x solvers matrix. Per
+ * (problem, solver), over its repetitions: the status, and the medians of
+ * the time to tolerance (setup_s + solve_s) and of the iterations, a
+ * repetition that did not end `solved` counting as +infinity. So a pair
+ * counts as solved when more than half of its repetitions solved it, and
+ * then has a finite median; otherwise its measures are NaN, a failure for
+ * the profiles (profile.h). */
+#ifndef MCB_OUTCOMES_H
+#define MCB_OUTCOMES_H
+
+#include <stddef.h>
+
+#include "results.h"
+
+#define MCB_OUTCOME_MIXED (-1) /* the repetitions ended with different statuses */
+#define MCB_OUTCOME_NONE (-2)  /* no run of this solver on this problem */
+
+/* Sets and solvers in order of first appearance in the results; problems
+ * by set, then by problem_index. Names are borrowed from the results data,
+ * which must outlive the matrix. */
+typedef struct {
+    int nsets, nsolvers, nproblems;
+    const char **sets, **solvers;
+    int *set;             /* per problem: index into sets */
+    const char **problem; /* per problem: its name */
+    /* nproblems x nsolvers, row p at p * nsolvers: */
+    double *time_s, *iters; /* medians as above; NaN when not solved */
+    int *status;            /* MCB_ST_* when every repetition agrees, else MIXED or NONE */
+    int *reps, *solved_reps;
+} mcb_outcomes;
+
+/* MCB_E_NOMEM, with nothing left to free. */
+mcb_rc mcb_outcomes_build(const mcb_results_data *D, mcb_outcomes *O, mcb_err *err);
+/* Accepts a zeroed or already freed matrix. */
+void mcb_outcomes_free(mcb_outcomes *O);
+
+/* The status of (p, s) as shown in tables: the status name, "K/R solved"
+ * when the repetitions disagree, "no run". */
+void mcb_outcome_status_text(const mcb_outcomes *O, int p, int s, char *buf, size_t len);
+
+#endif

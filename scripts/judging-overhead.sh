@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# judging-overhead.sh MCBENCH DIR FILE.h5...: the figures of
+# docs/performance.md "Judging overhead and distortion".
+#  1. wall time of a default campaign (pgs,pj,subadmm, --iters 100000) over
+#     the sum of its runs' setup + solve times;
+#  2. per solved (problem, solver): the median reported solve time over 3
+#     repetitions against the median of 3 unobserved runs (--check-every
+#     never) to the same iteration count, and the iteration count against a
+#     check at every iteration (--check-every 1).
+set -euo pipefail
+mcb=$1 dir=$2; shift 2
+mkdir -p "$dir"
+rm -f "$dir"/ov.* "$dir"/ov.h5.journal
+t0=$(date +%s.%N)
+"$mcb" run "$@" -o "$dir/ov.h5" --solvers pgs,pj,subadmm --iters 100000 --time-limit 60 --repeat 3 2>/dev/null
+t1=$(date +%s.%N)
+rm -f "$dir"/ex.* "$dir"/ex.h5.journal
+"$mcb" run "$@" -o "$dir/ex.h5" --solvers pgs,pj,subadmm --iters 100000 --time-limit 60 \
+  --check-every 1 --timing observed 2>/dev/null
+python3 - "$dir" "$(echo "$t1 - $t0" | bc)" "$mcb" "$@" <<'PY'
+import csv, statistics, subprocess, sys, os
+d, wall, mcb, files = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4:]
+rows = list(csv.DictReader(open(f"{d}/ov.csv")))
+s = sum(float(r['setup_s']) + float(r['solve_s']) for r in rows)
+print(f"campaign: {len(rows)} runs, wall {wall:.2f} s, setup+solve {s:.2f} s, ratio {wall/s:.3f}")
+exact = {(r['problem_set'], r['problem'], r['solver']): int(r['iterations'])
+         for r in csv.DictReader(open(f"{d}/ex.csv")) if r['status'] == 'solved'}
+groups = {}
+for r in rows:
+    groups.setdefault((r['problem_set'], r['problem'], r['solver']), []).append(r)
+ratios, iterdev = [], []
+for key, rs in sorted(groups.items()):
+    if not all(r['status'] == 'solved' for r in rs): continue
+    k = int(statistics.median(int(r['iterations']) for r in rs))
+    rep = statistics.median(float(r['solve_s']) for r in rs)
+    out = f"{d}/un.h5"
+    for f in (out, out[:-3] + ".csv"):
+        if os.path.exists(f): os.remove(f)
+    subprocess.run([mcb, "run", *files, "-o", out, "--solvers", key[2], "--problems",
+                    f"{key[0]}/{key[1]}", "--iters", str(k), "--check-every", "never",
+                    "--timing", "observed", "--repeat", "3", "--time-limit", "60"],
+                   check=True, stderr=subprocess.DEVNULL)
+    un = statistics.median(float(r['solve_s']) for r in csv.DictReader(open(out[:-3] + ".csv")))
+    ratios.append(rep / un if un > 0 else float('nan'))
+    if key in exact: iterdev.append((k - exact[key]) / exact[key])
+    print(f"{key[1][:28]:28s} {key[2]:8s} iters {k:6d} (exact {exact.get(key, '-')}) "
+          f"reported {rep*1e3:9.3f} ms unobserved {un*1e3:9.3f} ms ratio {ratios[-1]:.3f} "
+          f"timing {','.join(sorted(set(r['timing'] for r in rs)))}")
+print(f"time ratio reported/unobserved over {len(ratios)} solved pairs: median "
+      f"{statistics.median(ratios):.3f}, min {min(ratios):.3f}, max {max(ratios):.3f}; "
+      f"within 5%: {sum(abs(x-1) <= 0.05 for x in ratios)} of {len(ratios)}")
+print(f"iteration count above the exact first one: max {100*max(iterdev):.2f}%, "
+      f"min {100*min(iterdev):.2f}% over {len(iterdev)}")
+PY

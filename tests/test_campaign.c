@@ -1,0 +1,329 @@
+/* test_campaign.c: when the harness checks (the schedule finds the
+ * iteration the tolerance is first met to within 1%, with few checks; a
+ * locate rerun when the residual suddenly drops; clean reruns), crash
+ * isolation (a solver that segfaults, aborts, traps, loops or allocates
+ * without bound costs its run only, and the next run still happens), and
+ * the problem filters and shards of the run list. */
+#define _GNU_SOURCE
+#include <check.h>
+
+#include "check_main.h"
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "fixtures.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+
+/* A test-only solver on the point contact (FX_SLIP): iteration k returns
+ * the known solution plus a perturbation 10^(-k/decade) (the natural map
+ * residual falls geometrically), or exactly the solution from iteration
+ * `drop_at` on (a sudden drop); `fault` makes it crash at iteration 3. */
+enum { F_NONE, F_SEGV, F_ABORT, F_FPE, F_LOOP, F_ALLOC };
+typedef struct {
+    double decade; /* iterations per decade of the perturbation */
+    int drop_at;   /* 0: never */
+    int fault;
+} geo_params;
+typedef struct {
+    geo_params prm;
+    int it;
+} geo_work;
+static void geo_defaults(void *p)
+{
+    memset(p, 0, sizeof(geo_params));
+    ((geo_params *)p)->decade = 50;
+}
+static mcb_rc geo_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
+                        void **work, mcb_err *err)
+{
+    (void)P, (void)s, (void)err;
+    geo_work *w = calloc(1, sizeof *w);
+    w->prm = *(const geo_params *)params;
+    *work = w;
+    return MCB_OK;
+}
+static volatile char *sink;
+static int *volatile null_int; /* NULL, unknown to the compiler */
+static void fault(int kind)
+{
+    switch (kind) {
+    case F_SEGV: *null_int = 1; break;
+    case F_ABORT: abort();
+    case F_FPE: raise(SIGFPE); break;
+    case F_LOOP:
+        for (;;) sink = NULL;
+    case F_ALLOC:
+        for (;;) { /* grows until the memory limit makes malloc fail, then crashes */
+            char *p = malloc(64 << 20);
+            if (!p) abort();
+            memset(p, 1, 64 << 20);
+            sink = p;
+        }
+    default: break;
+    }
+}
+static int geo_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
+{
+    geo_work *w = work;
+    for (w->it = 1; w->it <= s->max_iters; w->it++) {
+        if (w->prm.fault && w->it == 3) fault(w->prm.fault);
+        info->iterations = w->it;
+        mcb_cb_action a = cb(ctx, w->it, NAN);
+        if (a) return mcb_status_from_cb(a);
+    }
+    return MCB_ST_MAX_ITERS;
+}
+static void geo_iterate(void *work, double *v, double *lambda)
+{
+    geo_work *w = work;
+    fx_point_solution(FX_SLIP, v, lambda);
+    if (!w->prm.drop_at || w->it < w->prm.drop_at) lambda[0] += pow(10.0, -w->it / w->prm.decade);
+}
+static void geo_free(void **work)
+{
+    if (work) {
+        free(*work);
+        *work = NULL;
+    }
+}
+static const mcb_param_desc geo_desc[] = {
+    {"decade", 'd', offsetof(geo_params, decade), "iterations per decade"},
+    {"drop_at", 'i', offsetof(geo_params, drop_at), "exact from this iteration"},
+    {"fault", 'i', offsetof(geo_params, fault), "crash at iteration 3"}};
+static const mcb_solver_def geo = {.name = "geo",
+                                   .description = "test solver",
+                                   .reference = "none",
+                                   .accepts = MCB_ACCEPTS_PRIMAL,
+                                   .params_size = sizeof(geo_params),
+                                   .default_params = geo_defaults,
+                                   .params = geo_desc,
+                                   .nparams = 3,
+                                   .setup = geo_setup,
+                                   .solve = geo_solve,
+                                   .iterate = geo_iterate,
+                                   .free = geo_free};
+
+static mcb_run run_geo(mcb_campaign_opts *o, geo_params *prm)
+{
+    mcb_problem *P = fx_point_contact(FX_SLIP);
+    mcb_metrics_ws *ws = NULL;
+    mcb_metrics_ws_new(P, &ws, NULL);
+    mcb_run run = {0};
+    ck_assert_int_eq(mcb_run_one(P, ws, &geo, prm, o, &run, NULL), MCB_OK);
+    mcb_metrics_ws_free(&ws);
+    mcb_problem_free(&P);
+    return run;
+}
+
+/* The auto schedule reports the first iteration meeting the tolerance to
+ * within 1% (against a check at every iteration), with far fewer checks,
+ * for slow and fast geometric convergence. */
+START_TEST(schedule_within_one_percent)
+{
+    const double decades[] = {5, 50, 400, 3000};
+    for (int d = 0; d < 4; d++) {
+        mcb_campaign_opts o;
+        mcb_campaign_defaults(&o);
+        o.settings.max_iters = 1000000;
+        o.settings.time_limit_s = 0;
+        o.timing = MCB_TIMING_OBSERVED;
+        geo_params p = {decades[d], 0, 0};
+        o.check_every = 1;
+        mcb_run exact = run_geo(&o, &p);
+        o.check_every = MCB_CHECK_AUTO;
+        mcb_run aut = run_geo(&o, &p);
+        ck_assert_int_eq(exact.info.status, MCB_ST_SOLVED);
+        ck_assert_int_eq(aut.info.status, MCB_ST_SOLVED);
+        int k = exact.info.iterations;
+        ck_assert_msg(aut.info.iterations >= k && aut.info.iterations <= k + k / 100 + 1,
+                      "decade %g: first met at %d, the auto schedule says %d", decades[d], k,
+                      aut.info.iterations);
+        /* typically 20-50; the cost stride follows the clock, so a loaded
+         * machine adds checks: the bound is loose */
+        ck_assert_msg(aut.checks <= 60 + k / 10,
+                      "decade %g: %d checks for %d iterations", decades[d], aut.checks, k);
+        mcb_run_clear(&exact);
+        mcb_run_clear(&aut);
+    }
+}
+END_TEST
+
+/* A residual that suddenly drops to zero defeats the prediction: the
+ * harness sees the tolerance met far after its last unmet check and
+ * locates the exact iteration with a rerun. */
+START_TEST(sudden_drop_is_located)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 100000;
+    o.settings.time_limit_s = 0;
+    o.timing = MCB_TIMING_OBSERVED;
+    geo_params p = {4000, 3001, 0}; /* exact from iteration 3001, residual ~1e-1 before */
+    mcb_run r = run_geo(&o, &p);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    /* located by a rerun, unless a loaded machine's clock made the checks
+     * dense enough to see the drop within 1% */
+    ck_assert_msg(r.timing == MCB_TIMED_LOCATED || r.checks > 20, "timing %s after %d checks",
+                  mcb_timed_name(r.timing), r.checks);
+    ck_assert_msg(r.info.iterations >= 3001 && r.info.iterations <= 3001 + 30,
+                  "located at %d, the drop is at 3001", r.info.iterations);
+    /* the trace ends at the located iteration */
+    ck_assert_double_eq(r.trace[(size_t)(r.trace_rows - 1) * MCB_TRACE_COLS], r.info.iterations);
+    mcb_run_clear(&r);
+}
+END_TEST
+
+/* --timing clean reruns unobserved to the same iteration count and keeps
+ * the observed time beside it; --check-every 1 checks every iteration. */
+START_TEST(clean_timing_and_exact_checks)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 100000;
+    o.settings.time_limit_s = 0;
+    o.timing = MCB_TIMING_CLEAN;
+    o.check_every = 1;
+    geo_params p = {50, 0, 0};
+    mcb_run r = run_geo(&o, &p);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    ck_assert_int_eq(r.timing, MCB_TIMED_CLEAN);
+    ck_assert_int_eq(r.checks, r.info.iterations);
+    ck_assert(r.observed_solve_s > 0 && r.info.solve_s > 0);
+    mcb_run_clear(&r);
+    /* never: the whole budget, one judgement at the end */
+    o.check_every = MCB_CHECK_NEVER;
+    o.timing = MCB_TIMING_OBSERVED;
+    o.settings.max_iters = 1000;
+    r = run_geo(&o, &p);
+    ck_assert_int_eq(r.info.iterations, 1000);
+    ck_assert_int_eq(r.checks, 0);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED); /* met at the end, judged then */
+    mcb_run_clear(&r);
+}
+END_TEST
+
+/* ------------------------------------------------------------ isolation */
+
+static const char *fault_name[] = {"none", "segv", "abort", "fpe", "loop", "alloc"};
+
+/* A campaign: the faulty geo, then pgs; the fault costs geo's run only. */
+START_TEST(crash_costs_one_run)
+{
+    int kind = _i;
+#ifdef TEST_ASAN
+    if (kind == F_ALLOC) return; /* no address-space limit under ASan (docs/robustness.md) */
+#endif
+    mcb_problem_set S = {0};
+    mcb_problem *items[1] = {fx_point_contact(FX_SLIP)};
+    S.count = 1;
+    S.items = items;
+    mcb_input in = {"fixtures", &S};
+    geo_params gp = {50, 0, kind};
+    mcb_solver_choice ch[2] = {{&geo, &gp}, {mcb_solver_find("pgs"), NULL}};
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 1000;
+    o.settings.time_limit_s = 0.5;
+    char h5[256], csv[256];
+    snprintf(h5, sizeof h5, "/tmp/mcb_crash_%d_%ld.h5", kind, (long)getpid());
+    snprintf(csv, sizeof csv, "/tmp/mcb_crash_%d_%ld.csv", kind, (long)getpid());
+    mcb_campaign C = {.in = &in, .nin = 1, .solvers = ch, .nsolvers = 2, .o = &o,
+                      .command = "test", .h5_path = h5, .csv_path = csv,
+                      .isolate = MCB_ISOLATE_AUTO, /* geo is not in the registry */
+                      .mem_limit_mb = 256, .grace_s = 0.5};
+    mcb_err err;
+    ck_assert_msg(mcb_campaign_run(&C, &err) == MCB_OK, "%s: %s", fault_name[kind], err.msg);
+    mcb_results_data *D = NULL;
+    ck_assert_msg(mcb_results_read(h5, &D, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(D->count, 2);
+    const mcb_run_rec *g = &D->runs[0], *p = &D->runs[1];
+    ck_assert_str_eq(g->solver, "geo");
+    int want = kind == F_LOOP ? MCB_ST_TIME_LIMIT : MCB_ST_CRASHED;
+    ck_assert_msg(g->status == want, "%s: status %s (%s)", fault_name[kind],
+                  mcb_status_name(g->status), g->reason);
+#ifndef TEST_ASAN /* AddressSanitizer turns SIGSEGV and SIGFPE into its own exit code */
+    if (kind == F_SEGV) ck_assert_msg(strstr(g->reason, "signal 11"), "%s", g->reason);
+    if (kind == F_ABORT) ck_assert_msg(strstr(g->reason, "signal 6"), "%s", g->reason);
+    if (kind == F_FPE) ck_assert_msg(strstr(g->reason, "signal 8"), "%s", g->reason);
+#endif
+    ck_assert_str_eq(p->solver, "pgs");
+    ck_assert_int_eq(p->status, MCB_ST_SOLVED);
+    mcb_results_data_free(&D);
+    unlink(h5);
+    unlink(csv);
+    mcb_problem_free(&items[0]);
+}
+END_TEST
+
+/* In the same process (--isolate never) a registered solver runs as
+ * before; isolated, it gives the same statuses, iterations and residuals. */
+START_TEST(isolated_equals_in_process)
+{
+    mcb_problem_set S = {0};
+    mcb_problem *items[2] = {fx_point_contact(FX_SLIP), fx_small_stack()};
+    S.count = 2;
+    S.items = items;
+    mcb_input in = {"fixtures", &S};
+    mcb_solver_choice ch[2] = {{mcb_solver_find("pgs"), NULL}, {mcb_solver_find("subadmm"), NULL}};
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 500;
+    mcb_results_data *D[2] = {NULL, NULL};
+    for (int iso = 0; iso < 2; iso++) {
+        char h5[256], csv[256];
+        snprintf(h5, sizeof h5, "/tmp/mcb_iso_%d_%ld.h5", iso, (long)getpid());
+        snprintf(csv, sizeof csv, "/tmp/mcb_iso_%d_%ld.csv", iso, (long)getpid());
+        mcb_campaign C = {.in = &in, .nin = 1, .solvers = ch, .nsolvers = 2, .o = &o,
+                          .command = "test", .h5_path = h5, .csv_path = csv,
+                          .isolate = iso ? MCB_ISOLATE_ALWAYS : MCB_ISOLATE_NEVER,
+                          .mem_limit_mb = 4096, .grace_s = 10};
+        mcb_err err;
+        ck_assert_msg(mcb_campaign_run(&C, &err) == MCB_OK, "%s", err.msg);
+        ck_assert_msg(mcb_results_read(h5, &D[iso], &err) == MCB_OK, "%s", err.msg);
+        unlink(h5);
+        unlink(csv);
+    }
+    ck_assert_int_eq(D[0]->count, 4);
+    ck_assert_int_eq(D[1]->count, 4);
+    for (int k = 0; k < 4; k++) {
+        const mcb_run_rec *a = &D[0]->runs[k], *b = &D[1]->runs[k];
+        ck_assert_str_eq(a->solver, b->solver);
+        ck_assert_int_eq(a->status, b->status);
+        ck_assert_int_eq(a->iterations, b->iterations);
+        ck_assert_double_eq(a->final.val[MCB_M_NATMAP], b->final.val[MCB_M_NATMAP]);
+    }
+    mcb_results_data_free(&D[0]);
+    mcb_results_data_free(&D[1]);
+    mcb_problem_free(&items[0]);
+    mcb_problem_free(&items[1]);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("campaign");
+    TCase *tc = tcase_create("schedule");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, schedule_within_one_percent);
+    tcase_add_test(tc, sudden_drop_is_located);
+    tcase_add_test(tc, clean_timing_and_exact_checks);
+    suite_add_tcase(s, tc);
+    TCase *ti = tcase_create("isolation");
+    tcase_set_timeout(ti, 120);
+    tcase_add_loop_test(ti, crash_costs_one_run, F_SEGV, F_ALLOC + 1);
+    tcase_add_test(ti, isolated_equals_in_process);
+    suite_add_tcase(s, ti);
+    return mcb_run_suite(s);
+}

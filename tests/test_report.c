@@ -1,0 +1,306 @@
+/* test_report.c: known answers for the report's computations: performance
+ * and data profiles (reports/profile.c) on hand-computed matrices with
+ * ties, failures, a problem no solver solved, a zero time and a single
+ * solver; the problems x solvers matrix over repetitions
+ * (reports/outcomes.c); names relative to the output directory
+ * (mcb_path_relative). */
+#include <check.h>
+
+#include "check_main.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mcb_paths.h"
+#include "outcomes.h"
+#include "profile.h"
+
+#define X NAN /* a failure */
+
+/* Solver s's curve is exactly the n points (tau[k], num[k] / den). */
+static void expect_curve(const mcb_profile *P, int s, int n, const double *tau, const int *num,
+                         int den)
+{
+    size_t off = (size_t)s * ((size_t)P->nproblems + 2);
+    ck_assert_msg(P->npoints[s] == n, "solver %d: %d points, expected %d", s, P->npoints[s], n);
+    for (int k = 0; k < n; k++) {
+        ck_assert_msg(P->tau[off + k] == tau[k], "solver %d point %d: tau %g, expected %g", s, k,
+                      P->tau[off + k], tau[k]);
+        ck_assert_msg(P->rho[off + k] == (double)num[k] / den,
+                      "solver %d point %d (tau %g): fraction %g, expected %d/%d", s, k, tau[k],
+                      P->rho[off + k], num[k], den);
+    }
+}
+
+/* 3 problems x 3 solvers, by hand:
+ *   p0: s0 = 1, s1 = 1 (tie for best), s2 fails   ratios 1, 1, inf
+ *   p1: s0 = 2, s1 = 8, s2 = 4                     ratios 1, 4, 2
+ *   p2: every solver fails                         solved by nobody
+ * Performance profile (lo = 1, hi = 4, denominator 3 with p2 in it):
+ *   s0: ratios {1, 1}: 2/3 from tau = 1 on
+ *   s1: ratios {1, 4}: 1/3 at 1, 2/3 from 4
+ *   s2: ratios {2}:    0 at 1, 1/3 from 2
+ * Data profile (lo = 1, hi = 8): s0 {1, 2}, s1 {1, 8}, s2 {4}. */
+static const double example[9] = {1, 1, X, 2, 8, 4, X, X, X};
+
+START_TEST(performance_profile_known_answer)
+{
+    mcb_profile P;
+    mcb_err err;
+    ck_assert_int_eq(mcb_profile_compute(example, 3, 3, 1e-9, 1, &P, &err), MCB_OK);
+    ck_assert_int_eq(P.unsolved, 1);
+    ck_assert_double_eq(P.lo, 1);
+    ck_assert_double_eq(P.hi, 4);
+    ck_assert_int_eq(P.solved[0], 2);
+    ck_assert_int_eq(P.solved[1], 2);
+    ck_assert_int_eq(P.solved[2], 1);
+    expect_curve(&P, 0, 2, (double[]){1, 4}, (int[]){2, 2}, 3);
+    expect_curve(&P, 1, 2, (double[]){1, 4}, (int[]){1, 2}, 3);
+    expect_curve(&P, 2, 3, (double[]){1, 2, 4}, (int[]){0, 1, 1}, 3);
+    mcb_profile_free(&P);
+    mcb_profile_free(&P); /* twice: a no-op */
+}
+END_TEST
+
+START_TEST(data_profile_known_answer)
+{
+    mcb_profile P;
+    ck_assert_int_eq(mcb_profile_compute(example, 3, 3, 1e-9, 0, &P, NULL), MCB_OK);
+    ck_assert_int_eq(P.unsolved, 1);
+    ck_assert_double_eq(P.lo, 1);
+    ck_assert_double_eq(P.hi, 8);
+    expect_curve(&P, 0, 3, (double[]){1, 2, 8}, (int[]){1, 2, 2}, 3);
+    expect_curve(&P, 1, 2, (double[]){1, 8}, (int[]){1, 2}, 3);
+    expect_curve(&P, 2, 3, (double[]){1, 4, 8}, (int[]){0, 1, 1}, 3);
+    mcb_profile_free(&P);
+}
+END_TEST
+
+START_TEST(ratios_and_best)
+{
+    double best[3], r[9];
+    mcb_profile_ratios(example, 3, 3, 1e-9, best, r);
+    const double want[9] = {1, 1, INFINITY, 1, 4, 2, INFINITY, INFINITY, INFINITY};
+    ck_assert_double_eq(best[0], 1);
+    ck_assert_double_eq(best[1], 2);
+    ck_assert(isnan(best[2]));
+    for (int k = 0; k < 9; k++)
+        ck_assert_msg(r[k] == want[k], "ratio %d: %g, expected %g", k, r[k], want[k]);
+}
+END_TEST
+
+/* A best time of 0 is raised to the floor: 0 and 3e-9 s with a 1e-9 s
+ * floor are ratios 1 and 3; two zeros tie at 1; a negative (damaged file)
+ * is floored too; +inf is a failure. */
+START_TEST(zero_time_is_floored)
+{
+    const double t[6] = {0, 3e-9, 0, 0, -1, INFINITY};
+    double best[3], r[6];
+    mcb_profile_ratios(t, 3, 2, 1e-9, best, r);
+    ck_assert_double_eq(best[0], 1e-9);
+    ck_assert_double_eq_tol(r[1], 3, 1e-12);
+    ck_assert_double_eq(r[0], 1);
+    ck_assert_double_eq(r[2], 1);
+    ck_assert_double_eq(r[3], 1);
+    ck_assert_double_eq(r[4], 1);
+    ck_assert(isinf(r[5]));
+    mcb_profile P;
+    ck_assert_int_eq(mcb_profile_compute(t, 3, 2, 1e-9, 0, &P, NULL), MCB_OK);
+    ck_assert_double_eq(P.lo, 1e-9); /* a logarithmic axis can show it */
+    ck_assert_int_eq(P.unsolved, 0);
+    mcb_profile_free(&P);
+}
+END_TEST
+
+/* One solver: it is the best wherever it succeeds; its curve is one point,
+ * the fraction it solved, at tau = 1 = hi. */
+START_TEST(single_solver)
+{
+    const double t[4] = {5, X, 0.5, 7};
+    mcb_profile P;
+    ck_assert_int_eq(mcb_profile_compute(t, 4, 1, 1e-9, 1, &P, NULL), MCB_OK);
+    ck_assert_double_eq(P.hi, 1);
+    ck_assert_int_eq(P.unsolved, 1);
+    expect_curve(&P, 0, 1, (double[]){1}, (int[]){3}, 4);
+    mcb_profile_free(&P);
+}
+END_TEST
+
+START_TEST(nothing_solved)
+{
+    const double t[4] = {X, X, INFINITY, -INFINITY};
+    mcb_profile P;
+    ck_assert_int_eq(mcb_profile_compute(t, 2, 2, 1e-9, 1, &P, NULL), MCB_OK);
+    ck_assert_int_eq(P.unsolved, 2);
+    ck_assert_double_eq(P.lo, 1);
+    ck_assert_double_eq(P.hi, 1);
+    expect_curve(&P, 0, 1, (double[]){1}, (int[]){0}, 2);
+    expect_curve(&P, 1, 1, (double[]){1}, (int[]){0}, 2);
+    mcb_profile_free(&P);
+    ck_assert_int_eq(mcb_profile_compute(t, 2, 2, 1e-9, 0, &P, NULL), MCB_OK);
+    ck_assert_double_eq(P.lo, 1e-9);
+    ck_assert_double_eq(P.hi, 1e-9);
+    expect_curve(&P, 0, 1, (double[]){1e-9}, (int[]){0}, 2);
+    mcb_profile_free(&P);
+}
+END_TEST
+
+START_TEST(bad_sizes_are_refused)
+{
+    mcb_profile P;
+    mcb_err err;
+    ck_assert_int_eq(mcb_profile_compute(example, 0, 3, 1e-9, 1, &P, &err), MCB_E_INPUT);
+    ck_assert_msg(strstr(err.msg, "0 problems x 3 solvers"), "message: %s", err.msg);
+    ck_assert_int_eq(mcb_profile_compute(example, 3, 0, 1e-9, 1, &P, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_profile_compute(example, 3, 3, 0, 1, &P, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_profile_compute(example, 3, 3, NAN, 1, &P, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(P.tau);
+}
+END_TEST
+
+START_TEST(median_counts_infinity)
+{
+    double a[3] = {3, INFINITY, 1};
+    ck_assert_double_eq(mcb_median(a, 3), 3);
+    double b[2] = {2, INFINITY}; /* half the repetitions failed: not solved */
+    ck_assert(isinf(mcb_median(b, 2)));
+    double c[4] = {4, NAN, 1, 2}; /* NaN is left out */
+    ck_assert_double_eq(mcb_median(c, 4), 2);
+    double d[1] = {NAN};
+    ck_assert(isnan(mcb_median(d, 1)));
+}
+END_TEST
+
+static mcb_run_rec rec(char *set, char *problem, int index, char *solver, int rep, int status,
+                       double setup, double solve, int iters)
+{
+    return (mcb_run_rec){.problem_set = set, .problem = problem, .problem_index = index,
+                         .solver = solver, .rep = rep, .status = status, .setup_s = setup,
+                         .solve_s = solve, .iterations = iters};
+}
+
+/* Runs out of order; set B seen first; problem 1 of A before problem 0;
+ * three repetitions of which 2 or 1 solved; a solver without a run. */
+START_TEST(outcomes_over_repetitions)
+{
+    char A[] = "A", B[] = "B", a0[] = "a0", a1[] = "a1", b0[] = "b0", pgs[] = "pgs", pj[] = "pj";
+    const int S = MCB_ST_SOLVED, M = MCB_ST_MAX_ITERS, T = MCB_ST_TIME_LIMIT;
+    mcb_run_rec runs[] = {
+        rec(B, b0, 0, pgs, 0, S, 1, 1, 10),
+        rec(A, a1, 1, pj, 0, S, 1, 2, 30),
+        rec(A, a1, 1, pj, 1, T, 1, 9, 99),
+        rec(A, a1, 1, pj, 2, S, 1, 4, 50),
+        rec(A, a1, 1, pgs, 0, S, 0, 1, 5),
+        rec(A, a1, 1, pgs, 1, M, 0, 1, 9),
+        rec(A, a1, 1, pgs, 2, T, 0, 1, 9),
+        rec(A, a0, 0, pgs, 0, M, 0, 1, 9),
+        rec(A, a0, 0, pj, 0, M, 0, 1, 9),
+        rec(B, b0, 0, pgs, 1, S, 1, 3, 20),
+    };
+    mcb_results_data D;
+    memset(&D, 0, sizeof D);
+    D.count = (int)(sizeof runs / sizeof *runs);
+    D.runs = runs;
+    mcb_outcomes O;
+    ck_assert_int_eq(mcb_outcomes_build(&D, &O, NULL), MCB_OK);
+    ck_assert_int_eq(O.nsets, 2);
+    ck_assert_str_eq(O.sets[0], "B");
+    ck_assert_int_eq(O.nsolvers, 2);
+    ck_assert_str_eq(O.solvers[0], "pgs");
+    ck_assert_int_eq(O.nproblems, 3);
+    /* by set (B first), then problem_index */
+    ck_assert_str_eq(O.problem[0], "b0");
+    ck_assert_str_eq(O.problem[1], "a0");
+    ck_assert_str_eq(O.problem[2], "a1");
+    /* b0: pgs solved twice (2 s and 4 s): median 3 s, 15 iterations; pj no run */
+    ck_assert_double_eq(O.time_s[0], 3);
+    ck_assert_double_eq(O.iters[0], 15);
+    ck_assert_int_eq(O.status[0], S);
+    ck_assert_int_eq(O.status[1], MCB_OUTCOME_NONE);
+    ck_assert(isnan(O.time_s[1]));
+    /* a0: both max-iterations */
+    ck_assert_int_eq(O.status[2], M);
+    ck_assert(isnan(O.time_s[2]) && isnan(O.iters[3]));
+    /* a1 pgs: 1 of 3 solved: not solved; pj: 2 of 3 (3, inf, 5 s): 5 s, 50 iterations */
+    ck_assert_int_eq(O.status[4], MCB_OUTCOME_MIXED);
+    ck_assert_int_eq(O.solved_reps[4], 1);
+    ck_assert_int_eq(O.reps[4], 3);
+    ck_assert(isnan(O.time_s[4]));
+    ck_assert_double_eq(O.time_s[5], 5);
+    ck_assert_double_eq(O.iters[5], 50);
+    char buf[64];
+    mcb_outcome_status_text(&O, 2, 0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "1/3 solved");
+    mcb_outcome_status_text(&O, 1, 1, buf, sizeof buf);
+    ck_assert_str_eq(buf, "max-iterations");
+    mcb_outcome_status_text(&O, 0, 1, buf, sizeof buf);
+    ck_assert_str_eq(buf, "no run");
+    mcb_outcomes_free(&O);
+    mcb_outcomes_free(&O);
+}
+END_TEST
+
+START_TEST(relative_paths)
+{
+    char root[] = "/tmp/mcb_relXXXXXX", p[3][256], buf[512];
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    snprintf(p[0], sizeof p[0], "%s/a/b", root);
+    snprintf(p[1], sizeof p[1], "%s/ab", root);
+    snprintf(p[2], sizeof p[2], "%s/r.h5", root);
+    ck_assert_int_eq(mcb_mkdirs(p[0], NULL), MCB_OK);
+    ck_assert_int_eq(mcb_mkdirs(p[1], NULL), MCB_OK);
+    FILE *f = fopen(p[2], "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    struct {
+        const char *dir, *target, *want;
+    } cases[] = {
+        {"", "/r.h5", "r.h5"},          {"/a/b", "/r.h5", "../../r.h5"},
+        {"/ab", "/a/b", "../a/b"},      {"/a", "/a/b/.", "b"},
+        {"/a/b", "/a", ".."},           {"/a/b/../b", "/a/b", "."},
+        {"/./ab", "/ab/../r.h5", "../r.h5"}, {"", "/a/b", "a/b"},
+        {"/link", "/r.h5", "../../r.h5"}, /* link -> a/b */
+    };
+    char link[300];
+    snprintf(link, sizeof link, "%s/link", root);
+    ck_assert_int_eq(symlink("a/b", link), 0);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char d[300], t[300];
+        snprintf(d, sizeof d, "%s%s", root, cases[k].dir);
+        snprintf(t, sizeof t, "%s%s", root, cases[k].target);
+        ck_assert_int_eq(mcb_path_relative(d, t, buf, sizeof buf), 0);
+        ck_assert_msg(strcmp(buf, cases[k].want) == 0, "%s from %s: %s, expected %s", t, d, buf,
+                      cases[k].want);
+    }
+    ck_assert_int_eq(mcb_path_relative(p[0], "/nonexistent/x", buf, sizeof buf), -1);
+    ck_assert_int_eq(mcb_path_relative(p[0], p[2], buf, 6), -1); /* "../../r.h5" does not fit */
+    unlink(p[2]);
+    unlink(link);
+    rmdir(p[0]);
+    snprintf(p[0], sizeof p[0], "%s/a", root);
+    rmdir(p[0]);
+    rmdir(p[1]);
+    rmdir(root);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("profiles");
+    tcase_add_test(tc, performance_profile_known_answer);
+    tcase_add_test(tc, data_profile_known_answer);
+    tcase_add_test(tc, ratios_and_best);
+    tcase_add_test(tc, zero_time_is_floored);
+    tcase_add_test(tc, single_solver);
+    tcase_add_test(tc, nothing_solved);
+    tcase_add_test(tc, bad_sizes_are_refused);
+    tcase_add_test(tc, median_counts_infinity);
+    tcase_add_test(tc, outcomes_over_repetitions);
+    tcase_add_test(tc, relative_paths);
+    suite_add_tcase(s, tc);
+    return mcb_run_suite(s);
+}
