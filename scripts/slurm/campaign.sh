@@ -51,7 +51,9 @@ Everything after -- goes to 'mcbench run' unchanged, except -o, --csv,
   --max-running K      at most K tasks running at once (--array=...%K)
   --report             after the merge, mcbench report DIR/all.h5 -o DIR/report
   --resume             DIR holds parts of this same campaign (killed, cancelled,
-                       timed out): resubmit every task; each resumes its part
+                       timed out): resubmit every task; each resumes its part.
+                       The earlier jobs must have ended (squeue): two tasks must
+                       never write one part
   --sbatch-arg ARG     extra argument for both sbatch calls (repeatable), e.g.
                        --sbatch-arg=--partition=long --sbatch-arg=--account=me
   --dry-run            print the two sbatch commands, submit nothing
