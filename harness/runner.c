@@ -401,24 +401,28 @@ static int wants_rerun(run_ctx *c, const mcb_run *run, int located)
     return 0;
 }
 
+/* Sets the solver up again and solves with `cb` from the start, timed on
+ * c->clock; returns the solver's status, or -1 when setup fails. */
+static int solve_again(run_ctx *c, const void *params, mcb_iter_cb cb, mcb_info *info)
+{
+    mcb_err serr;
+    c->def->free(&c->work);
+    if (c->def->setup(c->P, &c->o->settings, params, &c->work, &serr)) return -1;
+    memset(info, 0, sizeof *info);
+    mcb_timer_start(&c->clock);
+    int st = c->def->solve(c->work, &c->o->settings, cb, c, info);
+    mcb_timer_pause(&c->clock);
+    return st;
+}
+
 /* Pass 2a: set up again, run unobserved to the last check that missed the
  * tolerance, then check at every 1% until it is met; the run's iterations,
  * solve time and final iterate become the located ones. */
 static void locate(run_ctx *c, const void *params, mcb_run *run)
 {
-    const mcb_campaign_opts *o = c->o;
-    mcb_err serr;
-    c->def->free(&c->work);
-    if (c->def->setup(c->P, &o->settings, params, &c->work, &serr)) {
-        run->timing = MCB_TIMED_RERUN_DIFFERED;
-        return;
-    }
     mcb_info info;
-    memset(&info, 0, sizeof info);
     c->next_check = c->unmet_iter + 1;
-    mcb_timer_start(&c->clock);
-    int st = c->def->solve(c->work, &o->settings, locate_cb, c, &info);
-    mcb_timer_pause(&c->clock);
+    int st = solve_again(c, params, locate_cb, &info);
     if (st != MCB_ST_SOLVED || info.iterations > c->met_iter) {
         run->timing = MCB_TIMED_RERUN_DIFFERED; /* keep pass 1's figures */
         return;
@@ -439,19 +443,13 @@ static void locate(run_ctx *c, const void *params, mcb_run *run)
  * observed final iterate is in c->v, c->lambda; `scratch` holds n + m. */
 static void clean_rerun(run_ctx *c, const void *params, mcb_run *run, double *scratch)
 {
-    const mcb_campaign_opts *o = c->o;
-    mcb_err serr;
-    c->def->free(&c->work);
-    if (c->def->setup(c->P, &o->settings, params, &c->work, &serr)) {
+    mcb_info info;
+    c->target = run->info.iterations;
+    int st = solve_again(c, params, rerun_cb, &info);
+    if (st < 0) {
         run->timing = MCB_TIMED_RERUN_DIFFERED;
         return;
     }
-    mcb_info info;
-    memset(&info, 0, sizeof info);
-    c->target = run->info.iterations;
-    mcb_timer_start(&c->clock);
-    int st = c->def->solve(c->work, &o->settings, rerun_cb, c, &info);
-    mcb_timer_pause(&c->clock);
     double solve_s = mcb_timer_elapsed_s(&c->clock);
     /* the same end: iteration count and iterate, bit for bit */
     int n = c->P->form == MCB_PRIMAL ? c->P->n : 0, m = c->P->m, same = 1;
