@@ -1,6 +1,7 @@
 /* mcb_problem.c: the problem model: allocation, copy, subsystem inference. */
 #include "mcb_problem.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,8 @@ mcb_problem *mcb_problem_new(void)
     P->source = mcb_strdup("");
     P->scene = mcb_strdup("");
     P->notes = mcb_strdup("");
+    P->mass_ratio = NAN;
+    P->cond_est = NAN;
     if (!P->name || !P->source || !P->scene || !P->notes) mcb_problem_free(&P);
     return P;
 }
@@ -52,6 +55,10 @@ void mcb_problem_free(mcb_problem **P)
     free(p->lambda0);
     free(p->v_ref);
     free(p->lambda_ref);
+    mcb_csc_free(&p->Jc);
+    mcb_csc_free(&p->Jb);
+    free(p->body_parent);
+    free(p->body_sub);
     free(p);
     *P = NULL;
 }
@@ -68,6 +75,14 @@ static double *dup_vec(const double *x, int n)
     if (!x) return NULL;
     double *y = mcb_malloc((size_t)n, sizeof(double));
     if (y && n) memcpy(y, x, (size_t)n * sizeof(double));
+    return y;
+}
+
+static int *dup_ints(const int *x, int n)
+{
+    if (!x) return NULL;
+    int *y = mcb_malloc((size_t)n, sizeof(int));
+    if (y && n) memcpy(y, x, (size_t)n * sizeof(int));
     return y;
 }
 
@@ -95,12 +110,17 @@ mcb_problem *mcb_problem_copy(const mcb_problem *P)
     Q->lambda0 = dup_vec(P->lambda0, P->m);
     Q->v_ref = dup_vec(P->v_ref, P->n);
     Q->lambda_ref = dup_vec(P->lambda_ref, P->m);
+    Q->Jc = mcb_csc_copy(P->Jc);
+    Q->Jb = mcb_csc_copy(P->Jb);
+    Q->body_parent = dup_ints(P->body_parent, P->nbodies);
+    Q->body_sub = dup_ints(P->body_sub, P->nbodies);
     int bad = !Q->name || !Q->source || !Q->scene || !Q->notes || !Q->blocks ||
               (P->A && !Q->A) || (P->J && !Q->J) || (P->W && !Q->W) ||
               (P->b && !Q->b) || (P->e && !Q->e) || (P->q && !Q->q) ||
               (P->sub_start && !Q->sub_start) || (P->v0 && !Q->v0) ||
               (P->lambda0 && !Q->lambda0) || (P->v_ref && !Q->v_ref) ||
-              (P->lambda_ref && !Q->lambda_ref);
+              (P->lambda_ref && !Q->lambda_ref) || (P->Jc && !Q->Jc) || (P->Jb && !Q->Jb) ||
+              (P->body_parent && !Q->body_parent) || (P->body_sub && !Q->body_sub);
     if (bad) mcb_problem_free(&Q);
     return Q;
 }

@@ -67,6 +67,24 @@ typedef struct {
     /* optional (NULL when absent) */
     double *v0, *lambda0;       /* initial guess */
     double *v_ref, *lambda_ref; /* reference solution */
+
+    /* optional scene descriptors (format 3; NaN when unknown) */
+    double mass_ratio; /* largest ratio of two bodies' masses in the scene */
+    double cond_est;   /* estimate of cond(J A^-1 J^T) over its nonzero spectrum */
+
+    /* optional body factorization of J through body velocities (format 3;
+     * nbodies = 0 and NULL when absent; CANAL paper eq. (30)-(31)):
+     *     J = Jc Jb,  Jc (m x 6 nbodies),  Jb (6 nbodies x n)
+     * Body k's twist is rows 6k..6k+5 of Jb v: the linear velocity of the
+     * body frame's origin then the angular velocity, both in world
+     * coordinates. Jc maps body twists to constraint rows; Jb maps DOFs to
+     * body twists (the identity block for a free rigid body, the link
+     * Jacobian for a link of a robot). body_parent is the kinematic tree
+     * (-1 for a root: a free body or a robot's base) and body_sub the
+     * subsystem each body's twist depends on. */
+    int nbodies;
+    mcb_csc *Jc, *Jb;
+    int *body_parent, *body_sub;
 } mcb_problem;
 
 mcb_problem *mcb_problem_new(void);

@@ -1,0 +1,104 @@
+/* robot.h: articulated robots in joint coordinates (Featherstone, Rigid
+ * Body Dynamics Algorithms, ch. 4-6): a kinematic tree of links joined by
+ * revolute, prismatic or fixed joints, on a fixed or floating base; the
+ * mass matrix by the composite-rigid-body algorithm (CRBA), bias forces by
+ * recursive Newton-Euler (RNEA), link Jacobians for contacts, and the
+ * built-in robots of the papers (robots.c).
+ *
+ * Generalized velocity layout (ndof entries): for a floating base first the
+ * base twist [linear velocity of the base frame's origin; angular velocity],
+ * both in world coordinates, then one rate per revolute or prismatic joint
+ * in link order. Generalized position: base position and unit quaternion
+ * (floating base only) then the joint coordinates. A fixed base sits at
+ * `base` in the world. */
+#ifndef MCB_SCENE_ROBOT_H
+#define MCB_SCENE_ROBOT_H
+
+#include "mcb_error.h"
+#include "geometry.h"
+#include "spatial.h"
+
+typedef enum { MCB_JOINT_REVOLUTE = 0, MCB_JOINT_PRISMATIC = 1, MCB_JOINT_FIXED = 2 } mcb_joint_type;
+
+typedef struct {
+    char name[32];
+    int parent;          /* link index (< this link's index); -1: the base */
+    int joint;           /* mcb_joint_type; ignored for link 0 of a floating base */
+    double axis[3];      /* unit joint axis in the joint frame */
+    mcb_xform placement; /* joint frame in the parent link's frame (at q = 0);
+                            the link frame is the joint frame moved by q */
+    double mass_kg;
+    double com[3];       /* centre of mass in the link frame */
+    double inertia[9];   /* about the centre of mass, in the link frame */
+    double kp, kd;       /* joint PD gains (N m/rad and N m s/rad, or N/m and
+                            N s/m); 0 and 0: a passive joint */
+} mcb_link;
+
+typedef struct mcb_robot mcb_robot;
+
+/* Creates a robot from its links (copied). floating: link 0 is a free-
+ * floating base (its `joint` is ignored, parent must be -1); otherwise link
+ * 0's parent is the fixed base frame `base`. Allocates every workspace the
+ * algorithms below need: none of them allocates. State starts at q = 0
+ * (identity base orientation), zero velocity, q_ref = q. */
+mcb_rc mcb_robot_new(const char *name, int floating, const mcb_xform *base, const mcb_link *links,
+                     int nlinks, mcb_robot **out, mcb_err *err);
+void mcb_robot_free(mcb_robot **r); /* accepts NULL */
+
+const char *mcb_robot_name(const mcb_robot *r);
+int mcb_robot_nlinks(const mcb_robot *r);
+const mcb_link *mcb_robot_link(const mcb_robot *r, int k);
+int mcb_robot_ndof(const mcb_robot *r);   /* 6 * floating + moving joints */
+int mcb_robot_nq(const mcb_robot *r);     /* 7 * floating + moving joints */
+int mcb_robot_floating(const mcb_robot *r);
+/* Index of link k's joint coordinate in the velocity vector, -1 for a
+ * fixed joint or a floating base link. */
+int mcb_robot_dof_of_link(const mcb_robot *r, int k);
+double mcb_robot_total_mass(const mcb_robot *r);
+
+/* State: position (nq), velocity (ndof), and the PD targets (joint entries
+ * only: one per moving joint, in link order). The pointers stay valid for
+ * the robot's life; writing through them changes the state. Call
+ * mcb_robot_update after changing q. */
+double *mcb_robot_q(mcb_robot *r);
+double *mcb_robot_v(mcb_robot *r);
+double *mcb_robot_q_ref(mcb_robot *r);
+double *mcb_robot_v_ref(mcb_robot *r);
+
+/* Forward kinematics at the current q: every link frame in world. */
+void mcb_robot_update(mcb_robot *r);
+const mcb_xform *mcb_robot_link_pose(const mcb_robot *r, int k); /* after update */
+
+/* Joint-space mass matrix H(q) (ndof x ndof, column-major, symmetric
+ * positive definite) by the CRBA, at the q of the last update. */
+void mcb_robot_crba(const mcb_robot *r, double *H);
+/* Inverse dynamics tau = H(q) a + C(q, v) v - g terms, by the RNEA, at the
+ * last update's q and the current v, with gravity g (world, m/s^2):
+ * tau = H a + c where c is the bias (Coriolis, centrifugal, gravity).
+ * a = NULL means zero acceleration (tau = c, the bias). For a floating base
+ * the first six entries are the base wrench [force; torque about the base
+ * origin] in world coordinates, matching the base twist. */
+void mcb_robot_rnea(const mcb_robot *r, const double *a, const double g[3], double *tau);
+/* Twist Jacobian of link k's frame origin (6 x ndof, column-major): rows
+ * 0-2 linear velocity of the origin, rows 3-5 angular velocity, world
+ * coordinates, at the last update's q. */
+void mcb_robot_link_jacobian(const mcb_robot *r, int k, double *Jk);
+/* Advances q by h * v (quaternion integration for a floating base) and
+ * calls update. */
+void mcb_robot_integrate(mcb_robot *r, const double *v, double h);
+
+/* The robots of the papers, approximated by published link masses and
+ * dimensions where known (docs/scenes.md states each approximation). Each
+ * returns a robot with PD gains set for the papers' high-gain control. */
+mcb_rc mcb_robot_arm7(const mcb_xform *base, mcb_robot **out, mcb_err *err);        /* 7-DOF arm (Franka-like) */
+mcb_rc mcb_robot_quadruped(mcb_robot **out, mcb_err *err);                          /* 18 DOF, floating */
+mcb_rc mcb_robot_dual_arm(const mcb_xform *base, mcb_robot **out, mcb_err *err);    /* 28-DOF upper body */
+mcb_rc mcb_robot_gripper2(const mcb_xform *base, mcb_robot **out, mcb_err *err);    /* 2-finger gripper */
+
+/* Link geometry: shapes with s->body = the link index and s->local the
+ * shape frame in the link frame (copied). The built-in robots come with
+ * theirs. */
+mcb_rc mcb_robot_add_shape(mcb_robot *r, const mcb_shape *s, mcb_err *err);
+const mcb_shape *mcb_robot_shapes(const mcb_robot *r, int *count);
+
+#endif

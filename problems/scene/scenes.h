@@ -1,0 +1,54 @@
+/* scenes.h: the scene registry behind `mcbench gen NAME [options]`: one
+ * explicit table (scenes.c) of generators, each with its typed options, and
+ * the problem-set catalog (problems/sets/, sets.c) behind
+ * `mcbench gen --set NAME -o DIR`. */
+#ifndef MCB_SCENES_H
+#define MCB_SCENES_H
+
+#include "mcb_problem.h"
+
+/* An option of a scene: --name VALUE, a number in [min, max] (an integer
+ * when `integer`), default def. */
+typedef struct {
+    const char *name; /* without the leading dashes */
+    const char *help;
+    double def, min, max;
+    int integer;
+} mcb_scene_opt;
+
+#define MCB_SCENE_MAX_OPTS 16
+
+typedef struct {
+    const char *name;    /* "stir", "quadrupeds", ... */
+    const char *summary; /* one line for --help */
+    const char *paper;   /* where it comes from (paper, section, table) */
+    mcb_scene_opt opts[MCB_SCENE_MAX_OPTS]; /* terminated by name == NULL */
+    /* vals: one value per option, in order (defaults filled in). */
+    mcb_rc (*generate)(const double *vals, mcb_problem_set **out, mcb_err *err);
+} mcb_scene_def;
+
+const mcb_scene_def *mcb_scene_find(const char *name);
+int mcb_scene_count(void);
+const mcb_scene_def *mcb_scene_at(int k);
+
+/* Parses "--name value" pairs (argv[0] is the first option) into vals
+ * (defaults first); unknown options, missing or malformed values and values
+ * out of range are errors naming the option. */
+mcb_rc mcb_scene_parse(const mcb_scene_def *def, int argc, char **argv, double *vals,
+                       mcb_err *err);
+/* The canonical argument string "NAME --opt v ..." (every option, in
+ * order): recorded as each problem's source, and compared by the sets to
+ * reuse a file. */
+void mcb_scene_args(const mcb_scene_def *def, const double *vals, char *buf, size_t size);
+
+/* The generators (one file each: scene_NAME.c; stack in gen_stack.c),
+ * referenced by the table in scenes.c. */
+mcb_rc mcb_scene_stack(const double *vals, mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_dishes(const double *vals, mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_bolt_nut(const double *vals, mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err);
+
+#endif

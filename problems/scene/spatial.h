@@ -1,0 +1,49 @@
+/* spatial.h: the small vector algebra the scene engine shares: 3-vectors
+ * (double[3]), 3x3 matrices (double[9], row-major), unit quaternions
+ * (double[4], w x y z), rigid transforms, and contact tangent frames.
+ * Everything is inline-free plain C in spatial.c; no allocation. */
+#ifndef MCB_SCENE_SPATIAL_H
+#define MCB_SCENE_SPATIAL_H
+
+/* A rigid transform: x_parent = R x_local + p. */
+typedef struct {
+    double R[9];
+    double p[3];
+} mcb_xform;
+
+double mcb_v3_dot(const double a[3], const double b[3]);
+double mcb_v3_norm(const double a[3]);
+void mcb_v3_cross(const double a[3], const double b[3], double c[3]);
+void mcb_m3_mul(const double A[9], const double B[9], double C[9]);     /* C = A B */
+void mcb_m3_mul_t(const double A[9], const double B[9], double C[9]);   /* C = A^T B */
+void mcb_m3_vec(const double A[9], const double x[3], double y[3]);     /* y = A x */
+void mcb_m3_tvec(const double A[9], const double x[3], double y[3]);    /* y = A^T x */
+/* C = R I R^T (an inertia tensor rotated into another frame) */
+void mcb_m3_rotate_sym(const double R[9], const double I[9], double C[9]);
+
+void mcb_quat_to_mat(const double q[4], double R[9]);
+void mcb_quat_from_axis_angle(const double axis[3], double angle, double q[4]);
+/* q <- exp(h w / 2) q, renormalised: w is an angular velocity in world
+ * coordinates (the update of a body's orientation over a step h). */
+void mcb_quat_integrate(double q[4], const double w_world[3], double h);
+
+mcb_xform mcb_xform_identity(void);
+mcb_xform mcb_xform_compose(const mcb_xform *a, const mcb_xform *b); /* a * b */
+mcb_xform mcb_xform_inverse(const mcb_xform *a);
+void mcb_xform_point(const mcb_xform *a, const double x[3], double y[3]); /* y = R x + p */
+
+/* Tangents t1, t2 completing the unit normal n to a right-handed
+ * orthonormal frame [n, t1, t2] (t1 x t2 = n), a continuous function of n
+ * away from n = +-x. */
+void mcb_frame_tangents(const double n[3], double t1[3], double t2[3]);
+
+/* A deterministic uniform generator (splitmix64): the only randomness any
+ * scene uses, so that recordings are identical for fixed arguments. */
+typedef struct {
+    unsigned long long s;
+} mcb_rng;
+void mcb_rng_seed(mcb_rng *r, unsigned long long seed);
+double mcb_rng_uniform(mcb_rng *r);  /* [0, 1) */
+double mcb_rng_normal(mcb_rng *r);   /* standard normal (Box-Muller) */
+
+#endif
