@@ -1,0 +1,370 @@
+/* scene_bolt_nut.c: the bolt-nut single-step test set of the CANAL paper
+ * (Sec. VII-A1, Fig. 6, Fig. 7 left): an M48 nut on a static M48 bolt,
+ * `--configs` sampled nut configurations x `--wrenches` random external
+ * wrenches on the nut, one problem each, with the contact points clustered
+ * to at most 120 (the paper's cap, Sec. VII-A).
+ *
+ * Geometry (ISO 68-1 basic profile, geometry.h): bolt d = 48 mm, pitch
+ * P = 5 mm, threaded length 160 mm, static, axis = world z from z = 0; nut
+ * M48 (ISO 4032): width across flats 75 mm, height 38 mm, steel
+ * (7850 kg/m^3). Mass and inertia: the hexagonal prism minus the bore at
+ * the pitch diameter d2 = d - 0.6495 P (nut_mass_props).
+ *
+ * A configuration (sample_config): the nut's bottom at a height z0 drawn
+ * along the thread, its rotation about the axis chosen so that the threads
+ * engage (psi = 2 pi z0 / P, the helix of geometry.c: engage), a small
+ * random tilt (<= 0.1 deg) and lateral offset (<= 0.03 mm) within the
+ * clearance (the nut's thread is 0.3 mm wider than the bolt's), then
+ * lowered along the axis until it rests on the flanks (0.05 mm clear) and
+ * settled under gravity for `--settle` steps (not recorded). Each wrench
+ * case restores the state one step before the settled one, repeats that
+ * step (same state, same warm start for every case), applies the wrench
+ * through mcb_rigid.wrench and records one step: "bolt-nut-cCC-wWW".
+ *
+ * Allocates the world, the sample buffers and the set; frees all on
+ * failure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcb_problem.h"
+#include "scenes.h"
+#include "world.h"
+
+/* option order in the registry table (scenes.c) */
+enum { OPT_CONFIGS = 0, OPT_WRENCHES = 1, OPT_SETTLE = 2, OPT_SCALE = 3, OPT_SEED = 4 };
+
+#define BN_PI 3.14159265358979323846
+#define BN_H_S (1.0 / 240.0)   /* CANAL Sec. VII */
+#define BN_D_M 0.048           /* M48 */
+#define BN_PITCH_M 0.005
+#define BN_BOLT_LEN_M 0.160
+#define BN_NUT_AF_M 0.075      /* width across flats (ISO 4032) */
+#define BN_NUT_H_M 0.038       /* nut height (ISO 4032: 38 mm) */
+#define BN_STEEL_KG_M3 7850.0
+#define BN_MU 0.3              /* steel on steel, lubricated-dry */
+#define BN_CAP 120             /* the paper's clustering cap */
+#define BN_NUT_PLAY_M 0.3e-3  /* nut thread diameter above the bolt's: radial play
+                                  0.15 mm, flank normal play 0.075 mm each side
+                                  (of the order of ISO 965 6H/6g allowances) */
+#define BN_TILT_RAD (0.1 * BN_PI / 180.0)
+#define BN_OFFSET_M 0.03e-3
+#define BN_REST_GAP_M 0.05e-3
+
+/* Nut mass and inertia about its centre (axis z): a hexagonal prism of
+ * width across flats s (area sqrt(3)/2 s^2, Izz per unit mass 5 s^2/36)
+ * minus a cylinder at the pitch diameter. */
+static void nut_mass_props(double *m, double I[9])
+{
+    double s = BN_NUT_AF_M, h = BN_NUT_H_M, d2 = BN_D_M - 0.6495 * BN_PITCH_M, ri = 0.5 * d2;
+    double Ahex = 0.5 * sqrt(3.0) * s * s, Acyl = BN_PI * ri * ri;
+    double mh = BN_STEEL_KG_M3 * Ahex * h, mc = BN_STEEL_KG_M3 * Acyl * h;
+    *m = mh - mc;
+    double izz = mh * 5.0 * s * s / 36.0 - 0.5 * mc * ri * ri;
+    /* Ixx = (Izz / 2) + m h^2 / 12 for both prisms (hexagon: Ixx = Iyy = Izz / 2 in plane) */
+    double ixx = 0.5 * izz + (*m) * h * h / 12.0;
+    memset(I, 0, 9 * sizeof(double));
+    I[0] = I[4] = ixx;
+    I[8] = izz;
+}
+
+static mcb_rc shape_samples(const mcb_shape *s, double **pts, int *n, mcb_err *err)
+{
+    double probe[3];
+    int cnt = mcb_shape_samples(s, probe, 0);
+    if (cnt <= 0) return mcb_fail(err, MCB_E_INPUT, "bolt-nut: a shape has no surface samples");
+    *pts = mcb_malloc((size_t)cnt * 3, sizeof(double));
+    if (!*pts) return mcb_fail(err, MCB_E_NOMEM, "bolt-nut: out of memory");
+    *n = mcb_shape_samples(s, *pts, cnt);
+    return MCB_OK;
+}
+
+/* The samples and frames used while choosing a configuration. */
+typedef struct {
+    const mcb_shape *bolt, *nut; /* nut: shape frame = the nut's placement */
+    mcb_xform Xbolt;
+    double *pb, *pn;            /* bolt samples (those near the nut's range), nut samples */
+    int nb, nn;
+} placement;
+
+/* Smallest signed distance between nut (shape frame X) and bolt, both ways. */
+static double clearance(const placement *pl, const mcb_xform *X)
+{
+    double dmin = INFINITY, g[3], x[3];
+    for (int k = 0; k < pl->nn; k++) {
+        mcb_xform_point(X, pl->pn + 3 * k, x);
+        double d = mcb_shape_sdf(pl->bolt, &pl->Xbolt, x, g);
+        if (d < dmin) dmin = d;
+    }
+    for (int k = 0; k < pl->nb; k++) {
+        double d = mcb_shape_sdf(pl->nut, X, pl->pb + 3 * k, g);
+        if (d < dmin) dmin = d;
+    }
+    return dmin;
+}
+
+/* q = a b (Hamilton product, w x y z) */
+static void quat_mul(const double a[4], const double b[4], double q[4])
+{
+    q[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+    q[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+    q[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+    q[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+}
+
+/* Nut shape frame: rotation tilt * Rz(psi) (also as a quaternion in
+ * quat, if non-NULL), origin (offset, z0). */
+static mcb_xform nut_frame(double psi, const double tilt_axis[3], double tilt, const double off[2],
+                           double z0, double quat[4])
+{
+    double qz[4], qt[4], q[4], zax[3] = {0, 0, 1};
+    mcb_xform X = mcb_xform_identity();
+    mcb_quat_from_axis_angle(zax, psi, qz);
+    mcb_quat_from_axis_angle(tilt_axis, tilt, qt);
+    quat_mul(qt, qz, q);
+    mcb_quat_to_mat(q, X.R);
+    if (quat) memcpy(quat, q, sizeof q);
+    X.p[0] = off[0], X.p[1] = off[1], X.p[2] = z0;
+    return X;
+}
+
+/* Engages the threads: geometry.c's threads (bolt and nut alike) are
+ * functions of the helical coordinate z - P phi / (2 pi); a nut frame
+ * rotated by psi about the axis with its origin at height z0 has the
+ * bolt's helix when z0 - P psi / (2 pi) is a multiple of P. */
+static double engage(double z0)
+{
+    return 2 * BN_PI * z0 / BN_PITCH_M;
+}
+
+/* Lowers the nut along the world axis from z0 until it is within
+ * BN_REST_GAP_M of the bolt (at most half a pitch); returns the height. */
+static double rest_height(const placement *pl, double psi, const double ax[3], double tilt,
+                          const double off[2], double z0)
+{
+    mcb_xform X = nut_frame(psi, ax, tilt, off, z0, NULL);
+    if (clearance(pl, &X) < BN_REST_GAP_M) return z0; /* no room: the settling resolves it */
+    double hi = z0, lo = z0 - 0.5 * BN_PITCH_M;
+    X = nut_frame(psi, ax, tilt, off, lo, NULL);
+    if (clearance(pl, &X) >= BN_REST_GAP_M) return lo;
+    for (int it = 0; it < 30; it++) {
+        double mid = 0.5 * (lo + hi);
+        X = nut_frame(psi, ax, tilt, off, mid, NULL);
+        if (clearance(pl, &X) < BN_REST_GAP_M) lo = mid;
+        else hi = mid;
+    }
+    return hi;
+}
+
+/* A nut configuration: its shape frame in world and orientation. */
+typedef struct {
+    mcb_xform X;
+    double quat[4];
+} nut_config;
+
+/* One configuration with the nut's bottom near height z0. */
+static nut_config sample_config(const placement *pl, double z0, mcb_rng *rng)
+{
+    double psi = engage(z0);
+    double a = 2 * BN_PI * mcb_rng_uniform(rng), ax[3] = {cos(a), sin(a), 0};
+    double tilt = BN_TILT_RAD * mcb_rng_uniform(rng);
+    double b = 2 * BN_PI * mcb_rng_uniform(rng), r = BN_OFFSET_M * mcb_rng_uniform(rng);
+    double off[2] = {r * cos(b), r * sin(b)};
+    double z = rest_height(pl, psi, ax, tilt, off, z0);
+    nut_config c;
+    c.X = nut_frame(psi, ax, tilt, off, z, c.quat);
+    return c;
+}
+
+static void unit_ball(mcb_rng *rng, double u[3])
+{
+    do {
+        for (int k = 0; k < 3; k++) u[k] = 2 * mcb_rng_uniform(rng) - 1;
+    } while (mcb_v3_dot(u, u) > 1);
+}
+
+static void bolt_shape(mcb_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    s->type = MCB_SHAPE_BOLT;
+    s->body = -1;
+    s->local = mcb_xform_identity();
+    s->thread = (mcb_thread){BN_D_M, BN_PITCH_M, BN_BOLT_LEN_M, 0};
+    s->mu = BN_MU;
+}
+
+static void nut_shape(mcb_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    s->type = MCB_SHAPE_NUT;
+    s->body = -1;
+    s->local = mcb_xform_identity();
+    s->thread = (mcb_thread){BN_D_M + BN_NUT_PLAY_M, BN_PITCH_M, BN_NUT_H_M, BN_NUT_AF_M};
+    s->mu = BN_MU;
+}
+
+/* Keeps the bolt samples within the nut's reach (z in [0, len]) of the bolt's
+ * samples pts (n of them), in place; returns the count kept. */
+static int keep_near(double *pts, int n, double zlo, double zhi)
+{
+    int k2 = 0;
+    for (int k = 0; k < n; k++)
+        if (pts[3 * k + 2] >= zlo && pts[3 * k + 2] <= zhi) {
+            memmove(pts + 3 * k2, pts + 3 * k, 3 * sizeof(double));
+            k2++;
+        }
+    return k2;
+}
+
+/* Draws the nut configurations (frames of the nut shape in world). */
+static mcb_rc sample_configs(int nconf, mcb_rng *rng, nut_config *Xc, mcb_err *err)
+{
+    mcb_shape bolt, nut;
+    bolt_shape(&bolt);
+    nut_shape(&nut);
+    placement pl = {&bolt, &nut, mcb_xform_identity(), NULL, NULL, 0, 0};
+    double *all = NULL;
+    int nall = 0;
+    mcb_rc rc = shape_samples(&bolt, &all, &nall, err);
+    if (!rc) rc = shape_samples(&nut, &pl.pn, &pl.nn, err);
+    if (!rc) {
+        pl.pb = mcb_malloc((size_t)nall * 3, sizeof(double));
+        if (!pl.pb) rc = mcb_fail(err, MCB_E_NOMEM, "bolt-nut: out of memory");
+    }
+    for (int c = 0; c < nconf && !rc; c++) {
+        /* the height first, to restrict the bolt samples to the nut's range */
+        double z0 = 0.02 + (BN_BOLT_LEN_M - BN_NUT_H_M - 0.04) * mcb_rng_uniform(rng);
+        memcpy(pl.pb, all, (size_t)nall * 3 * sizeof(double));
+        pl.nb = keep_near(pl.pb, nall, z0 - BN_PITCH_M, z0 + BN_NUT_H_M + BN_PITCH_M);
+        Xc[c] = sample_config(&pl, z0, rng);
+    }
+    free(all);
+    free(pl.pb);
+    free(pl.pn);
+    return rc;
+}
+
+static mcb_rc step_quiet(mcb_world *w, mcb_err *err)
+{
+    mcb_step_info info;
+    return mcb_world_step(w, NULL, &info, err);
+}
+
+/* Runs one configuration: settles, then records the wrench cases into S. */
+static mcb_rc run_config(mcb_world *w, int c, const nut_config *cf, double zc_local, int settle,
+                         int nwrench, double scale, mcb_rng *rng, mcb_problem_set *S, mcb_err *err)
+{
+    mcb_rigid *b = mcb_world_body(w, 0);
+    /* body frame (centre of mass) = shape frame moved by zc along its axis */
+    for (int k = 0; k < 3; k++) b->pos[k] = cf->X.p[k] + cf->X.R[3 * k + 2] * zc_local;
+    memcpy(b->quat, cf->quat, sizeof cf->quat);
+    memset(b->vel, 0, sizeof b->vel);
+    memset(b->wrench, 0, sizeof b->wrench);
+    mcb_rc rc = MCB_OK;
+    for (int k = 0; k + 1 < settle && !rc; k++) rc = step_quiet(w, err);
+    if (rc) return rc;
+    double pos[3], quat[4], vel[6];
+    memcpy(pos, b->pos, sizeof pos);
+    memcpy(quat, b->quat, sizeof quat);
+    memcpy(vel, b->vel, sizeof vel);
+    double weight = b->mass_kg * 9.81, arm = 0.5 * BN_NUT_AF_M;
+    for (int k = 0; k < nwrench && !rc; k++) {
+        b = mcb_world_body(w, 0);
+        memcpy(b->pos, pos, sizeof pos);
+        memcpy(b->quat, quat, sizeof quat);
+        memcpy(b->vel, vel, sizeof vel);
+        memset(b->wrench, 0, sizeof b->wrench);
+        rc = step_quiet(w, err);
+        if (rc) break;
+        b = mcb_world_body(w, 0);
+        double u[3];
+        unit_ball(rng, u);
+        for (int j = 0; j < 3; j++) b->wrench[j] = scale * weight * u[j];
+        unit_ball(rng, u);
+        for (int j = 0; j < 3; j++) b->wrench[3 + j] = scale * weight * arm * u[j];
+        mcb_problem *P = NULL;
+        mcb_step_info info;
+        rc = mcb_world_step(w, &P, &info, err);
+        if (rc) break;
+        char name[64];
+        snprintf(name, sizeof name, "bolt-nut-c%02d-w%02d", c, k);
+        char *nm = mcb_strdup(name);
+        if (!nm) {
+            mcb_problem_free(&P);
+            return mcb_fail(err, MCB_E_NOMEM, "bolt-nut: out of memory");
+        }
+        free(P->name);
+        P->name = nm;
+        rc = mcb_problem_set_push(S, P, err);
+        if (rc) mcb_problem_free(&P);
+    }
+    return rc;
+}
+
+mcb_rc mcb_scene_bolt_nut(const double *vals, mcb_problem_set **out, mcb_err *err)
+{
+    if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "bolt-nut: NULL argument");
+    *out = NULL;
+    int nconf = (int)vals[OPT_CONFIGS], nwrench = (int)vals[OPT_WRENCHES];
+    int settle = (int)vals[OPT_SETTLE];
+    double scale = vals[OPT_SCALE];
+    if (nconf < 1 || nwrench < 1 || settle < 1 || !(scale >= 0))
+        return mcb_fail(err, MCB_E_INPUT,
+                        "bolt-nut: need --configs >= 1, --wrenches >= 1, --settle >= 1, --scale >= 0");
+    const mcb_scene_def *def = mcb_scene_find("bolt-nut");
+    char source[512];
+    if (def) mcb_scene_args(def, vals, source, sizeof source);
+    else snprintf(source, sizeof source, "bolt-nut");
+
+    mcb_rng rng;
+    mcb_rng_seed(&rng, (unsigned long long)vals[OPT_SEED]);
+    nut_config *Xc = mcb_malloc((size_t)nconf, sizeof *Xc);
+    if (!Xc) return mcb_fail(err, MCB_E_NOMEM, "bolt-nut: out of memory");
+    mcb_rc rc = sample_configs(nconf, &rng, Xc, err);
+
+    mcb_world_opts o;
+    mcb_world_defaults(&o);
+    o.h_s = BN_H_S;
+    o.cap_per_pair = BN_CAP;
+    o.cap_total = BN_CAP;
+    mcb_world *w = NULL;
+    mcb_problem_set *S = NULL;
+    mcb_shape bolt, nut;
+    bolt_shape(&bolt);
+    nut_shape(&nut);
+    double zc_local = 0.5 * BN_NUT_H_M; /* the nut's centre in its shape frame */
+    nut.local.p[2] = -zc_local;
+    mcb_rigid b;
+    memset(&b, 0, sizeof b);
+    nut_mass_props(&b.mass_kg, b.inertia);
+    b.quat[0] = 1;
+    b.pos[2] = 0.1;
+    if (!rc) rc = mcb_world_new(&o, &w, err);
+    if (!rc) rc = mcb_world_add_shape(w, &bolt, err);
+    int idx = -1;
+    if (!rc) rc = mcb_world_add_body(w, &b, &idx, err);
+    if (!rc) {
+        nut.body = idx;
+        rc = mcb_world_add_shape(w, &nut, err);
+    }
+    if (!rc)
+        rc = mcb_world_describe(w, "bolt-nut", "bolt-nut", source,
+                                "CANAL Sec. VII-A1 single-step test: M48 nut on a static bolt, "
+                                "sampled configurations x random wrenches, clustered to 120",
+                                err);
+    if (!rc) {
+        S = mcb_calloc(1, sizeof *S);
+        if (!S) rc = mcb_fail(err, MCB_E_NOMEM, "bolt-nut: out of memory");
+    }
+    for (int c = 0; c < nconf && !rc; c++)
+        rc = run_config(w, c, &Xc[c], zc_local, settle, nwrench, scale, &rng, S, err);
+    free(Xc);
+    mcb_world_free(&w);
+    if (rc) {
+        mcb_problem_set_free(&S);
+        return rc;
+    }
+    *out = S;
+    return MCB_OK;
+}
