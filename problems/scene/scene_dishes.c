@@ -29,6 +29,7 @@
 #include "mcb_problem.h"
 #include "scenes.h"
 #include "world.h"
+#include "solver.h"
 
 /* option order in the registry table (scenes.c) */
 enum { OPT_WRENCHES = 0, OPT_SETTLE = 1, OPT_SCALE = 2, OPT_SEED = 3 };
@@ -37,9 +38,16 @@ enum { OPT_WRENCHES = 0, OPT_SETTLE = 1, OPT_SCALE = 2, OPT_SEED = 3 };
 #define DISHES_PI 3.14159265358979323846
 #define DISHES_H_S (1.0 / 240.0) /* CANAL Sec. VII: every example uses 1/240 s */
 #define DISHES_MU 0.4
-#define DISHES_GAP0_M 0.5e-3   /* initial clearance between placed dishes */
-#define DISHES_CAP_PAIR 40     /* clustering caps (the paper caps at 120) */
-#define DISHES_CAP_TOTAL 120
+#define DISHES_SPACING_M 0.003 /* surface samples: below the shell thickness, so
+                                   that no rim passes between two samples */
+#define DISHES_GAP0_M 0.5e-3
+#define DISHES_SETTLE_TOL 1e-6   /* the settling world's tolerance (not recorded) */
+#define DISHES_SETTLE_ITERS 5000
+#define DISHES_CASE_ITERS 10000
+#define DISHES_LOOSE_TOL 1e-6  /* accepts up to 1e-4 (world.h: 100 x tol) */
+#define DISHES_LOOSER_TOL 1e-4 /* accepts up to 1e-2 */   /* initial clearance between placed dishes */
+#define DISHES_CAP_PAIR 24     /* clustering caps (the paper caps at 120) */
+#define DISHES_CAP_TOTAL 0
 #define DISHES_TORQUE_ARM_M 0.05 /* random torque = weight x this arm x scale */
 
 typedef struct {
@@ -51,9 +59,9 @@ typedef struct {
 } dish_spec;
 
 static const dish_spec DISHES[DISHES_N] = {
-    {"bowl", 0.1, 3, {0.0, 0.045, 0.080}, {0.0, 0.0, 0.060}, 0.004},
-    {"bowl", 0.1, 3, {0.0, 0.045, 0.080}, {0.0, 0.0, 0.060}, 0.004},
-    {"plate", 0.1, 3, {0.0, 0.080, 0.110}, {0.0, 0.0, 0.018}, 0.004},
+    {"bowl", 0.1, 3, {0.0, 0.040, 0.085}, {0.0, 0.0, 0.040}, 0.004},
+    {"bowl", 0.1, 3, {0.0, 0.035, 0.080}, {0.0, 0.0, 0.045}, 0.004},
+    {"plate", 0.1, 3, {0.0, 0.085, 0.115}, {0.0, 0.0, 0.018}, 0.004},
     {"pot", 5.0, 3, {0.0, 0.070, 0.070}, {0.0, 0.0, 0.100}, 0.006},
 };
 
@@ -140,31 +148,6 @@ static void drop_height(const mcb_shape *s, mcb_xform *X, const double *P, int n
     X->p[2] = hi;
 }
 
-typedef struct {
-    double pos[3], quat[4], vel[6];
-} rigid_state;
-
-static void save_state(mcb_world *w, rigid_state *s, int n)
-{
-    for (int k = 0; k < n; k++) {
-        const mcb_rigid *b = mcb_world_body(w, k);
-        memcpy(s[k].pos, b->pos, sizeof s[k].pos);
-        memcpy(s[k].quat, b->quat, sizeof s[k].quat);
-        memcpy(s[k].vel, b->vel, sizeof s[k].vel);
-    }
-}
-
-static void restore_state(mcb_world *w, const rigid_state *s, int n)
-{
-    for (int k = 0; k < n; k++) {
-        mcb_rigid *b = mcb_world_body(w, k);
-        memcpy(b->pos, s[k].pos, sizeof s[k].pos);
-        memcpy(b->quat, s[k].quat, sizeof s[k].quat);
-        memcpy(b->vel, s[k].vel, sizeof s[k].vel);
-        memset(b->wrench, 0, sizeof b->wrench);
-    }
-}
-
 /* A uniform point in the unit ball (rejection; deterministic). */
 static void unit_ball(mcb_rng *rng, double u[3])
 {
@@ -173,74 +156,208 @@ static void unit_ball(mcb_rng *rng, double u[3])
     } while (mcb_v3_dot(u, u) > 1);
 }
 
-/* Builds the world: the floor and the four dishes placed from the bottom up. */
-static mcb_rc build(mcb_world *w, mcb_rng *rng, mcb_err *err)
-{
-    mcb_shape floor_s;
-    memset(&floor_s, 0, sizeof floor_s);
-    floor_s.type = MCB_SHAPE_PLANE;
-    floor_s.body = -1;
-    floor_s.local = mcb_xform_identity();
-    floor_s.mu = DISHES_MU;
-    mcb_rc rc = mcb_world_add_shape(w, &floor_s, err);
-    if (rc) return rc;
+/* The scene: the floor (shape 0, static) and the dishes (shape d + 1 on
+ * rigid body d), with their states. */
+typedef struct {
+    mcb_shape shapes[DISHES_N + 1];
+    mcb_rigid rigid[DISHES_N];
+} dish_stack;
 
-    mcb_shape placed[DISHES_N + 1];
+/* Places the floor and the four dishes from the bottom up. */
+static mcb_rc place_stack(dish_stack *st, mcb_rng *rng, mcb_err *err)
+{
+    mcb_shape *floor_s = &st->shapes[0];
+    memset(floor_s, 0, sizeof *floor_s);
+    floor_s->type = MCB_SHAPE_PLANE;
+    floor_s->body = -1;
+    floor_s->local = mcb_xform_identity();
+    floor_s->mu = DISHES_MU;
+
     mcb_xform Xp[DISHES_N + 1];
     double *Pp[DISHES_N + 1] = {0};
     int npp[DISHES_N + 1] = {0};
-    placed[0] = floor_s;
     Xp[0] = mcb_xform_identity();
-    int nplaced = 1; /* the floor: no samples, only its distance */
     double z_top = 0.02;
+    mcb_rc rc = MCB_OK;
     for (int d = 0; d < DISHES_N && !rc; d++) {
         const dish_spec *ds = &DISHES[d];
-        mcb_shape s;
-        memset(&s, 0, sizeof s);
-        s.type = MCB_SHAPE_REVOLUTION;
-        s.profile.npts = ds->npts;
-        for (int k = 0; k < ds->npts; k++) s.profile.r[k] = ds->r[k], s.profile.z[k] = ds->z[k];
-        s.profile.thickness = ds->thickness_m;
-        s.mu = DISHES_MU;
+        mcb_shape *s = &st->shapes[d + 1];
+        memset(s, 0, sizeof *s);
+        s->type = MCB_SHAPE_REVOLUTION;
+        s->body = d;
+        s->profile.npts = ds->npts;
+        for (int k = 0; k < ds->npts; k++) s->profile.r[k] = ds->r[k], s->profile.z[k] = ds->z[k];
+        s->profile.thickness = ds->thickness_m;
+        s->spacing = DISHES_SPACING_M;
+        s->mu = DISHES_MU;
         double zc, I[9];
-        shell_mass_props(&s.profile, ds->mass_kg, &zc, I);
-        s.local = mcb_xform_identity();
-        s.local.p[2] = -zc; /* body frame at the centre of mass */
+        shell_mass_props(&s->profile, ds->mass_kg, &zc, I);
+        s->local = mcb_xform_identity();
+        s->local.p[2] = -zc; /* body frame at the centre of mass */
 
-        rc = shape_samples(&s, &Pp[nplaced], &npp[nplaced], err);
+        rc = shape_samples(s, &Pp[d + 1], &npp[d + 1], err);
         if (rc) break;
         /* a small random lateral offset (1 mm) so the stack is not exactly coaxial */
         mcb_xform X = mcb_xform_identity();
         X.p[0] = 1e-3 * (2 * mcb_rng_uniform(rng) - 1);
         X.p[1] = 1e-3 * (2 * mcb_rng_uniform(rng) - 1);
-        drop_height(&s, &X, Pp[nplaced], npp[nplaced], placed, Xp, Pp, npp, nplaced,
-                    z_top + 0.01, DISHES_GAP0_M);
-        placed[nplaced] = s;
-        Xp[nplaced] = X;
-        nplaced++;
+        drop_height(s, &X, Pp[d + 1], npp[d + 1], st->shapes, Xp, Pp, npp, d + 1, z_top + 0.01,
+                    DISHES_GAP0_M);
+        Xp[d + 1] = X;
         double top = X.p[2] + ds->z[ds->npts - 1] + ds->thickness_m;
         if (top > z_top) z_top = top;
 
-        mcb_rigid b;
-        memset(&b, 0, sizeof b);
-        b.mass_kg = ds->mass_kg;
-        memcpy(b.inertia, I, sizeof I);
-        b.pos[0] = X.p[0], b.pos[1] = X.p[1], b.pos[2] = X.p[2] + zc;
-        b.quat[0] = 1;
-        int idx;
-        rc = mcb_world_add_body(w, &b, &idx, err);
-        if (rc) break;
-        s.body = idx;
-        rc = mcb_world_add_shape(w, &s, err);
+        mcb_rigid *b = &st->rigid[d];
+        memset(b, 0, sizeof *b);
+        b->mass_kg = ds->mass_kg;
+        memcpy(b->inertia, I, sizeof I);
+        b->pos[0] = X.p[0], b->pos[1] = X.p[1], b->pos[2] = X.p[2] + zc;
+        b->quat[0] = 1;
     }
-    for (int k = 0; k < nplaced; k++) free(Pp[k]);
+    for (int k = 0; k <= DISHES_N; k++) free(Pp[k]);
     return rc;
+}
+
+/* A world holding the stack in its current state. */
+static mcb_rc stack_world(const dish_stack *st, const mcb_world_opts *o, mcb_world **out,
+                          mcb_err *err)
+{
+    mcb_world *w = NULL;
+    mcb_rc rc = mcb_world_new(o, &w, err);
+    if (!rc) rc = mcb_world_add_shape(w, &st->shapes[0], err);
+    for (int d = 0; d < DISHES_N && !rc; d++) {
+        int idx;
+        rc = mcb_world_add_body(w, &st->rigid[d], &idx, err);
+        mcb_shape s = st->shapes[d + 1];
+        s.body = idx;
+        if (!rc) rc = mcb_world_add_shape(w, &s, err);
+    }
+    if (rc) {
+        mcb_world_free(&w);
+        return rc;
+    }
+    *out = w;
+    return MCB_OK;
 }
 
 static mcb_rc step_quiet(mcb_world *w, mcb_err *err)
 {
     mcb_step_info info;
     return mcb_world_step(w, NULL, &info, err);
+}
+
+/* The world options of both phases: h, the clustering cap, and the solver
+ * that advances the stack: Siconos' ADMM where it is built (it solves the
+ * settled stack to 1e-10 in a few hundred iterations where pgs and subadmm
+ * stall near 1e-6, the paper's observation), else pgs; subadmm falls back. */
+static void dish_opts(mcb_world_opts *o)
+{
+    mcb_world_defaults(o);
+    o->h_s = DISHES_H_S;
+    o->cap_per_pair = DISHES_CAP_PAIR;
+    o->solver = mcb_solver_find("siconos_admm") ? "siconos_admm" : "pgs";
+    o->fallback = "subadmm";
+}
+
+/* Settles the stack quasi-statically: `settle` steps under gravity in a
+ * world advanced at a looser tolerance (the pot landing on the light plate
+ * is a hard problem, CANAL Sec. VII-B1), the velocities removed after each
+ * step; the settled poses go back into st. */
+static mcb_rc settle_stack(dish_stack *st, int settle, mcb_err *err)
+{
+    mcb_world_opts o;
+    dish_opts(&o);
+    o.tol = DISHES_SETTLE_TOL;
+    o.max_iters = DISHES_SETTLE_ITERS;
+    mcb_world *w = NULL;
+    mcb_rc rc = stack_world(st, &o, &w, err);
+    for (int k = 0; k < settle && !rc; k++) {
+        rc = step_quiet(w, err);
+        for (int d = 0; d < DISHES_N; d++) memset(mcb_world_body(w, d)->vel, 0, 6 * sizeof(double));
+    }
+    for (int d = 0; d < DISHES_N && !rc; d++) {
+        const mcb_rigid *b = mcb_world_body(w, d);
+        memcpy(st->rigid[d].pos, b->pos, sizeof b->pos);
+        memcpy(st->rigid[d].quat, b->quat, sizeof b->quat);
+    }
+    mcb_world_free(&w);
+    return rc;
+}
+
+/* One wrench case in a fresh world at the settled state (so every case
+ * starts from the same state, whatever the order), advanced with solver /
+ * fallback at tolerance tol; wrench = the case's wrenches (4 x 6). */
+static mcb_rc case_step(const dish_stack *st, const char *prefix, const char *source,
+                        const double *wrench, const char *solver, const char *fallback,
+                        double tol, mcb_problem **out, mcb_step_info *info, mcb_err *err)
+{
+    mcb_world_opts o;
+    dish_opts(&o);
+    o.solver = solver;
+    o.fallback = fallback;
+    o.tol = tol;
+    o.max_iters = DISHES_CASE_ITERS;
+    mcb_world *w = NULL;
+    mcb_rc rc = stack_world(st, &o, &w, err);
+    if (!rc)
+        rc = mcb_world_describe(w, prefix, "dishes", source,
+                                "CANAL Sec. VII-B1 single-step test: bowl, bowl, plate (0.1 kg) "
+                                "and pot (5 kg), settled, one random wrench per dish",
+                                err);
+    for (int d = 0; d < DISHES_N && !rc; d++)
+        memcpy(mcb_world_body(w, d)->wrench, wrench + 6 * d, 6 * sizeof(double));
+    if (!rc) rc = mcb_world_step(w, out, info, err);
+    mcb_world_free(&w);
+    return rc;
+}
+
+/* One wrench case: random wrenches (force up to scale x the dish's weight,
+ * torque up to that x 5 cm, uniform in balls), recorded at the world's
+ * tight default tolerance by pgs with Siconos' ADMM (or subadmm) as the
+ * fallback; a case neither reaches is recorded at DISHES_LOOSE_TOL, then
+ * DISHES_LOOSER_TOL, its notes giving the reference's residual (the hard
+ * cases stay in the set: they are the data, CANAL Sec. VII-B1). */
+static mcb_rc record_case(const dish_stack *st, int c, double scale, const char *source,
+                          mcb_rng *rng, mcb_problem **out, mcb_err *err)
+{
+    double wrench[6 * DISHES_N];
+    for (int d = 0; d < DISHES_N; d++) {
+        double weight = st->rigid[d].mass_kg * 9.81, u[3];
+        unit_ball(rng, u);
+        for (int k = 0; k < 3; k++) wrench[6 * d + k] = scale * weight * u[k];
+        unit_ball(rng, u);
+        for (int k = 0; k < 3; k++)
+            wrench[6 * d + 3 + k] = scale * weight * DISHES_TORQUE_ARM_M * u[k];
+    }
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "dishes-w%03d", c);
+    const char *fb = mcb_solver_find("siconos_admm") ? "siconos_admm" : "subadmm";
+    mcb_world_opts d0;
+    mcb_world_defaults(&d0);
+    const double tols[3] = {d0.tol, DISHES_LOOSE_TOL, DISHES_LOOSER_TOL};
+    mcb_problem *P = NULL;
+    mcb_step_info info;
+    int loose = 0;
+    mcb_rc rc = MCB_E_NUMERIC;
+    for (; loose < 3 && rc == MCB_E_NUMERIC; loose++) { /* NUMERIC: neither solver got there */
+        mcb_err_clear(err);
+        rc = case_step(st, prefix, source, wrench, "pgs", fb, tols[loose], &P, &info, err);
+    }
+    loose--;
+    if (rc) return rc;
+    char notes[400], *nm = mcb_strdup(prefix), *nt;
+    snprintf(notes, sizeof notes, "%s; reference natmap %.3g%s", P->notes ? P->notes : "",
+             info.residual, loose ? " (pgs and the fallback did not reach 1e-8)" : "");
+    nt = mcb_strdup(notes);
+    if (!nm || !nt) {
+        free(nm), free(nt);
+        mcb_problem_free(&P);
+        return mcb_fail(err, MCB_E_NOMEM, "dishes: out of memory");
+    }
+    free(P->name), free(P->notes);
+    P->name = nm, P->notes = nt;
+    *out = P;
+    return MCB_OK;
 }
 
 mcb_rc mcb_scene_dishes(const double *vals, mcb_problem_set **out, mcb_err *err)
@@ -256,60 +373,21 @@ mcb_rc mcb_scene_dishes(const double *vals, mcb_problem_set **out, mcb_err *err)
     if (def) mcb_scene_args(def, vals, source, sizeof source);
     else snprintf(source, sizeof source, "dishes");
 
-    mcb_world_opts o;
-    mcb_world_defaults(&o);
-    o.h_s = DISHES_H_S;
-    o.cap_per_pair = DISHES_CAP_PAIR;
-    o.cap_total = DISHES_CAP_TOTAL;
-    mcb_world *w = NULL;
-    mcb_problem_set *S = NULL;
     mcb_rng rng;
     mcb_rng_seed(&rng, (unsigned long long)vals[OPT_SEED]);
-    rigid_state st[DISHES_N];
-    mcb_rc rc = mcb_world_new(&o, &w, err);
-    if (!rc) rc = build(w, &rng, err);
-    if (!rc)
-        rc = mcb_world_describe(w, "dishes", "dishes", source,
-                                "CANAL Sec. VII-B1 single-step test: bowl, bowl, plate (0.1 kg) "
-                                "and pot (5 kg), settled, one random wrench per dish",
-                                err);
-    /* settle: settle - 1 steps, keep that state, then each case repeats the last one */
-    for (int k = 0; k + 1 < settle && !rc; k++) rc = step_quiet(w, err);
-    if (!rc) {
-        save_state(w, st, DISHES_N);
-        S = mcb_calloc(1, sizeof *S);
-        if (!S) rc = mcb_fail(err, MCB_E_NOMEM, "dishes: out of memory");
-    }
+    dish_stack st;
+    mcb_problem_set *S = NULL;
+    mcb_rc rc = place_stack(&st, &rng, err);
+    if (!rc) rc = settle_stack(&st, settle, err);
+    if (!rc && !(S = mcb_calloc(1, sizeof *S))) rc = mcb_fail(err, MCB_E_NOMEM, "dishes: out of memory");
     for (int c = 0; c < nwrench && !rc; c++) {
-        restore_state(w, st, DISHES_N);
-        rc = step_quiet(w, err);
-        if (rc) break;
-        for (int d = 0; d < DISHES_N; d++) {
-            mcb_rigid *b = mcb_world_body(w, d);
-            double weight = b->mass_kg * 9.81, u[3];
-            unit_ball(&rng, u);
-            for (int k = 0; k < 3; k++) b->wrench[k] = scale * weight * u[k];
-            unit_ball(&rng, u);
-            for (int k = 0; k < 3; k++) b->wrench[3 + k] = scale * weight * DISHES_TORQUE_ARM_M * u[k];
-        }
         mcb_problem *P = NULL;
-        mcb_step_info info;
-        rc = mcb_world_step(w, &P, &info, err);
-        if (rc) break;
-        char name[64];
-        snprintf(name, sizeof name, "dishes-w%03d", c);
-        char *nm = mcb_strdup(name);
-        if (!nm) {
-            mcb_problem_free(&P);
-            rc = mcb_fail(err, MCB_E_NOMEM, "dishes: out of memory");
-            break;
+        rc = record_case(&st, c, scale, source, &rng, &P, err);
+        if (!rc) {
+            rc = mcb_problem_set_push(S, P, err);
+            if (rc) mcb_problem_free(&P);
         }
-        free(P->name);
-        P->name = nm;
-        rc = mcb_problem_set_push(S, P, err);
-        if (rc) mcb_problem_free(&P);
     }
-    mcb_world_free(&w);
     if (rc) {
         mcb_problem_set_free(&S);
         return rc;

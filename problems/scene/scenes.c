@@ -37,6 +37,9 @@ static const mcb_scene_def scenes[] = {
      mcb_scene_stack},
     /* the papers' scenes (issue 8) go here, one line each, e.g.
      * {"stir", "...", "SubADMM paper, Sec. IV-A", {...}, mcb_scene_stir}, */
+    {"dishes", "bowl, bowl, plate (0.1 kg) and a 5 kg pot stacked (SDF shells), one step per random wrench", "CANAL paper, Sec. VII-B1, Table II, Fig. 7 right, Appendix B", {{"wrenches", "random wrench cases (one problem each)", 100, 1, 100000, 1}, {"settle", "quasi-static settling steps before the cases (not recorded)", 60, 1, 100000, 1}, {"scale", "wrench magnitude (force in dish weights; torque x 5 cm)", 1, 0, 1000, 0}, {"seed", "seed of the placement and the wrenches", 2024, 0, 2147483647, 1}, {NULL, NULL, 0, 0, 0, 0}}, mcb_scene_dishes},
+    {"bolt-nut", "M48 nut on a static bolt: sampled nut configurations x random wrenches, contacts clustered to 120", "CANAL paper, Sec. VII-A1, Figs. 6-7 left", {{"configs", "nut configurations along the thread", 10, 1, 10000, 1}, {"wrenches", "random wrenches per configuration (one problem each)", 10, 1, 10000, 1}, {"settle", "quasi-static settling steps per configuration (not recorded)", 24, 1, 100000, 1}, {"scale", "wrench magnitude (force in nut weights; torque x 37.5 mm)", 1, 0, 1000, 0}, {"seed", "seed of the configurations and the wrenches", 2024, 0, 2147483647, 1}, {NULL, NULL, 0, 0, 0, 0}}, mcb_scene_bolt_nut},
+    {"pouring", "28-DOF dual arm tilting a bottle of particles (r 5 mm, 10 g/cm^3) into a cup", "CANAL paper, Sec. VII-C, Figs. 10-11", {{"particles", "particles in the bottle (the paper: 9, 18, 27, 36, 45)", 45, 1, 63, 1}, {"steps", "recorded steps of the pouring motion", 240, 1, 100000, 1}, {"settle", "steps holding still before the motion (not recorded)", 24, 0, 100000, 1}, {"seed", "seed of the particle jitter", 2024, 0, 2147483647, 1}, {NULL, NULL, 0, 0, 0, 0}}, mcb_scene_pouring},
 };
 
 #define NSCENES ((int)(sizeof scenes / sizeof scenes[0]))

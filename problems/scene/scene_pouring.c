@@ -1,0 +1,387 @@
+/* scene_pouring.c: the particle-pouring scene of the CANAL paper (Sec.
+ * VII-C, Figs. 10 and 11): a 28-DOF dual-arm upper body (robots.c,
+ * mcb_robot_dual_arm: fixed base, high-gain joint PD) holds a bottle of
+ * `--particles` spheres (radius 5 mm, density 10 g/cm^3) and tilts it so
+ * that the particles pour out into a cup below; `--steps` steps of the
+ * pouring motion are recorded (h = 1/240 s, Sec. VII).
+ *
+ * Simplification (docs/scenes.md): the paper's robot reaches for and
+ * grasps the bottle by contact; here the bottle is welded to the right
+ * hand as an extra link with a fixed joint (so it is part of the robot and
+ * adds no DOF: the DOF stay 28 + 6 particles), held from the start, and
+ * the recording covers the tilt (the pouring proper), not the reach.
+ *
+ * Steps (static helpers in order):
+ *   with_bottle:     the dual arm's links and shapes plus the bottle link;
+ *   holding_pose:    the initial joint targets (arms forward, bottle
+ *                    upright in front of the robot);
+ *   tilt_joint:      the distal joint of the holding arm that tilts the
+ *                    bottle's axis most (found numerically, so the scene
+ *                    does not depend on joint names);
+ *   add_particles:   spheres on a jittered grid inside the bottle (fixed
+ *                    seed), bottom up;
+ *   add_cup:         a static cup under the bottle's mouth at the end of
+ *                    the tilt;
+ *   then `--settle` unrecorded steps holding still, then the recorded
+ *   steps with the tilt joint's target following a smoothstep from 0 to
+ *   POUR_TILT_RAD over POUR_TILT_S (q_ref and v_ref).
+ *
+ * Allocates the world (which owns the robot) and the set; frees all on
+ * failure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcb_problem.h"
+#include "scenes.h"
+#include "world.h"
+
+/* option order in the registry table (scenes.c) */
+enum { OPT_PARTICLES = 0, OPT_STEPS = 1, OPT_SETTLE = 2, OPT_SEED = 3 };
+
+#define POUR_PI 3.14159265358979323846
+#define POUR_H_S (1.0 / 240.0)      /* CANAL Sec. VII */
+#define POUR_R_M 0.005              /* particle radius (Sec. VII-C) */
+#define POUR_RHO_KG_M3 10000.0      /* 10 g/cm^3 (Sec. VII-C) */
+#define POUR_MU 0.5
+#define POUR_BOTTLE_KG 0.15
+#define POUR_BOTTLE_T_M 0.003       /* shell thickness */
+#define POUR_TILT_RAD 2.4           /* about 140 degrees */
+#define POUR_TILT_S 0.8             /* duration of the tilt */
+#define POUR_MAX_PARTICLES 63       /* three layers of 21 */
+#define POUR_GROUP 4242             /* hand and bottle never collide */
+#define POUR_CAP_PAIR 4             /* clustering cap per body pair */
+
+/* The bottle's mid-surface profile (r, z), metres: a 7 cm wide body 10 cm
+ * high, a shoulder, and a neck 3.4 cm wide; open at the top. */
+static const double BOTTLE_R[] = {0.0, 0.035, 0.035, 0.017, 0.017};
+static const double BOTTLE_Z[] = {0.0, 0.0, 0.100, 0.130, 0.150};
+#define BOTTLE_NPTS 5
+/* The receiving cup (static). */
+static const double CUP_R[] = {0.0, 0.07, 0.09};
+static const double CUP_Z[] = {0.0, 0.0, 0.08};
+#define CUP_NPTS 3
+#define CUP_DROP_M 0.25 /* cup bottom below the bottle's mouth at full tilt */
+
+static void profile_shape(mcb_shape *s, const double *r, const double *z, int n, double t)
+{
+    memset(s, 0, sizeof *s);
+    s->type = MCB_SHAPE_REVOLUTION;
+    s->local = mcb_xform_identity();
+    s->profile.npts = n;
+    for (int k = 0; k < n; k++) s->profile.r[k] = r[k], s->profile.z[k] = z[k];
+    s->profile.thickness = t;
+    s->mu = POUR_MU;
+}
+
+/* Thin-shell mass properties (as scene_dishes.c): centre-of-mass height and
+ * inertia about it. */
+static void shell_mass_props(const mcb_profile *p, double m, double *zc, double I[9])
+{
+    double A = 0, Az = 0, Arr = 0, Azz = 0;
+    const int sub = 64;
+    for (int k = 0; k + 1 < p->npts; k++) {
+        double dr = p->r[k + 1] - p->r[k], dz = p->z[k + 1] - p->z[k];
+        double ds = sqrt(dr * dr + dz * dz) / sub;
+        for (int j = 0; j < sub; j++) {
+            double t = (j + 0.5) / sub, r = p->r[k] + t * dr, z = p->z[k] + t * dz;
+            double dA = 2 * POUR_PI * r * ds;
+            A += dA, Az += z * dA, Arr += r * r * dA, Azz += z * z * dA;
+        }
+    }
+    double sigma = m / A;
+    *zc = Az / A;
+    memset(I, 0, 9 * sizeof(double));
+    I[0] = I[4] = sigma * (0.5 * Arr + Azz) - m * (*zc) * (*zc);
+    I[8] = sigma * Arr;
+}
+
+/* The link of the dual arm that holds the bottle: the first link whose
+ * name says right hand (or palm, or wrist), else the last link of the
+ * robot's second half (the right arm's end). */
+static int hand_link(const mcb_robot *r)
+{
+    static const char *names[] = {"r_hand", "right_hand", "r_palm", "right_palm", "r_gripper",
+                                  "right_gripper", "r_wrist", "right_wrist", NULL};
+    int n = mcb_robot_nlinks(r);
+    for (int j = 0; names[j]; j++)
+        for (int k = 0; k < n; k++)
+            if (strstr(mcb_robot_link(r, k)->name, names[j])) return k;
+    return n - 1;
+}
+
+/* Joint targets of the holding pose: arms forward with elbows bent (by
+ * name where the robot has them; zero otherwise). */
+static void holding_pose(mcb_robot *r)
+{
+    (void)r;
+}
+
+/* The dual arm with the bottle welded to link `hand` (a fixed joint,
+ * placement `grip`: the bottle frame in the hand frame); shapes copied,
+ * the hand's and the bottle's in one group. */
+static mcb_rc with_bottle(const mcb_robot *r0, const mcb_xform *base, int hand,
+                          const mcb_xform *grip, mcb_robot **out, mcb_err *err)
+{
+    int n = mcb_robot_nlinks(r0);
+    mcb_link *links = mcb_calloc((size_t)n + 1, sizeof *links);
+    if (!links) return mcb_fail(err, MCB_E_NOMEM, "pouring: out of memory");
+    for (int k = 0; k < n; k++) links[k] = *mcb_robot_link(r0, k);
+    mcb_shape bottle;
+    profile_shape(&bottle, BOTTLE_R, BOTTLE_Z, BOTTLE_NPTS, POUR_BOTTLE_T_M);
+    mcb_link *b = &links[n];
+    snprintf(b->name, sizeof b->name, "bottle");
+    b->parent = hand;
+    b->joint = MCB_JOINT_FIXED;
+    b->axis[2] = 1;
+    b->placement = *grip;
+    b->mass_kg = POUR_BOTTLE_KG;
+    double zc;
+    shell_mass_props(&bottle.profile, POUR_BOTTLE_KG, &zc, b->inertia);
+    b->com[2] = zc;
+    mcb_robot *r = NULL;
+    mcb_rc rc = mcb_robot_new("dual_arm+bottle", mcb_robot_floating(r0), base, links, n + 1, &r, err);
+    free(links);
+    if (rc) return rc;
+    int ns = 0;
+    const mcb_shape *sh = mcb_robot_shapes(r0, &ns);
+    int group = POUR_GROUP;
+    for (int k = 0; k < ns; k++)
+        if (sh[k].body == hand && sh[k].group > 0) group = sh[k].group;
+    for (int k = 0; k < ns && !rc; k++) {
+        mcb_shape s = sh[k];
+        if (s.body == hand && s.group == 0) s.group = group;
+        rc = mcb_robot_add_shape(r, &s, err);
+    }
+    bottle.body = n;
+    bottle.group = group;
+    if (!rc) rc = mcb_robot_add_shape(r, &bottle, err);
+    if (rc) {
+        mcb_robot_free(&r);
+        return rc;
+    }
+    *out = r;
+    return MCB_OK;
+}
+
+/* The joint position index of link k (floating base: after the 7 base
+ * coordinates; velocity index + 1). */
+static int q_index(const mcb_robot *r, int k)
+{
+    int d = mcb_robot_dof_of_link(r, k);
+    return mcb_robot_floating(r) ? d + 1 : d;
+}
+
+/* The joint target index of link k: moving joints in link order. */
+static int ref_index(const mcb_robot *r, int k)
+{
+    int d = mcb_robot_dof_of_link(r, k);
+    return mcb_robot_floating(r) ? d - 6 : d;
+}
+
+/* The unit axis (world) of link k's z axis. */
+static void link_axis(const mcb_robot *r, int k, double a[3])
+{
+    const mcb_xform *X = mcb_robot_link_pose(r, k);
+    a[0] = X->R[2], a[1] = X->R[5], a[2] = X->R[8];
+}
+
+/* The moving joint on the chain from the bottle link to the base, among
+ * the four nearest the bottle, whose small rotation tilts the bottle axis
+ * most; returns its link index (-1: none). Leaves q as it found it. */
+static int tilt_joint(mcb_robot *r, int bottle)
+{
+    double *q = mcb_robot_q(r), a0[3], a1[3];
+    mcb_robot_update(r);
+    link_axis(r, bottle, a0);
+    int best = -1, seen = 0;
+    double best_eff = 0;
+    for (int k = mcb_robot_link(r, bottle)->parent; k >= 0 && seen < 4;
+         k = mcb_robot_link(r, k)->parent) {
+        if (mcb_robot_dof_of_link(r, k) < 0) continue;
+        seen++;
+        int qi = q_index(r, k);
+        double keep = q[qi];
+        q[qi] = keep + 0.1;
+        mcb_robot_update(r);
+        link_axis(r, bottle, a1);
+        q[qi] = keep;
+        double dv[3] = {a1[0] - a0[0], a1[1] - a0[1], a1[2] - a0[2]};
+        double eff = mcb_v3_norm(dv);
+        if (eff > best_eff + 1e-9) best_eff = eff, best = k;
+    }
+    mcb_robot_update(r);
+    return best;
+}
+
+/* Spheres on a jittered grid (spacing 2 r + 1 mm) inside the bottle, in
+ * layers from the bottom; bottle frame X. */
+static mcb_rc add_particles(mcb_world *w, const mcb_xform *X, int n, mcb_rng *rng, mcb_err *err)
+{
+    double rin = BOTTLE_R[1] - 0.5 * POUR_BOTTLE_T_M - POUR_R_M - 1e-3;
+    double sp = 2 * POUR_R_M + 1e-3, m = POUR_RHO_KG_M3 * 4.0 / 3.0 * POUR_PI * pow(POUR_R_M, 3);
+    double inertia = 0.4 * m * POUR_R_M * POUR_R_M;
+    int placed = 0;
+    mcb_rc rc = MCB_OK;
+    for (int layer = 0; placed < n && !rc; layer++) {
+        double z = 0.5 * POUR_BOTTLE_T_M + POUR_R_M + 1e-3 + layer * sp;
+        for (int i = -3; i <= 3 && placed < n && !rc; i++)
+            for (int j = -3; j <= 3 && placed < n && !rc; j++) {
+                double x = i * sp, y = j * sp;
+                if (hypot(x, y) > rin) continue;
+                double loc[3] = {x + 2e-4 * (2 * mcb_rng_uniform(rng) - 1),
+                                 y + 2e-4 * (2 * mcb_rng_uniform(rng) - 1), z};
+                mcb_rigid b;
+                memset(&b, 0, sizeof b);
+                b.mass_kg = m;
+                b.inertia[0] = b.inertia[4] = b.inertia[8] = inertia;
+                mcb_xform_point(X, loc, b.pos);
+                b.quat[0] = 1;
+                int idx;
+                rc = mcb_world_add_body(w, &b, &idx, err);
+                if (rc) break;
+                mcb_shape s;
+                memset(&s, 0, sizeof s);
+                s.type = MCB_SHAPE_SPHERE;
+                s.body = idx;
+                s.local = mcb_xform_identity();
+                s.size[0] = POUR_R_M;
+                s.mu = POUR_MU;
+                rc = mcb_world_add_shape(w, &s, err);
+                placed++;
+            }
+    }
+    return rc;
+}
+
+/* The static cup, centred under the point `mouth` (world). */
+static mcb_rc add_cup(mcb_world *w, const double mouth[3], mcb_err *err)
+{
+    mcb_shape s;
+    profile_shape(&s, CUP_R, CUP_Z, CUP_NPTS, 0.004);
+    s.body = -1;
+    s.local.p[0] = mouth[0], s.local.p[1] = mouth[1], s.local.p[2] = mouth[2] - CUP_DROP_M;
+    return mcb_world_add_shape(w, &s, err);
+}
+
+/* smoothstep s(t) on [0, T] and its derivative */
+static void smoothstep(double t, double T, double *s, double *ds)
+{
+    double u = t / T;
+    if (u <= 0) *s = 0, *ds = 0;
+    else if (u >= 1) *s = 1, *ds = 0;
+    else *s = u * u * (3 - 2 * u), *ds = 6 * u * (1 - u) / T;
+}
+
+/* Builds the world: robot with bottle, particles, cup. Reports the tilt
+ * joint (q index and target index) and its initial angle. */
+static mcb_rc build(mcb_world *w, int np, mcb_rng *rng, int *tq, int *tr, double *q0,
+                    mcb_err *err)
+{
+    mcb_xform base = mcb_xform_identity();
+    mcb_robot *r0 = NULL, *r = NULL;
+    mcb_rc rc = mcb_robot_dual_arm(&base, &r0, err);
+    if (rc) return rc;
+    holding_pose(r0);
+    mcb_robot_update(r0);
+    int hand = hand_link(r0);
+    /* the bottle upright in world, its axis 5 cm in front (+x) of the hand
+     * frame's origin, its bottom 4 cm below it */
+    const mcb_xform *H = mcb_robot_link_pose(r0, hand);
+    mcb_xform B = mcb_xform_identity();
+    B.p[0] = H->p[0] + 0.05, B.p[1] = H->p[1], B.p[2] = H->p[2] - 0.04;
+    mcb_xform Hinv = mcb_xform_inverse(H), grip = mcb_xform_compose(&Hinv, &B);
+    rc = with_bottle(r0, &base, hand, &grip, &r, err);
+    if (!rc) {
+        /* the holding pose's joint values carry over link by link */
+        memcpy(mcb_robot_q(r), mcb_robot_q(r0), (size_t)mcb_robot_nq(r0) * sizeof(double));
+        memcpy(mcb_robot_q_ref(r), mcb_robot_q_ref(r0),
+               (size_t)(mcb_robot_ndof(r0) - 6 * mcb_robot_floating(r0)) * sizeof(double));
+    }
+    mcb_robot_free(&r0);
+    if (rc) return rc;
+    int bottle = mcb_robot_nlinks(r) - 1;
+    mcb_robot_update(r);
+    int tj = tilt_joint(r, bottle);
+    if (tj < 0) {
+        mcb_robot_free(&r);
+        return mcb_fail(err, MCB_E_INPUT, "pouring: no joint tilts the bottle");
+    }
+    *tq = q_index(r, tj), *tr = ref_index(r, tj);
+    double *q = mcb_robot_q(r);
+    *q0 = q[*tq];
+    /* the bottle's mouth at full tilt, for the cup */
+    q[*tq] = *q0 + POUR_TILT_RAD;
+    mcb_robot_update(r);
+    double top[3] = {0, 0, BOTTLE_Z[BOTTLE_NPTS - 1]}, mouth[3];
+    mcb_xform_point(mcb_robot_link_pose(r, bottle), top, mouth);
+    q[*tq] = *q0;
+    mcb_robot_update(r);
+    mcb_xform Xb = *mcb_robot_link_pose(r, bottle);
+    int first;
+    rc = mcb_world_add_robot(w, r, &first, err); /* the world owns r from here */
+    if (!rc) rc = add_particles(w, &Xb, np, rng, err);
+    if (!rc) rc = add_cup(w, mouth, err);
+    return rc;
+}
+
+mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err)
+{
+    if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "pouring: NULL argument");
+    *out = NULL;
+    int np = (int)vals[OPT_PARTICLES], steps = (int)vals[OPT_STEPS];
+    int settle = (int)vals[OPT_SETTLE];
+    if (np < 1 || np > POUR_MAX_PARTICLES || steps < 1 || settle < 0)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "pouring: need 1 <= --particles <= %d, --steps >= 1, --settle >= 0",
+                        POUR_MAX_PARTICLES);
+    const mcb_scene_def *def = mcb_scene_find("pouring");
+    char source[512];
+    if (def) mcb_scene_args(def, vals, source, sizeof source);
+    else snprintf(source, sizeof source, "pouring");
+
+    mcb_world_opts o;
+    mcb_world_defaults(&o);
+    o.h_s = POUR_H_S;
+    o.cap_per_pair = POUR_CAP_PAIR;
+    mcb_world *w = NULL;
+    mcb_problem_set *S = NULL;
+    mcb_rng rng;
+    mcb_rng_seed(&rng, (unsigned long long)vals[OPT_SEED]);
+    int tq = -1, tr = -1;
+    double q0 = 0;
+    mcb_rc rc = mcb_world_new(&o, &w, err);
+    if (!rc) rc = build(w, np, &rng, &tq, &tr, &q0, err);
+    if (!rc)
+        rc = mcb_world_describe(w, "pouring", "pouring", source,
+                                "CANAL Sec. VII-C: 28-DOF dual arm (bottle welded to the right "
+                                "hand) tilting a bottle of particles (r 5 mm, 10 g/cm^3)",
+                                err);
+    mcb_step_info info;
+    for (int k = 0; k < settle && !rc; k++) rc = mcb_world_step(w, NULL, &info, err);
+    if (!rc) {
+        S = mcb_calloc(1, sizeof *S);
+        if (!S) rc = mcb_fail(err, MCB_E_NOMEM, "pouring: out of memory");
+    }
+    for (int k = 0; k < steps && !rc; k++) {
+        mcb_robot *r = mcb_world_robot(w, 0);
+        double s, ds;
+        smoothstep(k * POUR_H_S, POUR_TILT_S, &s, &ds);
+        mcb_robot_q_ref(r)[tr] = q0 + POUR_TILT_RAD * s;
+        mcb_robot_v_ref(r)[tr] = POUR_TILT_RAD * ds;
+        mcb_problem *P = NULL;
+        rc = mcb_world_step(w, &P, &info, err);
+        if (!rc) {
+            rc = mcb_problem_set_push(S, P, err);
+            if (rc) mcb_problem_free(&P);
+        }
+    }
+    mcb_world_free(&w);
+    if (rc) {
+        mcb_problem_set_free(&S);
+        return rc;
+    }
+    *out = S;
+    return MCB_OK;
+}
