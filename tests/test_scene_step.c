@@ -442,6 +442,68 @@ START_TEST(kinematic_platform_carries_box)
 }
 END_TEST
 
+/* A passive pendulum (hinge about x at height r) lying with the sphere at
+ * its tip on the ground: at rest, the normal impulse balances gravity's
+ * torque about the hinge, lambda_n L = m g h L_com (the contact acts on a
+ * link through its Jacobian, J = Jc Jb; frictionless, so lambda is unique). */
+START_TEST(passive_pendulum_rests_on_tip)
+{
+    double m = 0.8, Lc = 0.3, L = 0.5, r = 0.05, h = 0.01;
+    mcb_link link;
+    memset(&link, 0, sizeof link);
+    strcpy(link.name, "bar");
+    link.parent = -1;
+    link.joint = MCB_JOINT_REVOLUTE;
+    link.axis[0] = 1.0;
+    link.placement = mcb_xform_identity();
+    link.mass_kg = m;
+    link.com[1] = Lc;
+    link.inertia[0] = link.inertia[4] = link.inertia[8] = 2e-3;
+    mcb_xform base = mcb_xform_identity();
+    base.p[2] = r;
+    mcb_robot *R = NULL;
+    mcb_err err = {{0}};
+    ck_assert_msg(mcb_robot_new("bar", 0, &base, &link, 1, &R, &err) == MCB_OK, "%s", err.msg);
+    mcb_shape s;
+    memset(&s, 0, sizeof s);
+    s.type = MCB_SHAPE_SPHERE;
+    s.body = 0;
+    s.local = mcb_xform_identity();
+    s.local.p[1] = L;
+    s.size[0] = r;
+    s.mu = 0.0; /* frictionless tip: the contact point lies r below the hinge's
+                   height, so friction would share the load (W has rank 1) */
+    ck_assert_msg(mcb_robot_add_shape(R, &s, &err) == MCB_OK, "%s", err.msg);
+    mcb_world *w = new_world(h, 0.0);
+    add_shape(w, MCB_SHAPE_PLANE, -1, NULL, 0, 0, 0, 0.5);
+    mcb_rigid b = body_defaults(0.1, 1e-4); /* a free sphere elsewhere: robot DOFs after it */
+    b.pos[0] = 2.0;
+    b.pos[2] = 0.05;
+    add_shape(w, MCB_SHAPE_SPHERE, add_body(w, &b), NULL, 0.05, 0, 0, 0.5);
+    int first = -1;
+    ck_assert_msg(mcb_world_add_robot(w, R, &first, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(first, 1);
+    for (int k = 0; k < 50; k++) {
+        mcb_problem *P = NULL;
+        step(w, &P, NULL);
+        check_recorded(P);
+        ck_assert_int_eq(P->nsub, 2);
+        ck_assert_int_eq(P->n, 7);
+        ck_assert_int_eq(P->body_sub[1], 1);
+        double lam = 0.0;
+        /* the robot's contact: the block whose row touches DOF 6 */
+        for (int c = 0; c < P->nblocks; c++)
+            for (int kk = P->J->p[6]; kk < P->J->p[7]; kk++)
+                if (P->J->i[kk] == P->blocks[c].row) lam += P->lambda_ref[P->blocks[c].row];
+        ck_assert_msg(fabs(lam - m * G * h * Lc / L) <= 1e-9, "step %d: lambda_n %.12g, expected %.12g",
+                      k, lam, m * G * h * Lc / L);
+        mcb_problem_free(&P);
+    }
+    ck_assert_double_eq_tol(mcb_robot_q(mcb_world_robot(w, 0))[0], 0.0, 1e-6);
+    mcb_world_free(&w);
+}
+END_TEST
+
 /* ---------- descriptors ---------- */
 
 START_TEST(mass_ratio_and_cond_estimate)
@@ -606,6 +668,7 @@ int main(void)
     tcase_add_test(tc, pendulum_holds_target_against_gravity);
     tcase_add_test(tc, floating_robot_slides_as_rigid_body);
     tcase_add_test(tc, kinematic_platform_carries_box);
+    tcase_add_test(tc, passive_pendulum_rests_on_tip);
     tcase_add_test(tc, mass_ratio_and_cond_estimate);
     tcase_add_test(tc, cond_estimate_graded_spectrum);
     tcase_add_test(tc, identical_runs_identical_problems);
