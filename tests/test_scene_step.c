@@ -418,6 +418,10 @@ START_TEST(kinematic_platform_carries_box)
     p.vel[0] = 0.5;
     int ip = add_body(w, &p);
     add_shape(w, MCB_SHAPE_BOX, ip, NULL, 2.0, 2.0, 0.05, 0.8);
+    /* the ground it slides on: its contacts join no DOF and are dropped */
+    mcb_xform ground = mcb_xform_identity();
+    ground.p[2] = -0.099; /* the platform sinks 1 mm into it */
+    add_shape(w, MCB_SHAPE_PLANE, -1, &ground, 0, 0, 0, 0.8);
     mcb_rigid b = body_defaults(1.0, 1.0 * (0.04 + 0.01) / 12.0);
     b.inertia[8] = 1.0 * 0.08 / 12.0;
     b.pos[2] = 0.05;
@@ -656,6 +660,35 @@ START_TEST(bad_input_is_refused)
 }
 END_TEST
 
+/* When neither solver reaches 100 tol the step fails and nothing moves. */
+START_TEST(failed_step_changes_nothing)
+{
+    mcb_world_opts o;
+    mcb_world_defaults(&o);
+    o.max_iters = 1;
+    o.tol = 1e-15;
+    o.fallback = "";
+    mcb_world *w = NULL;
+    mcb_err err = {{0}};
+    ck_assert_int_eq(mcb_world_new(&o, &w, &err), MCB_OK);
+    add_shape(w, MCB_SHAPE_PLANE, -1, NULL, 0, 0, 0, 0.5);
+    mcb_rigid b = body_defaults(1.0, 0.01);
+    b.pos[2] = 0.09; /* penetrating by 1 cm, sliding */
+    b.vel[0] = 1.0;
+    b.vel[4] = 3.0;
+    int i = add_body(w, &b);
+    add_shape(w, MCB_SHAPE_BOX, i, NULL, 0.1, 0.1, 0.1, 0.5);
+    mcb_rigid before = *mcb_world_body(w, 0);
+    mcb_problem *P = (mcb_problem *)&err; /* must be reset to NULL */
+    mcb_step_info info;
+    ck_assert_int_eq(mcb_world_step(w, &P, &info, &err), MCB_E_NUMERIC);
+    ck_assert_ptr_null(P);
+    ck_assert(strstr(err.msg, "pgs") != NULL);
+    ck_assert(!memcmp(&before, mcb_world_body(w, 0), sizeof before));
+    mcb_world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scene_step");
@@ -673,6 +706,7 @@ int main(void)
     tcase_add_test(tc, cond_estimate_graded_spectrum);
     tcase_add_test(tc, identical_runs_identical_problems);
     tcase_add_test(tc, bad_input_is_refused);
+    tcase_add_test(tc, failed_step_changes_nothing);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
