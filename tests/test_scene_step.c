@@ -508,6 +508,58 @@ START_TEST(passive_pendulum_rests_on_tip)
 }
 END_TEST
 
+/* A two-link arm whose link shapes overlap at the joint: no self-contacts
+ * (the world puts a robot's group-0 shapes in one group), and the body
+ * tree is the link tree. */
+START_TEST(robot_links_do_not_self_collide)
+{
+    mcb_link L[2];
+    memset(L, 0, sizeof L);
+    for (int k = 0; k < 2; k++) {
+        L[k].parent = k - 1;
+        L[k].joint = MCB_JOINT_REVOLUTE;
+        L[k].axis[0] = 1.0;
+        L[k].placement = mcb_xform_identity();
+        L[k].mass_kg = 1.0;
+        L[k].com[1] = 0.15;
+        L[k].inertia[0] = L[k].inertia[4] = L[k].inertia[8] = 1e-2;
+        L[k].kp = 500.0;
+        L[k].kd = 20.0;
+    }
+    L[1].placement.p[1] = 0.3;
+    mcb_xform base = mcb_xform_identity();
+    base.p[2] = 1.0;
+    mcb_robot *R = NULL;
+    mcb_err err = {{0}};
+    ck_assert_msg(mcb_robot_new("two", 0, &base, L, 2, &R, &err) == MCB_OK, "%s", err.msg);
+    for (int k = 0; k < 2; k++) {
+        mcb_shape s;
+        memset(&s, 0, sizeof s);
+        s.type = MCB_SHAPE_SPHERE;
+        s.body = k;
+        s.local = mcb_xform_identity();
+        s.local.p[1] = k == 0 ? 0.25 : 0.0;
+        s.size[0] = 0.1;
+        s.mu = 0.5;
+        ck_assert_msg(mcb_robot_add_shape(R, &s, &err) == MCB_OK, "%s", err.msg);
+    }
+    mcb_world *w = new_world(0.01, 0.0);
+    add_shape(w, MCB_SHAPE_PLANE, -1, NULL, 0, 0, 0, 0.5);
+    ck_assert_msg(mcb_world_add_robot(w, R, NULL, &err) == MCB_OK, "%s", err.msg);
+    mcb_problem *P = NULL;
+    mcb_step_info info;
+    step(w, &P, &info);
+    ck_assert_int_eq(info.contacts, 0);
+    ck_assert_int_eq(P->nbodies, 2);
+    ck_assert_int_eq(P->body_parent[0], -1);
+    ck_assert_int_eq(P->body_parent[1], 0);
+    ck_assert_int_eq(P->n, 2);
+    ck_assert_int_eq(P->nsub, 1);
+    mcb_problem_free(&P);
+    mcb_world_free(&w);
+}
+END_TEST
+
 /* ---------- descriptors ---------- */
 
 START_TEST(mass_ratio_and_cond_estimate)
@@ -702,6 +754,7 @@ int main(void)
     tcase_add_test(tc, floating_robot_slides_as_rigid_body);
     tcase_add_test(tc, kinematic_platform_carries_box);
     tcase_add_test(tc, passive_pendulum_rests_on_tip);
+    tcase_add_test(tc, robot_links_do_not_self_collide);
     tcase_add_test(tc, mass_ratio_and_cond_estimate);
     tcase_add_test(tc, cond_estimate_graded_spectrum);
     tcase_add_test(tc, identical_runs_identical_problems);

@@ -416,6 +416,10 @@ static mcb_rc layout(mcb_world *w, int *n, int *nsub, mcb_err *err)
 
 /* ---------- step 2: contacts ---------- */
 
+/* Collision group of robot r's shapes left in group 0: above any group a
+ * scene would number by hand. */
+#define ROBOT_GROUP_BASE (1 << 24)
+
 /* 1 for a body with DOFs (not static, not kinematic); after layout(). */
 static int is_dof_body(const mcb_world *w, int body)
 {
@@ -446,6 +450,9 @@ static mcb_rc detect(mcb_world *w, mcb_err *err)
         for (int s = 0; s < c; s++, k++) {
             w->sh[k] = rs[s];
             w->sh[k].body = w->nrigid + w->robot_link0[r] + rs[s].body;
+            /* a robot's links do not collide with each other (their shapes
+             * overlap at the joints) unless the scene set groups itself */
+            if (w->sh[k].group == 0) w->sh[k].group = ROBOT_GROUP_BASE + r;
         }
     }
     for (k = 0; k < ns; k++) {
