@@ -230,8 +230,8 @@ START_TEST(crba_equals_brute_force)
     brute_force_H(r, B);
     double scale = max_abs(B, n * n);
     ck_assert_msg(max_abs_diff(H, B, n * n) <= 1e-12 * scale,
-                  "CRBA vs sum J^T M J: max diff %g (scale %g), floating %d", max_abs_diff(H, B, n * n),
-                  scale, floating);
+                  "CRBA vs sum J^T M J: max diff %g (scale %g), floating %d",
+                  max_abs_diff(H, B, n * n), scale, floating);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) ck_assert_double_eq(H[i + j * n], H[j + i * n]);
     ck_assert(cholesky_ok(H, n));
@@ -330,8 +330,8 @@ START_TEST(rnea_velocity_terms)
         vHdv += v[i] * Hdv[i];
         vc += v[i] * c[i];
     }
-    ck_assert_msg(fabs(vc - 0.5 * vHdv) <= 1e-6 * (1 + fabs(vc)), "v^T c %g, v^T dH/dt v / 2 %g", vc,
-                  0.5 * vHdv);
+    ck_assert_msg(fabs(vc - 0.5 * vHdv) <= 1e-6 * (1 + fabs(vc)), "v^T c %g, v^T dH/dt v / 2 %g",
+                  vc, 0.5 * vHdv);
     if (!floating) {
         for (int k = 0; k < n; k++) {
             memset(dir, 0, sizeof dir);
@@ -345,8 +345,8 @@ START_TEST(rnea_velocity_terms)
                     for (int j = 0; j < n; j++) T[s] += v[i] * Hp[i + j * n] * v[j];
             }
             double expect = Hdv[k] - 0.5 * (T[0] - T[1]) / (2 * eps);
-            ck_assert_msg(fabs(c[k] - expect) <= 1e-6 * (1 + fabs(expect)), "dof %d: c %g, Lagrange %g",
-                          k, c[k], expect);
+            ck_assert_msg(fabs(c[k] - expect) <= 1e-6 * (1 + fabs(expect)),
+                          "dof %d: c %g, Lagrange %g", k, c[k], expect);
         }
     }
     mcb_robot_free(&r);
