@@ -500,6 +500,11 @@ START_TEST(bad_input_is_rejected)
     ck_assert_int_eq(mcb_robot_new("bad", 0, NULL, L, 2, &r, &err), MCB_E_INPUT); /* parent */
     ck_assert_ptr_null(r);
     L[1].parent = 0;
+    L[1].inertia[4] = NAN;
+    ck_assert_int_eq(mcb_robot_new("bad", 0, NULL, L, 2, &r, &err), MCB_E_INPUT);
+    L[1].inertia[4] = -1;
+    ck_assert_int_eq(mcb_robot_new("bad", 0, NULL, L, 2, &r, &err), MCB_E_INPUT);
+    L[1].inertia[4] = 0;
     ck_assert_int_eq(mcb_robot_new("ok", 0, NULL, L, 2, &r, &err), MCB_OK);
     mcb_shape s;
     memset(&s, 0, sizeof s);

@@ -151,6 +151,20 @@ static mcb_rc check_links(int floating, const mcb_link *links, int nlinks, mcb_e
         if (!(l->mass_kg >= 0) || !isfinite(l->mass_kg))
             return mcb_fail(err, MCB_E_INPUT, "robot: link %d (%s) has mass %g", k, l->name,
                             l->mass_kg);
+        int finite = 1;
+        for (int i = 0; i < 9; i++)
+            finite &= isfinite(l->inertia[i]) && isfinite(l->placement.R[i]);
+        for (int i = 0; i < 3; i++)
+            finite &= isfinite(l->com[i]) && isfinite(l->placement.p[i]) && isfinite(l->axis[i]);
+        if (!finite)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "robot: link %d (%s) has a non-finite inertia, centre of mass, "
+                            "placement or axis",
+                            k, l->name);
+        for (int i = 0; i < 3; i++)
+            if (l->inertia[4 * i] < 0)
+                return mcb_fail(err, MCB_E_INPUT, "robot: link %d (%s) has inertia[%d] = %g < 0", k,
+                                l->name, 4 * i, l->inertia[4 * i]);
     }
     return MCB_OK;
 }
