@@ -7,8 +7,10 @@
  * difference of the potential energy; RNEA's velocity terms against the
  * Lagrangian (fixed base) and the energy balance v^T c = v^T dH/dt v / 2
  * (floating base); link Jacobians against finite differences of forward
- * kinematics; quaternion integration; and the built-in robots (DOF counts,
- * H symmetric positive definite, documented total masses). */
+ * kinematics; the floating base block of H (m 1 and -m [c - p]x);
+ * quaternion integration; and the built-in robots (DOF counts, H symmetric
+ * positive definite, documented total masses and PD gains, the Panda's
+ * flange at Franka's ready pose). */
 #include <check.h>
 
 #include "check_main.h"
@@ -228,11 +230,30 @@ START_TEST(crba_equals_brute_force)
     brute_force_H(r, B);
     double scale = max_abs(B, n * n);
     ck_assert_msg(max_abs_diff(H, B, n * n) <= 1e-12 * scale,
-                  "CRBA vs sum J^T M J: max diff %g (scale %g), floating %d", max_abs_diff(H, B, n * n),
-                  scale, floating);
+                  "CRBA vs sum J^T M J: max diff %g (scale %g), floating %d",
+                  max_abs_diff(H, B, n * n), scale, floating);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) ck_assert_double_eq(H[i + j * n], H[j + i * n]);
     ck_assert(cholesky_ok(H, n));
+    if (floating) {
+        /* base block: momentum m (v_p + w x (c - p)), so H_vv = m 1 and
+         * H_vw = -m [c - p]x with c the centre of mass, p the base origin */
+        double m = mcb_robot_total_mass(r), c[3] = {0, 0, 0};
+        for (int k = 0; k < mcb_robot_nlinks(r); k++) {
+            const mcb_link *l = mcb_robot_link(r, k);
+            double ck[3];
+            mcb_xform_point(mcb_robot_link_pose(r, k), l->com, ck);
+            for (int i = 0; i < 3; i++) c[i] += l->mass_kg * ck[i] / m;
+        }
+        const double *p = mcb_robot_link_pose(r, 0)->p;
+        double d[3] = {c[0] - p[0], c[1] - p[1], c[2] - p[2]};
+        double X[9] = {0, -d[2], d[1], d[2], 0, -d[0], -d[1], d[0], 0}; /* [d]x */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                ck_assert_double_eq_tol(H[i + j * n], (i == j) * m, 1e-13 * m);
+                ck_assert_double_eq_tol(H[i + (3 + j) * n], -m * X[3 * i + j], 1e-12 * m);
+            }
+    }
     free(H), free(B);
     mcb_robot_free(&r);
 }
@@ -309,8 +330,8 @@ START_TEST(rnea_velocity_terms)
         vHdv += v[i] * Hdv[i];
         vc += v[i] * c[i];
     }
-    ck_assert_msg(fabs(vc - 0.5 * vHdv) <= 1e-6 * (1 + fabs(vc)), "v^T c %g, v^T dH/dt v / 2 %g", vc,
-                  0.5 * vHdv);
+    ck_assert_msg(fabs(vc - 0.5 * vHdv) <= 1e-6 * (1 + fabs(vc)), "v^T c %g, v^T dH/dt v / 2 %g",
+                  vc, 0.5 * vHdv);
     if (!floating) {
         for (int k = 0; k < n; k++) {
             memset(dir, 0, sizeof dir);
@@ -324,8 +345,8 @@ START_TEST(rnea_velocity_terms)
                     for (int j = 0; j < n; j++) T[s] += v[i] * Hp[i + j * n] * v[j];
             }
             double expect = Hdv[k] - 0.5 * (T[0] - T[1]) / (2 * eps);
-            ck_assert_msg(fabs(c[k] - expect) <= 1e-6 * (1 + fabs(expect)), "dof %d: c %g, Lagrange %g",
-                          k, c[k], expect);
+            ck_assert_msg(fabs(c[k] - expect) <= 1e-6 * (1 + fabs(expect)),
+                          "dof %d: c %g, Lagrange %g", k, c[k], expect);
         }
     }
     mcb_robot_free(&r);
@@ -435,12 +456,33 @@ START_TEST(builtin_robots)
             for (int j = 0; j < n; j++) ck_assert_double_eq(H[i + j * n], H[j + i * n]);
         ck_assert_msg(cholesky_ok(H, n), "%s: H not positive definite", mcb_robot_name(r));
     }
-    /* every moving joint has PD gains */
-    for (int k = 0; k < mcb_robot_nlinks(r); k++)
-        if (mcb_robot_dof_of_link(r, k) >= 0) {
-            ck_assert_double_gt(mcb_robot_link(r, k)->kp, 0);
-            ck_assert_double_gt(mcb_robot_link(r, k)->kd, 0);
-        }
+    /* PD gains at the nominal pose (q = q_ref): kp = max(omega^2 H_jj, floor),
+     * kd = 2 sqrt(kp H_jj) (docs/robots.md) */
+    const double omega = _i == 1 ? 100.0 : 200.0;
+    for (int k = 0, j = 0; k < mcb_robot_nlinks(r); k++) {
+        int d = mcb_robot_dof_of_link(r, k);
+        if (d >= 0) mcb_robot_q(r)[d + (mcb_robot_floating(r) ? 1 : 0)] = mcb_robot_q_ref(r)[j++];
+    }
+    mcb_robot_update(r);
+    mcb_robot_crba(r, H);
+    for (int k = 0; k < mcb_robot_nlinks(r); k++) {
+        int d = mcb_robot_dof_of_link(r, k);
+        if (d < 0) continue;
+        const mcb_link *l = mcb_robot_link(r, k);
+        double Hjj = H[d + d * n], fl = l->joint == MCB_JOINT_PRISMATIC ? 5000.0 : 100.0;
+        double kp = fmax(omega * omega * Hjj, fl);
+        ck_assert_double_eq_tol(l->kp, kp, 1e-9 * kp);
+        ck_assert_double_eq_tol(l->kd, 2 * sqrt(kp * Hjj), 1e-9 * l->kd);
+    }
+    if (_i == 0) {
+        /* Franka's ready pose: the flange (hand frame) at (0.307, 0, 0.590) m,
+         * the tool centre point 0.1034 m below at z = 0.487 m */
+        const mcb_xform *X = mcb_robot_link_pose(r, 7);
+        ck_assert_double_eq_tol(X->p[0], 0.307, 1e-3);
+        ck_assert_double_eq_tol(X->p[1], 0.0, 1e-9);
+        ck_assert_double_eq_tol(X->p[2] - 0.1034, 0.487, 1e-3);
+        ck_assert_double_eq_tol(X->R[8], -1.0, 1e-9); /* hand z points down */
+    }
     mcb_robot_free(&r);
 }
 END_TEST
@@ -458,6 +500,11 @@ START_TEST(bad_input_is_rejected)
     ck_assert_int_eq(mcb_robot_new("bad", 0, NULL, L, 2, &r, &err), MCB_E_INPUT); /* parent */
     ck_assert_ptr_null(r);
     L[1].parent = 0;
+    L[1].inertia[4] = NAN;
+    ck_assert_int_eq(mcb_robot_new("bad", 0, NULL, L, 2, &r, &err), MCB_E_INPUT);
+    L[1].inertia[4] = -1;
+    ck_assert_int_eq(mcb_robot_new("bad", 0, NULL, L, 2, &r, &err), MCB_E_INPUT);
+    L[1].inertia[4] = 0;
     ck_assert_int_eq(mcb_robot_new("ok", 0, NULL, L, 2, &r, &err), MCB_OK);
     mcb_shape s;
     memset(&s, 0, sizeof s);

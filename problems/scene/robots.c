@@ -241,10 +241,11 @@ static const double PANDA_DH[8][3] = {{0, 0.333, 0},       {0, 0, -PI / 2},     
  * (IEEE RA-L 4(4), 2019), rounded. */
 static const double PANDA_MASS_KG[7] = {4.970684, 0.646926, 3.228604, 3.587895,
                                         1.225946, 1.666555, 0.735522};
-static const double PANDA_COM[7][3] = {{0.003875, 0.002081, -0.1750}, {-0.003141, -0.02872, 0.003495},
-                                       {0.027518, 0.039252, -0.066502}, {-0.05317, 0.104419, 0.027454},
-                                       {-0.011953, 0.041065, -0.038437}, {0.060149, -0.014117, -0.010517},
-                                       {0.010517, -0.004252, 0.061597}};
+static const double PANDA_COM[7][3] = {
+    {0.003875, 0.002081, -0.1750},    {-0.003141, -0.02872, 0.003495},
+    {0.027518, 0.039252, -0.066502},  {-0.05317, 0.104419, 0.027454},
+    {-0.011953, 0.041065, -0.038437}, {0.060149, -0.014117, -0.010517},
+    {0.010517, -0.004252, 0.061597}};
 #define PANDA_HAND_KG 0.73
 
 mcb_rc mcb_robot_arm7(const mcb_xform *base, mcb_robot **out, mcb_err *err)
@@ -327,8 +328,8 @@ mcb_rc mcb_robot_quadruped(mcb_robot **out, mcb_err *err)
                          0.000010388 * mi,  0.009280083,      -0.00008511 * mi,
                          0.000250428,       -0.00008511 * mi, 0.00178256};
         snprintf(nm, sizeof nm, "%s_thigh", leg_name[g]);
-        int th = add_link(b, nm, hip, MCB_JOINT_REVOLUTE, 0, 1, 0, xf(0, 0.037 * mi, 0), LK_THIGH_KG,
-                          thcom, thI);
+        int th = add_link(b, nm, hip, MCB_JOINT_REVOLUTE, 0, 1, 0, xf(0, 0.037 * mi, 0),
+                          LK_THIGH_KG, thcom, thI);
         b->q0[th] = thigh_q;
         add_box(b, th, 0, 0, -0.125, 0.043 / 2, 0.034 / 2, 0.125, mu);
         double ccom[3] = {-0.002196, -0.000381, -0.12338};
@@ -342,7 +343,8 @@ mcb_rc mcb_robot_quadruped(mcb_robot **out, mcb_err *err)
         double fI[9] = {0}, zero[3] = {0, 0, 0};
         fI[0] = fI[4] = fI[8] = 0.4 * LK_FOOT_KG * 0.0265 * 0.0265;
         snprintf(nm, sizeof nm, "%s_foot", leg_name[g]);
-        int ft = add_link(b, nm, ca, MCB_JOINT_FIXED, 0, 0, 1, xf(0, 0, -0.25), LK_FOOT_KG, zero, fI);
+        int ft =
+            add_link(b, nm, ca, MCB_JOINT_FIXED, 0, 0, 1, xf(0, 0, -0.25), LK_FOOT_KG, zero, fI);
         add_sphere(b, ft, 0, 0, 0, 0.0265, 1.0);
     }
     mcb_rc rc = finish(b, "quadruped", 1, NULL, 100.0, out, err);
@@ -380,7 +382,8 @@ static void add_hand(build *b, int wrist, double mi, const char *side)
     double pcom[3] = {0.04, 0, 0}, pI[9];
     inertia_box(G1_PALM_KG, 0.04, 0.035, 0.015, pI);
     snprintf(nm, sizeof nm, "%s_palm", side);
-    int palm = add_link(b, nm, wrist, MCB_JOINT_FIXED, 0, 0, 1, xf(0.04, 0, 0), G1_PALM_KG, pcom, pI);
+    int palm =
+        add_link(b, nm, wrist, MCB_JOINT_FIXED, 0, 0, 1, xf(0.04, 0, 0), G1_PALM_KG, pcom, pI);
     add_box(b, palm, 0.04, 0, 0, 0.04, 0.035, 0.015, mu);
     /* fingers: each phalanx a rod of 4 cm along +x, flexing about -z*mi
      * (towards the thumb); the thumb opposes from the palm's -y*mi side */
@@ -403,8 +406,8 @@ static void add_hand(build *b, int wrist, double mi, const char *side)
         snprintf(nm, sizeof nm, "%s_thumb_%d", side, j);
         mcb_xform pl = j == 0 ? xf(0.03, -0.04 * mi, 0) : xf(0.04, 0, 0);
         double ax = thumb_axis[j][0], az = thumb_axis[j][2] * mi;
-        int l = add_rod_link(b, nm, parent, MCB_JOINT_REVOLUTE, ax, 0, az, pl, G1_PHALANX_KG, o, seg,
-                             r);
+        int l = add_rod_link(b, nm, parent, MCB_JOINT_REVOLUTE, ax, 0, az, pl, G1_PHALANX_KG, o,
+                             seg, r);
         add_capsule(b, l, o, seg, r, mu);
         parent = l;
     }
@@ -419,8 +422,8 @@ mcb_rc mcb_robot_dual_arm(const mcb_xform *base, mcb_robot **out, mcb_err *err)
     const double mu = 0.5;
     double tcom[3] = {0, 0, 0.15}, tI[9];
     inertia_box(G1_TORSO_KG, 0.06, 0.1, 0.15, tI);
-    int torso = add_link(b, "torso", -1, MCB_JOINT_FIXED, 0, 0, 1, mcb_xform_identity(), G1_TORSO_KG,
-                         tcom, tI);
+    int torso = add_link(b, "torso", -1, MCB_JOINT_FIXED, 0, 0, 1, mcb_xform_identity(),
+                         G1_TORSO_KG, tcom, tI);
     add_box(b, torso, 0, 0, 0.15, 0.06, 0.1, 0.15, mu);
     add_sphere(b, torso, 0, 0, 0.40, 0.08, mu); /* head */
     for (int s = 0; s < 2; s++) {
