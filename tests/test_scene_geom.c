@@ -303,6 +303,44 @@ START_TEST(gradients_match_finite_differences)
 }
 END_TEST
 
+
+/* An M48 nut (ISO 68-1 basic profile) on a bolt 0.2 mm smaller in diameter,
+ * lowered by 0.1 mm / sqrt(3) so that it rests on the bolt's upper flanks:
+ * the nut's samples (fewer than the bolt's) against the bolt's distance give
+ * contacts only on those flanks (gap 0, normal 30 degrees from the axis,
+ * upwards), clustered to at most 120. */
+START_TEST(nut_on_bolt_contacts)
+{
+    mcb_shape b = bolt_m48(0.1), n = bolt_m48(0.038);
+    double delta = 1e-4;
+    b.thread.d -= 2 * delta, b.body = -1;
+    n.type = MCB_SHAPE_NUT, n.body = 0;
+    ck_assert_int_lt(mcb_shape_samples(&n, NULL, 0), mcb_shape_samples(&b, NULL, 0));
+    mcb_xform Xb = at(0, 0, 0), Xn = at(0, 0, 0.03 - delta / sqrt(3.0));
+    int cap = 50000;
+    mcb_contact *c = malloc((size_t)cap * sizeof *c);
+    int nc = mcb_collide(&n, &Xn, 1, &b, &Xb, 0, 2e-5, c, cap);
+    ck_assert_int_le(nc, cap);
+    ck_assert_int_gt(nc, 500);
+    for (int i = 0; i < nc; i++) {
+        ck_assert_double_ge(c[i].gap, -1e-12);
+        ck_assert_double_lt(c[i].gap, 2e-5);
+        ck_assert_double_gt(c[i].n[2], 0.85); /* 60-degree flanks: cos 30 = 0.866 */
+        ck_assert_double_lt(c[i].n[2], 0.8661);
+        ck_assert_int_eq(c[i].body_a, 0);
+        ck_assert_int_eq(c[i].body_b, -1);
+    }
+    int m = mcb_contacts_cluster(c, nc, 120, 0);
+    ck_assert_int_le(m, 120);
+    ck_assert_int_ge(m, 100);
+    /* the kept contacts spread around the thread: all four quadrants */
+    int quad[4] = {0, 0, 0, 0};
+    for (int i = 0; i < m; i++) quad[(c[i].p[0] > 0) + 2 * (c[i].p[1] > 0)]++;
+    for (int q = 0; q < 4; q++) ck_assert_int_gt(quad[q], 10);
+    free(c);
+}
+END_TEST
+
 /* ---- contact frames on random near-touching pairs ----------------------- */
 
 /* Non-box-box pairs at random poses: each contact's normal is unit, points
@@ -506,6 +544,7 @@ static Suite *suite(void)
     tcase_add_test(tc, revolution_cylinder_and_disc);
     tcase_add_test(tc, bolt_and_nut_known_points);
     tcase_add_test(tc, gradients_match_finite_differences);
+    tcase_add_test(tc, nut_on_bolt_contacts);
     tcase_add_test(tc, contact_frames_outward);
     tcase_add_test(tc, clustering_keeps_cap_and_deepest);
     tcase_add_test(tc, broad_phase_equals_brute_force);

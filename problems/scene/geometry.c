@@ -27,10 +27,12 @@ static double seg2_closest(double px, double pz, double ax, double az, double bx
 }
 
 /* Unsigned distance from (px, pz) to the polyline (x[k], z[k]) and the unit
- * direction from the closest point to p (gx, gz); when p is on the line the
- * direction is the left normal of the closest segment. */
+ * direction from the closest point to p (gx, gz). When p lies on the line
+ * (closer than 1e-12 of its coordinates' size, where the direction would
+ * be rounding noise) the direction is the left normal of the closest
+ * segment and *on is set. */
 static double polyline_dist(const double *x, const double *z, int n, double px, double pz,
-                            double *gx, double *gz)
+                            double *gx, double *gz, int *on)
 {
     double best = INFINITY, bx = px, bz = pz;
     int bk = 0;
@@ -40,13 +42,16 @@ static double polyline_dist(const double *x, const double *z, int n, double px, 
     }
     if (n == 1) best = (px - x[0]) * (px - x[0]) + (pz - z[0]) * (pz - z[0]), bx = x[0], bz = z[0];
     double d = sqrt(best);
-    if (d > 1e-300) {
+    *on = 0;
+    if (d > 1e-12 * (fabs(px) + fabs(pz)) && d > 1e-300) {
         *gx = (px - bx) / d, *gz = (pz - bz) / d;
     } else if (n > 1) {
         double ex = x[bk + 1] - x[bk], ez = z[bk + 1] - z[bk], l = sqrt(ex * ex + ez * ez);
         *gx = l > 0 ? -ez / l : 1.0, *gz = l > 0 ? ex / l : 0.0;
+        *on = 1;
     } else {
         *gx = 1.0, *gz = 0.0;
+        *on = 1;
     }
     return d;
 }
@@ -106,7 +111,8 @@ static double sdf_revolution(const mcb_shape *s, const double x[3], double g[3])
 {
     const mcb_profile *pr = &s->profile;
     double r = hypot(x[0], x[1]), gr, gz;
-    double d = polyline_dist(pr->r, pr->z, pr->npts, r, x[2], &gr, &gz);
+    int on;
+    double d = polyline_dist(pr->r, pr->z, pr->npts, r, x[2], &gr, &gz, &on);
     radial_to_3d(x, gr, gz, g);
     return d - 0.5 * pr->thickness;
 }
@@ -138,7 +144,8 @@ static double thread_sdf(const mcb_thread *t, const double x[3], double g[3])
     double zp = x[2] - P * phi / (2 * GEOM_PI);
     double u = zp - P * floor(zp / P + 0.5); /* in [-P/2, P/2) */
     double gr, gu;
-    double d = polyline_dist(rr, uu, THREAD_NPTS, r, u, &gr, &gu);
+    int on;
+    double d = polyline_dist(rr, uu, THREAD_NPTS, r, u, &gr, &gu, &on);
     /* inside when r below the profile radius at u */
     double au = fabs(u), rp;
     double rmaj = 0.5 * t->d, rmin = rmaj - 0.625 * 0.5 * sqrt(3.0) * P;
@@ -147,11 +154,8 @@ static double thread_sdf(const mcb_thread *t, const double x[3], double g[3])
     else rp = rmaj - sqrt(3.0) * (au - 0.0625 * P);
     double sgn = r < rp ? -1.0 : 1.0;
     d *= sgn, gr *= sgn, gu *= sgn;
-    if (fabs(d) < 1e-300) { /* on the surface: the outward profile normal */
-        if (au <= 0.0625 * P) gr = 1, gu = 0;
-        else if (au >= 0.375 * P) gr = 1, gu = 0;
-        else gr = 0.5, gu = (u > 0 ? 1 : -1) * 0.5 * sqrt(3.0);
-    }
+    if (on) /* on the surface: the outward normal, the right one of the profile (u increasing) */
+        gr = -gr * sgn, gu = -gu * sgn;
     /* grad = gr e_r + gu (e_z - P / (2 pi r) e_phi) */
     double ex = r > 1e-300 ? x[0] / r : 1.0, ey = r > 1e-300 ? x[1] / r : 0.0;
     double w = r > 1e-300 ? P / (2 * GEOM_PI * r) : 0.0;
