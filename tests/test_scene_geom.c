@@ -179,6 +179,69 @@ START_TEST(box_on_box_four_contacts)
 END_TEST
 
 
+
+/* Capsules: lying on a plane (its 2 end spheres), on a parallel capsule
+ * (the 2 ends of the overlap), crossing another (1 contact, the segment
+ * distance), across a box with both ends overhanging (2 contacts at the
+ * box's edges), on a box with both ends over the face (its 2 ends). */
+START_TEST(capsule_contacts)
+{
+    double q[4], y[3] = {0, 1, 0}, xax[3] = {1, 0, 0};
+    mcb_shape cp = shape(MCB_SHAPE_CAPSULE, 0, 0.05, 0.2, 0), pl = shape(MCB_SHAPE_PLANE, -1, 0, 0, 0);
+    mcb_xform Xc = at(0, 0, 0.05 - 1e-4), Xp = at(0, 0, 0);
+    mcb_quat_from_axis_angle(y, 0.5 * 3.141592653589793, q); /* axis along x */
+    mcb_quat_to_mat(q, Xc.R);
+    mcb_contact c[16];
+    ck_assert_int_eq(mcb_collide(&cp, &Xc, 0, &pl, &Xp, 1, 1e-3, c, 16), 2);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_double_eq_tol(c[i].gap, -1e-4, 1e-12);
+        ck_assert_double_eq_tol(fabs(c[i].p[0]), 0.2, 1e-12);
+        ck_assert_double_eq_tol(c[i].p[2], -0.5e-4, 1e-12);
+    }
+    /* parallel: a second capsule on top, shifted along x by 0.1 */
+    mcb_shape c2 = cp;
+    c2.body = 1;
+    mcb_xform X2 = Xc;
+    X2.p[0] = 0.1, X2.p[2] = Xc.p[2] + 0.1 + 2e-4;
+    int n = mcb_collide(&c2, &X2, 1, &cp, &Xc, 0, 1e-3, c, 16);
+    ck_assert_int_eq(n, 2);
+    for (int i = 0; i < n; i++) {
+        ck_assert_double_eq_tol(c[i].gap, 2e-4, 1e-12);
+        ck_assert_double_eq_tol(c[i].n[2], 1.0, 1e-12);
+    }
+    ck_assert_double_eq_tol(fmin(c[0].p[0], c[1].p[0]), -0.1, 1e-12);
+    ck_assert_double_eq_tol(fmax(c[0].p[0], c[1].p[0]), 0.2, 1e-12);
+    /* crossed: the second along y */
+    mcb_quat_from_axis_angle(xax, 0.5 * 3.141592653589793, q);
+    mcb_quat_to_mat(q, X2.R);
+    X2.p[0] = 0.05;
+    ck_assert_int_eq(mcb_collide(&c2, &X2, 1, &cp, &Xc, 0, 1e-3, c, 16), 1);
+    ck_assert_double_eq_tol(c[0].gap, 2e-4, 1e-12);
+    ck_assert_double_eq_tol(c[0].p[0], 0.05, 1e-12);
+    ck_assert_double_eq_tol(c[0].p[1], 0.0, 1e-12);
+    /* across a narrow box (half width 0.1 along x): contacts at its edges */
+    mcb_shape bx = shape(MCB_SHAPE_BOX, -1, 0.1, 0.3, 0.05);
+    mcb_xform Xb = at(0, 0, -0.05);
+    n = mcb_collide(&cp, &Xc, 0, &bx, &Xb, 1, 1e-3, c, 16);
+    ck_assert_int_eq(n, 2);
+    for (int i = 0; i < n; i++) {
+        ck_assert_double_lt(c[i].gap, -1e-4 + 1e-3);
+        ck_assert_double_ge(c[i].gap, -1e-4 - 1e-12);
+        ck_assert_double_gt(c[i].n[2], 0.99);
+        ck_assert_double_eq_tol(fabs(c[i].p[0]), 0.1, 1e-3);
+    }
+    /* on a wide box: its two ends */
+    bx.size[0] = 0.5;
+    n = mcb_collide(&cp, &Xc, 0, &bx, &Xb, 1, 1e-3, c, 16);
+    ck_assert_int_eq(n, 2);
+    for (int i = 0; i < n; i++) {
+        ck_assert_double_eq_tol(c[i].gap, -1e-4, 1e-12);
+        ck_assert_double_eq_tol(fabs(c[i].p[0]), 0.2, 1e-12);
+        ck_assert_double_eq_tol(c[i].n[2], 1.0, 1e-12);
+    }
+}
+END_TEST
+
 /* ---- sdf shapes --------------------------------------------------------- */
 
 static mcb_shape revolution(int npts, const double *r, const double *z, double thickness)
@@ -343,7 +406,8 @@ END_TEST
 
 /* ---- contact frames on random near-touching pairs ----------------------- */
 
-/* Non-box-box pairs at random poses: each contact's normal is unit, points
+/* Non-box-box pairs at random poses: each contact has an orthonormal
+ * right-handed frame; each separated contact's normal is unit, points
  * from b to a, and equals b's distance gradient at a's surface point
  * pa = p + gap/2 n with gap = b's distance there, or minus a's gradient at
  * b's surface point pb = p - gap/2 n with gap = a's distance there (the side
@@ -368,8 +432,10 @@ START_TEST(contact_frames_outward)
         int n = mcb_collide(&a, &Xa, 0, &b, &Xb, 1, 0.01, c, 20000);
         ck_assert_int_le(n, 20000);
         for (int k = 0; k < n; k++) {
-            if (c[k].gap < -0.002) continue; /* deeper than the shell half-thickness: the nearest feature may change */
             check_frame(&c[k]);
+            /* penetrating: the normal (b's gradient at a's deepest point, or
+             * at a sphere's centre) need not be b's gradient inside b */
+            if (c[k].gap < 0) continue;
             double pa[3], pb[3], ga[3], gb[3];
             for (int q = 0; q < 3; q++) pa[q] = c[k].p[q] + 0.5 * c[k].gap * c[k].n[q],
                                     pb[q] = c[k].p[q] - 0.5 * c[k].gap * c[k].n[q];
@@ -384,7 +450,7 @@ START_TEST(contact_frames_outward)
         }
     }
     free(c);
-    ck_assert_int_gt(checked, 200);
+    ck_assert_int_gt(checked, 300);
 }
 END_TEST
 
@@ -541,6 +607,7 @@ static Suite *suite(void)
     tcase_add_test(tc, sphere_on_plane_one_contact);
     tcase_add_test(tc, box_on_plane_four_corners);
     tcase_add_test(tc, box_on_box_four_contacts);
+    tcase_add_test(tc, capsule_contacts);
     tcase_add_test(tc, revolution_cylinder_and_disc);
     tcase_add_test(tc, bolt_and_nut_known_points);
     tcase_add_test(tc, gradients_match_finite_differences);

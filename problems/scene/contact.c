@@ -236,36 +236,67 @@ static void capsule_plane(emitter *e, const mcb_shape *A, const mcb_xform *XA,
     }
 }
 
-/* Capsule against a box: each end sphere against the box (features 0, 1)
- * and, when the segment comes closer to the box between its ends, the
- * closest point of the segment (feature 2): the box distance is convex
- * along the segment, so a ternary search finds its minimum. */
+/* Point of the segment p0 + t (p1 - p0) and the box's distance there. */
+static double seg_box(const mcb_shape *B, const mcb_xform *XB, const double p0[3],
+                      const double p1[3], double t, double x[3], double g[3])
+{
+    for (int k = 0; k < 3; k++) x[k] = p0[k] + t * (p1[k] - p0[k]);
+    return mcb_shape_sdf(B, XB, x, g);
+}
+
+/* Capsule against a box: each end sphere against the box (features 0, 1),
+ * and where the segment comes closer to the box between its ends: the box
+ * distance f(t) is convex along the segment, so a ternary search finds its
+ * minimum f*, and bisections the interval [t1, t2] where f <= f* + eps
+ * (eps = margin / 2): a capsule lying across a face (its ends overhanging)
+ * gets contacts at t1 and t2 (features 2, 3), one crossing an edge a single
+ * contact at the minimum (feature 2). Interior contacts within 1e-6 of an
+ * end are left to the end's contact. */
 static void capsule_box(emitter *e, const mcb_shape *A, const mcb_xform *XA, const mcb_shape *B,
                         const mcb_xform *XB)
 {
-    double p0[3], p1[3], g[3], pa[3];
+    double p0[3], p1[3], g[3], pa[3], x[3];
     capsule_ends(A, XA, p0, p1);
-    double r = A->size[0], dend[2];
+    double r = A->size[0];
     for (int f = 0; f < 2; f++) {
         const double *c = f ? p1 : p0;
-        dend[f] = mcb_shape_sdf(B, XB, c, g);
+        double d = mcb_shape_sdf(B, XB, c, g);
         for (int k = 0; k < 3; k++) pa[k] = c[k] - r * g[k];
-        emit_pa(e, pa, g, dend[f] - r, f);
+        emit_pa(e, pa, g, d - r, f);
     }
-    double lo = 0, hi = 1, x[3];
+    double lo = 0, hi = 1;
     for (int it = 0; it < 100 && hi - lo > 1e-12; it++) {
-        double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3, x1[3], x2[3];
-        for (int k = 0; k < 3; k++)
-            x1[k] = p0[k] + m1 * (p1[k] - p0[k]), x2[k] = p0[k] + m2 * (p1[k] - p0[k]);
-        if (mcb_shape_sdf(B, XB, x1, NULL) <= mcb_shape_sdf(B, XB, x2, NULL)) hi = m2;
+        double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+        if (seg_box(B, XB, p0, p1, m1, x, NULL) <= seg_box(B, XB, p0, p1, m2, x, NULL)) hi = m2;
         else lo = m1;
     }
-    double t = 0.5 * (lo + hi);
-    for (int k = 0; k < 3; k++) x[k] = p0[k] + t * (p1[k] - p0[k]);
-    double d = mcb_shape_sdf(B, XB, x, g), tol = 1e-9 * (r + A->size[1]);
-    if (t > 1e-6 && t < 1 - 1e-6 && d < dend[0] - tol && d < dend[1] - tol) {
+    double ts = 0.5 * (lo + hi), fs = seg_box(B, XB, p0, p1, ts, x, NULL);
+    if (!(fs - r < e->margin)) return;
+    double eps = 0.5 * e->margin > 1e-9 * (r + A->size[1]) ? 0.5 * e->margin : 1e-9 * (r + A->size[1]);
+    double t12[2];
+    for (int side = 0; side < 2; side++) { /* the ends of {t : f(t) <= f* + eps} */
+        double in = ts, out = side ? 1.0 : 0.0;
+        if (seg_box(B, XB, p0, p1, out, x, NULL) <= fs + eps) {
+            t12[side] = out;
+            continue;
+        }
+        for (int it = 0; it < 60; it++) {
+            double m = 0.5 * (in + out);
+            if (seg_box(B, XB, p0, p1, m, x, NULL) <= fs + eps) in = m;
+            else out = m;
+        }
+        t12[side] = in;
+    }
+    double cand[2];
+    int nc = 0;
+    if (t12[1] - t12[0] > 1e-3) cand[nc++] = t12[0], cand[nc++] = t12[1];
+    else cand[nc++] = ts;
+    for (int q = 0; q < nc; q++) {
+        double t = cand[q];
+        if (t <= 1e-6 || t >= 1 - 1e-6) continue;
+        double d = seg_box(B, XB, p0, p1, t, x, g);
         for (int k = 0; k < 3; k++) pa[k] = x[k] - r * g[k];
-        emit_pa(e, pa, g, d - r, 2);
+        emit_pa(e, pa, g, d - r, 2 + q);
     }
 }
 
