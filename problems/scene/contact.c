@@ -821,7 +821,7 @@ static double dist2(const double a[3], const double b[3])
 /* One body pair's contacts g[0..m) (indices into c, ascending) reduced to
  * at most k: farthest-point seeds from the deepest contact, 5 k-means
  * steps on positions, then the deepest contact of each cluster; marks the
- * kept ones in keep[]. Scratch: mind, assign (m each), cen (3 k), best (k). */
+ * kept ones in keep[]. Scratch: mind, assign (m each), cen (6 k: centres, sums), best (k). */
 static void cluster_group(const mcb_contact *c, const int *g, int m, int k, char *keep,
                           double *mind, int *assign, double *cen, int *best)
 {
@@ -852,17 +852,16 @@ static void cluster_group(const mcb_contact *c, const int *g, int m, int k, char
         }
         if (it == 5) break;
         /* new centres: the means (an empty cluster keeps its centre) */
-        for (int q = 0; q < k; q++) {
-            double acc[3] = {0, 0, 0};
-            int cnt = 0;
-            for (int i = 0; i < m; i++)
-                if (assign[i] == q) {
-                    for (int a = 0; a < 3; a++) acc[a] += c[g[i]].p[a];
-                    cnt++;
-                }
-            if (cnt)
-                for (int a = 0; a < 3; a++) cen[3 * q + a] = acc[a] / cnt;
+        double *sum = cen + 3 * (size_t)k;
+        for (int q = 0; q < k; q++) best[q] = 0, sum[3 * q] = sum[3 * q + 1] = sum[3 * q + 2] = 0;
+        for (int i = 0; i < m; i++) {
+            int q = assign[i];
+            for (int a = 0; a < 3; a++) sum[3 * q + a] += c[g[i]].p[a];
+            best[q]++;
         }
+        for (int q = 0; q < k; q++)
+            if (best[q])
+                for (int a = 0; a < 3; a++) cen[3 * q + a] = sum[3 * q + a] / best[q];
     }
     for (int q = 0; q < k; q++) best[q] = -1;
     for (int i = 0; i < m; i++) {
@@ -889,7 +888,7 @@ int mcb_contacts_cluster(mcb_contact *c, int nc, int cap_per_pair, int cap_total
     int *assign = mcb_malloc((size_t)nc, sizeof(int));
     double *mind = mcb_malloc((size_t)nc, sizeof(double));
     int kmax = cap_per_pair > 0 ? cap_per_pair : 1;
-    double *cen = mcb_malloc((size_t)kmax * 3, sizeof(double));
+    double *cen = mcb_malloc((size_t)kmax * 6, sizeof(double));
     int *best = mcb_malloc((size_t)kmax, sizeof(int));
     char *keep = mcb_malloc((size_t)nc, 1);
     if (!idx || !tmp || !assign || !mind || !cen || !best || !keep) {
