@@ -525,12 +525,21 @@ typedef struct {
     int n; /* -1: not computed yet */
 } sample_set;
 
+/* Computes a shape's samples: one pass into a first guess of 4096 points,
+ * a second only when there are more. */
 static int samples_compute(const mcb_shape *s, sample_set *ss)
 {
-    int n = mcb_shape_samples(s, NULL, 0);
-    ss->pts = n > 0 ? mcb_malloc((size_t)n * 3, sizeof(double)) : NULL;
-    if (n > 0 && !ss->pts) return -1;
-    ss->n = n > 0 ? mcb_shape_samples(s, ss->pts, n) : 0;
+    int cap = 4096;
+    ss->pts = mcb_malloc((size_t)cap * 3, sizeof(double));
+    if (!ss->pts) return -1;
+    int n = mcb_shape_samples(s, ss->pts, cap);
+    if (n > cap) {
+        double *p = realloc(ss->pts, (size_t)n * 3 * sizeof(double));
+        if (!p) return -1; /* ss->pts is freed by the owner */
+        ss->pts = p;
+        n = mcb_shape_samples(s, ss->pts, n);
+    }
+    ss->n = n;
     return 0;
 }
 
@@ -585,6 +594,11 @@ static int collide_impl(const mcb_shape *a, const mcb_xform *Xa, int ia, const m
 {
     emitter e = {a, b, ia, ib, 0, margin, out, cap, 0};
     int rc;
+    double alo[3], ahi[3], blo[3], bhi[3];
+    mcb_shape_aabb(a, Xa, 0.5 * margin, alo, ahi);
+    mcb_shape_aabb(b, Xb, 0.5 * margin, blo, bhi);
+    for (int k = 0; k < 3; k++) /* farther apart than the margin: nothing to sample */
+        if (alo[k] > bhi[k] || blo[k] > ahi[k]) return 0;
     if (type_rank(b->type) < type_rank(a->type)) {
         e.flip = 1;
         rc = collide_ordered(&e, b, Xb, a, Xa, sb, sa);
