@@ -175,6 +175,45 @@ START_TEST(box_on_box_four_contacts)
     /* two equal boxes exactly on top of each other: 4, not 8 */
     mcb_xform X3 = at(-0.2, 0, 0.15);
     ck_assert_int_eq(mcb_collide(&b2, &X3, 2, &b0, &X0, 0, 1e-3, c, 64), 4);
+    /* sunk by 0.1 mm into the two below, sides flush: still 4 vertical
+     * contacts each at the depth (the flush sides give no sideways normal) */
+    X2.p[2] -= 1e-4;
+    for (int k = 0; k < 2; k++) {
+        int m = mcb_collide(&b2, &X2, 2, k ? &b1 : &b0, k ? &X1 : &X0, k, 1e-3, c, 64);
+        ck_assert_int_eq(m, 4);
+        for (int i = 0; i < m; i++) {
+            ck_assert_double_eq_tol(c[i].n[2], 1.0, 1e-12);
+            ck_assert_double_eq_tol(c[i].gap, -1e-4, 1e-12);
+            ck_assert_double_eq_tol(c[i].p[2], 0.1 - 0.5e-4, 1e-12);
+            ck_assert_double_eq_tol(fabs(c[i].p[1]), 0.1, 1e-12);
+        }
+    }
+    /* a square plate turned 45 degrees on an equal one: the octagon, 8 */
+    mcb_shape s0 = shape(MCB_SHAPE_BOX, 0, 0.1, 0.1, 0.02), s1 = s0;
+    s1.body = 1;
+    mcb_xform Y0 = at(0, 0, 0.02), Y1 = at(0, 0, 0.06 - 2e-5);
+    mcb_quat_from_axis_angle(z, 0.25 * 3.141592653589793, q);
+    mcb_quat_to_mat(q, Y1.R);
+    ck_assert_int_eq(mcb_collide(&s1, &Y1, 1, &s0, &Y0, 0, 1e-3, c, 64), 8);
+    for (int i = 0; i < 8; i++) {
+        ck_assert_double_eq_tol(c[i].gap, -2e-5, 1e-12);
+        ck_assert_double_eq_tol(hypot(c[i].p[0], c[i].p[1]), 0.1 / cos(3.141592653589793 / 8), 1e-9);
+    }
+    /* edge on edge: a bar along x with an edge down on a bar along y with an
+     * edge up: one contact between the edges, normal +z */
+    mcb_shape e0 = shape(MCB_SHAPE_BOX, 0, 0.05, 0.3, 0.05), e1 = shape(MCB_SHAPE_BOX, 1, 0.3, 0.05, 0.05);
+    double xa[3] = {1, 0, 0}, ya[3] = {0, 1, 0};
+    mcb_xform Z0 = at(0, 0, 0), Z1 = at(0.01, 0.02, 0.1 * sqrt(2.0) + 3e-4);
+    mcb_quat_from_axis_angle(ya, 0.25 * 3.141592653589793, q);
+    mcb_quat_to_mat(q, Z0.R);
+    mcb_quat_from_axis_angle(xa, 0.25 * 3.141592653589793, q);
+    mcb_quat_to_mat(q, Z1.R);
+    ck_assert_int_eq(mcb_collide(&e1, &Z1, 1, &e0, &Z0, 0, 1e-3, c, 64), 1);
+    ck_assert_double_eq_tol(c[0].gap, 3e-4, 1e-12);
+    ck_assert_double_eq_tol(c[0].n[2], 1.0, 1e-12);
+    ck_assert_double_eq_tol(c[0].p[0], 0.0, 1e-12);  /* on the lower bar's edge (x = 0) */
+    ck_assert_double_eq_tol(c[0].p[1], 0.02, 1e-12); /* on the upper bar's edge (y = 0.02) */
+    ck_assert_double_eq_tol(c[0].p[2], 0.05 * sqrt(2.0) + 1.5e-4, 1e-12);
 }
 END_TEST
 
