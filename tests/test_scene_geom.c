@@ -258,6 +258,12 @@ START_TEST(capsule_contacts)
     ck_assert_double_eq_tol(c[0].gap, 2e-4, 1e-12);
     ck_assert_double_eq_tol(c[0].p[0], 0.05, 1e-12);
     ck_assert_double_eq_tol(c[0].p[1], 0.0, 1e-12);
+    /* crossed with intersecting axes: the normal of the axes' plane */
+    mcb_xform X4 = X2;
+    X4.p[2] = Xc.p[2];
+    ck_assert_int_eq(mcb_collide(&c2, &X4, 1, &cp, &Xc, 0, 1e-3, c, 16), 1);
+    ck_assert_double_eq_tol(c[0].gap, -0.1, 1e-12);
+    ck_assert_double_eq_tol(fabs(c[0].n[2]), 1.0, 1e-12);
     /* across a narrow box (half width 0.1 along x): contacts at its edges */
     mcb_shape bx = shape(MCB_SHAPE_BOX, -1, 0.1, 0.3, 0.05);
     mcb_xform Xb = at(0, 0, -0.05);

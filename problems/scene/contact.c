@@ -73,12 +73,14 @@ static void emit_pa(emitter *e, const double pa[3], const double n[3], double ga
     emit(e, p, n, gap, feature);
 }
 
-/* Two spheres (centres ca, cb, radii ra, rb): the first at ca. */
+/* Two spheres (centres ca, cb, radii ra, rb): the first at ca; fallback:
+ * the normal when the centres coincide (NULL: +z). */
 static void spheres(emitter *e, const double ca[3], double ra, const double cb[3], double rb,
-                    int feature)
+                    int feature, const double *fallback)
 {
     double d[3] = {ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]}, l = mcb_v3_norm(d), n[3];
-    if (l > 1e-300) n[0] = d[0] / l, n[1] = d[1] / l, n[2] = d[2] / l;
+    if (l > 1e-14 * (ra + rb)) n[0] = d[0] / l, n[1] = d[1] / l, n[2] = d[2] / l;
+    else if (fallback) n[0] = fallback[0], n[1] = fallback[1], n[2] = fallback[2];
     else n[0] = 0, n[1] = 0, n[2] = 1;
     double gap = l - ra - rb, pa[3];
     for (int k = 0; k < 3; k++) pa[k] = ca[k] - ra * n[k];
@@ -154,7 +156,7 @@ static void segments_closest(const double p0[3], const double d1[3], const doubl
 static void sphere_sphere(emitter *e, const mcb_shape *A, const mcb_xform *XA,
                           const mcb_shape *B, const mcb_xform *XB)
 {
-    spheres(e, XA->p, A->size[0], XB->p, B->size[0], 0);
+    spheres(e, XA->p, A->size[0], XB->p, B->size[0], 0, NULL);
 }
 
 /* Sphere against the half-space: n = the plane's normal. */
@@ -185,7 +187,7 @@ static void sphere_capsule(emitter *e, const mcb_shape *A, const mcb_xform *XA,
     double p0[3], p1[3], c[3];
     capsule_ends(B, XB, p0, p1);
     closest_on_segment(p0, p1, XA->p, c);
-    spheres(e, XA->p, A->size[0], c, B->size[0], 0);
+    spheres(e, XA->p, A->size[0], c, B->size[0], 0, NULL);
 }
 
 /* Capsule-capsule: the closest points of the segments (feature 2); two
@@ -210,7 +212,7 @@ static void capsule_capsule(emitter *e, const mcb_shape *A, const mcb_xform *XA,
                 double s = f ? hi : lo, pa[3], pb[3];
                 for (int k = 0; k < 3; k++) pa[k] = a0[k] + s * da[k];
                 closest_on_segment(b0, b1, pa, pb);
-                spheres(e, pa, A->size[0], pb, B->size[0], f);
+                spheres(e, pa, A->size[0], pb, B->size[0], f, NULL);
             }
             return;
         }
@@ -218,7 +220,14 @@ static void capsule_capsule(emitter *e, const mcb_shape *A, const mcb_xform *XA,
     double s, t, pa[3], pb[3];
     segments_closest(a0, da, b0, db, &s, &t);
     for (int k = 0; k < 3; k++) pa[k] = a0[k] + s * da[k], pb[k] = b0[k] + t * db[k];
-    spheres(e, pa, A->size[0], pb, B->size[0], 2);
+    /* axes that intersect: the normal of the plane of the two axes, towards A */
+    double lc = mcb_v3_norm(cr), fb[3] = {0, 0, 1};
+    if (lc > 0) {
+        double cab[3] = {XA->p[0] - XB->p[0], XA->p[1] - XB->p[1], XA->p[2] - XB->p[2]};
+        double sg = mcb_v3_dot(cr, cab) < 0 ? -1.0 : 1.0;
+        for (int k = 0; k < 3; k++) fb[k] = sg * cr[k] / lc;
+    }
+    spheres(e, pa, A->size[0], pb, B->size[0], 2, fb);
 }
 
 /* Capsule against the half-space: each end sphere (features 0, 1). */
