@@ -449,6 +449,67 @@ START_TEST(nut_on_bolt_contacts)
 }
 END_TEST
 
+
+/* A bowl (flat bottom 5 cm in radius, wall up to 9 cm, 4 mm thick) resting
+ * on a plane: its samples against the plane's exact distance give contacts
+ * only on the bottom's underside, gap 0, normal +z; a sphere resting on the
+ * bottom inside gives one contact at the sdf's distance from its centre. */
+START_TEST(bowl_on_plane_and_sphere_in_bowl)
+{
+    double rp[3] = {0.0, 0.05, 0.09}, zp[3] = {0.0, 0.0, 0.06};
+    mcb_shape bowl = revolution(3, rp, zp, 0.004), pl = shape(MCB_SHAPE_PLANE, -1, 0, 0, 0);
+    bowl.body = 0;
+    mcb_xform Xb = at(0.2, 0.1, 0.002), Xp = at(0, 0, 0);
+    int cap = 10000;
+    mcb_contact *c = malloc((size_t)cap * sizeof *c);
+    int n = mcb_collide(&bowl, &Xb, 0, &pl, &Xp, 1, 1e-3, c, cap);
+    ck_assert_int_gt(n, 20);
+    ck_assert_int_le(n, cap);
+    for (int i = 0; i < n; i++) {
+        ck_assert_double_eq_tol(c[i].gap, 0.0, 1e-12);
+        ck_assert_double_eq_tol(c[i].n[2], 1.0, 1e-15);
+        ck_assert_double_le(hypot(c[i].p[0] - 0.2, c[i].p[1] - 0.1), 0.05 + 1e-12);
+    }
+    mcb_shape ball = shape(MCB_SHAPE_SPHERE, 1, 0.01, 0, 0);
+    mcb_xform Xs = at(0.21, 0.1, 0.002 + 0.002 + 0.01 + 3e-4);
+    ck_assert_int_eq(mcb_collide(&ball, &Xs, 1, &bowl, &Xb, 0, 1e-3, c, cap), 1);
+    ck_assert_double_eq_tol(c[0].gap, 3e-4, 1e-12);
+    ck_assert_double_eq_tol(c[0].n[2], 1.0, 1e-12);
+    ck_assert_double_eq_tol(c[0].p[2], 0.004 + 1.5e-4, 1e-12);
+    free(c);
+}
+END_TEST
+
+/* Bad shapes never crash nor loop: NULL, a profile count beyond the array,
+ * a zero pitch, an absurdly small spacing (raised to keep the count
+ * bounded). */
+START_TEST(bad_shapes_are_harmless)
+{
+    mcb_xform I = mcb_xform_identity();
+    double x[3] = {0, 0, 0}, g[3];
+    ck_assert(isinf(mcb_shape_sdf(NULL, &I, x, g)));
+    ck_assert_int_eq(mcb_shape_samples(NULL, NULL, 0), 0);
+    mcb_shape p = revolution(2, (double[]){0, 0.1}, (double[]){0, 0}, 0.01);
+    p.profile.npts = 1000;
+    ck_assert(isfinite(mcb_shape_sdf(&p, &I, x, g)));
+    ck_assert_int_ge(mcb_shape_samples(&p, NULL, 0), 0);
+    mcb_shape b = bolt_m48(0.05);
+    b.thread.pitch = 0;
+    ck_assert(isinf(mcb_shape_sdf(&b, &I, x, g)));
+    ck_assert_int_eq(mcb_shape_samples(&b, NULL, 0), 0);
+    mcb_shape s = shape(MCB_SHAPE_SPHERE, 0, 0.01, 0, 0);
+    s.spacing = 1e-12;
+    int n = mcb_shape_samples(&s, NULL, 0);
+    ck_assert_int_gt(n, 1000);
+    ck_assert_int_le(n, 2000000);
+    ck_assert_int_eq(mcb_collide(NULL, &I, 0, &s, &I, 1, 1e-3, NULL, 0), 0);
+    ck_assert_int_eq(mcb_contacts_cluster(NULL, 5, 1, 1), 0);
+    mcb_err err;
+    int cnt = 0, cp = 0;
+    ck_assert_int_eq(mcb_contacts_detect(&s, &I, 1, 1e-3, NULL, &cnt, &cp, &err), MCB_E_INPUT);
+}
+END_TEST
+
 /* ---- contact frames on random near-touching pairs ----------------------- */
 
 /* Non-box-box pairs at random poses: each contact has an orthonormal
@@ -657,6 +718,8 @@ static Suite *suite(void)
     tcase_add_test(tc, bolt_and_nut_known_points);
     tcase_add_test(tc, gradients_match_finite_differences);
     tcase_add_test(tc, nut_on_bolt_contacts);
+    tcase_add_test(tc, bowl_on_plane_and_sphere_in_bowl);
+    tcase_add_test(tc, bad_shapes_are_harmless);
     tcase_add_test(tc, contact_frames_outward);
     tcase_add_test(tc, clustering_keeps_cap_and_deepest);
     tcase_add_test(tc, broad_phase_equals_brute_force);

@@ -524,7 +524,7 @@ static void box_box(emitter *e, const mcb_shape *A, const mcb_xform *XA, const m
 
 static double sample_spacing(const mcb_shape *s)
 {
-    if (s->spacing > 0) return s->spacing;
+    if (s->spacing > 0 && isfinite(s->spacing)) return s->spacing;
     if (s->type == MCB_SHAPE_BOLT || s->type == MCB_SHAPE_NUT) return 0.25 * s->thread.pitch;
     double lo[3], hi[3];
     mcb_xform I = mcb_xform_identity();
@@ -551,8 +551,8 @@ static void capsule_sdf(emitter *e, const mcb_shape *A, const mcb_xform *XA, con
 {
     double p0[3], p1[3];
     capsule_ends(A, XA, p0, p1);
-    int m = (int)ceil(2 * A->size[1] / sample_spacing(B)) + 1;
-    if (m < 2) m = 2;
+    double mm = ceil(2 * A->size[1] / sample_spacing(B)) + 1;
+    int m = mm > 1000 ? 1000 : (mm >= 2 ? (int)mm : 2); /* also when the spacing is unusable */
     for (int i = 0; i < m; i++) {
         double x[3], g[3], pa[3], t = (double)i / (m - 1);
         for (int k = 0; k < 3; k++) x[k] = p0[k] + t * (p1[k] - p0[k]);
@@ -982,7 +982,7 @@ static int compact(mcb_contact *c, int nc, const char *keep)
 
 int mcb_contacts_cluster(mcb_contact *c, int nc, int cap_per_pair, int cap_total)
 {
-    if (!c || nc <= 0) return nc < 0 ? 0 : nc;
+    if (!c || nc <= 0) return 0;
     int *idx = mcb_malloc((size_t)nc, sizeof(int)), *tmp = mcb_malloc((size_t)nc, sizeof(int));
     int *assign = mcb_malloc((size_t)nc, sizeof(int));
     double *mind = mcb_malloc((size_t)nc, sizeof(double));

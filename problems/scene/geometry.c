@@ -58,6 +58,20 @@ static double polyline_dist(const double *x, const double *z, int n, double px, 
 
 /* ---- local signed distances (shape frame) ------------------------------- */
 
+/* The profile's vertex count, clamped to the array (a bad count never
+ * reads past it). */
+static int profile_n(const mcb_profile *p)
+{
+    return p->npts < 0 ? 0 : (p->npts > MCB_PROFILE_MAX ? MCB_PROFILE_MAX : p->npts);
+}
+
+/* A usable thread: positive, finite diameter, pitch and length. */
+static int thread_ok(const mcb_thread *t)
+{
+    return t->d > 0 && t->pitch > 0 && t->length >= 0 && isfinite(t->d) && isfinite(t->pitch) &&
+           isfinite(t->length) && 0.625 * 0.5 * sqrt(3.0) * t->pitch < 0.5 * t->d;
+}
+
 static double sdf_sphere(const mcb_shape *s, const double x[3], double g[3])
 {
     double l = mcb_v3_norm(x);
@@ -112,7 +126,7 @@ static double sdf_revolution(const mcb_shape *s, const double x[3], double g[3])
     const mcb_profile *pr = &s->profile;
     double r = hypot(x[0], x[1]), gr, gz;
     int on;
-    double d = polyline_dist(pr->r, pr->z, pr->npts, r, x[2], &gr, &gz, &on);
+    double d = polyline_dist(pr->r, pr->z, profile_n(pr), r, x[2], &gr, &gz, &on);
     radial_to_3d(x, gr, gz, g);
     return d - 0.5 * pr->thickness;
 }
@@ -215,14 +229,24 @@ static double sdf_local(const mcb_shape *s, const double x[3], double g[3])
     case MCB_SHAPE_CAPSULE: return sdf_capsule(s, x, g);
     case MCB_SHAPE_PLANE: g[0] = 0, g[1] = 0, g[2] = 1; return x[2];
     case MCB_SHAPE_REVOLUTION: return sdf_revolution(s, x, g);
-    case MCB_SHAPE_BOLT: return sdf_bolt(s, x, g);
-    case MCB_SHAPE_NUT: return sdf_nut(s, x, g);
-    default: g[0] = 0, g[1] = 0, g[2] = 1; return INFINITY;
+    case MCB_SHAPE_BOLT:
+        if (thread_ok(&s->thread)) return sdf_bolt(s, x, g);
+        break;
+    case MCB_SHAPE_NUT:
+        if (thread_ok(&s->thread)) return sdf_nut(s, x, g);
+        break;
+    default: break;
     }
+    g[0] = 0, g[1] = 0, g[2] = 1; /* not a usable shape: nothing is near it */
+    return INFINITY;
 }
 
 double mcb_shape_sdf(const mcb_shape *s, const mcb_xform *X, const double x[3], double grad[3])
 {
+    if (!s || !X || !x) {
+        if (grad) grad[0] = 0, grad[1] = 0, grad[2] = 1;
+        return INFINITY;
+    }
     double d[3] = {x[0] - X->p[0], x[1] - X->p[1], x[2] - X->p[2]}, xl[3], gl[3];
     mcb_m3_tvec(X->R, d, xl);
     double v = sdf_local(s, xl, gl);
@@ -251,7 +275,7 @@ void mcb_shape_aabb(const mcb_shape *s, const mcb_xform *X, double margin, doubl
                     double hi[3])
 {
     double l[3], h[3];
-    switch (s->type) {
+    switch (s && X ? s->type : MCB_SHAPE_PLANE) {
     case MCB_SHAPE_SPHERE:
         for (int k = 0; k < 3; k++) l[k] = -s->size[0], h[k] = s->size[0];
         break;
@@ -265,12 +289,13 @@ void mcb_shape_aabb(const mcb_shape *s, const mcb_xform *X, double margin, doubl
     case MCB_SHAPE_REVOLUTION: {
         const mcb_profile *p = &s->profile;
         double rm = 0, zl = INFINITY, zh = -INFINITY, t = 0.5 * p->thickness;
-        for (int k = 0; k < p->npts; k++) {
+        int np = profile_n(p);
+        for (int k = 0; k < np; k++) {
             if (fabs(p->r[k]) > rm) rm = fabs(p->r[k]);
             if (p->z[k] < zl) zl = p->z[k];
             if (p->z[k] > zh) zh = p->z[k];
         }
-        if (p->npts <= 0) zl = zh = 0;
+        if (np <= 0) zl = zh = 0;
         l[0] = l[1] = -rm - t, h[0] = h[1] = rm + t, l[2] = zl - t, h[2] = zh + t;
         break;
     }
@@ -323,9 +348,24 @@ static int count_for(double len, double spacing, int minimum)
     return n < minimum ? minimum : n;
 }
 
+/* The spacing asked for (or the default), raised where needed so that a
+ * shape has at most about MAX_SAMPLES samples (twice its bounding box's
+ * area over spacing^2). */
+#define MAX_SAMPLES 2e6
+static double sample_spacing_of(const mcb_shape *s);
 static double default_spacing(const mcb_shape *s)
 {
-    if (s->spacing > 0) return s->spacing;
+    double sp = sample_spacing_of(s), lo[3], hi[3];
+    mcb_xform I = mcb_xform_identity();
+    mcb_shape_aabb(s, &I, 0, lo, hi);
+    double ex = hi[0] - lo[0], ey = hi[1] - lo[1], ez = hi[2] - lo[2];
+    double area = 2 * (ex * ey + ey * ez + ex * ez), floor_m = sqrt(2 * area / MAX_SAMPLES);
+    return sp > floor_m ? sp : floor_m;
+}
+
+static double sample_spacing_of(const mcb_shape *s)
+{
+    if (s->spacing > 0 && isfinite(s->spacing)) return s->spacing;
     switch (s->type) {
     case MCB_SHAPE_BOLT:
     case MCB_SHAPE_NUT: return 0.25 * s->thread.pitch;
@@ -397,7 +437,8 @@ static void sample_revolution(sampler *sm, const mcb_shape *s, double spacing)
 {
     const mcb_profile *p = &s->profile;
     double t = 0.5 * p->thickness, tol = 1e-9 * (1 + t);
-    for (int k = 0; k + 1 < p->npts; k++) {
+    int np = profile_n(p);
+    for (int k = 0; k + 1 < np; k++) {
         double er = p->r[k + 1] - p->r[k], ez = p->z[k + 1] - p->z[k], l = hypot(er, ez);
         if (l <= 0) continue;
         double nr = -ez / l, nz = er / l;
@@ -415,8 +456,8 @@ static void sample_revolution(sampler *sm, const mcb_shape *s, double spacing)
             }
     }
     /* rims: half circles of radius t around each end, 5 points each */
-    for (int e = 0; e < 2 && p->npts >= 2 && t > 0; e++) {
-        int k = e ? p->npts - 1 : 0, o = e ? p->npts - 2 : 1;
+    for (int e = 0; e < 2 && np >= 2 && t > 0; e++) {
+        int k = e ? np - 1 : 0, o = e ? np - 2 : 1;
         double er = p->r[k] - p->r[o], ez = p->z[k] - p->z[o], l = hypot(er, ez);
         if (l <= 0) continue;
         er /= l, ez /= l;
@@ -499,7 +540,12 @@ static void sample_hex_flats(sampler *sm, const mcb_shape *s, double spacing, do
 int mcb_shape_samples(const mcb_shape *s, double *pts, int cap)
 {
     sampler sm = {pts, cap, 0};
+    if (!s || s->type == MCB_SHAPE_PLANE) return 0; /* a plane has no finite sample set */
+    if ((s->type == MCB_SHAPE_BOLT || s->type == MCB_SHAPE_NUT) && !thread_ok(&s->thread)) return 0;
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(s->size[k]) || s->size[k] < 0) return 0;
     double sp = default_spacing(s);
+    if (!(sp > 0) || !isfinite(sp)) return 0;
     switch (s->type) {
     case MCB_SHAPE_SPHERE: sample_sphere(&sm, s->size[0], 0, 0, sp); break;
     case MCB_SHAPE_BOX: sample_box(&sm, s->size, sp); break;
@@ -518,7 +564,7 @@ int mcb_shape_samples(const mcb_shape *s, double *pts, int cap)
         sample_hex_flats(&sm, s, sp, tol);
         break;
     }
-    default: break; /* a plane has no finite sample set */
+    default: break;
     }
     return sm.n;
 }
