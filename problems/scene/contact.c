@@ -1,8 +1,8 @@
 /* contact.c: contact generation of the scene engine (geometry.h): the
  * pairwise tests mcb_collide for every pair of shape types (primitive
- * pairs by analytic closest points, box-box and box-plane by corners and
- * edge crossings, pairs with an sdf shape by surface samples against a
- * signed distance), the sort-and-sweep broad phase mcb_contacts_detect, and
+ * pairs by analytic closest points, box-plane by corners, box-box by the
+ * separating axis test and face clipping, pairs with an sdf shape by
+ * surface samples against a signed distance), the sort-and-sweep broad phase mcb_contacts_detect, and
  * the clustering mcb_contacts_cluster (the CANAL paper caps at 120 contacts,
  * Sec. VII). docs/geometry.md describes each pair and the accuracy.
  *
