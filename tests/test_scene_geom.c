@@ -188,6 +188,18 @@ START_TEST(box_on_box_four_contacts)
             ck_assert_double_eq_tol(fabs(c[i].p[1]), 0.1, 1e-12);
         }
     }
+    /* keys persist when the brick moves a little, its sides flush to within
+     * rounding (warm starts) */
+    unsigned long long keys[4];
+    ck_assert_int_eq(mcb_collide(&b2, &X2, 2, &b0, &X0, 0, 1e-3, c, 64), 4);
+    for (int i = 0; i < 4; i++) keys[i] = c[i].key;
+    X2.p[0] += 1e-3, X2.p[1] -= 1e-12, X2.p[2] += 5e-5;
+    ck_assert_int_eq(mcb_collide(&b2, &X2, 2, &b0, &X0, 0, 1e-3, c, 64), 4);
+    for (int i = 0; i < 4; i++) {
+        int found = 0;
+        for (int j = 0; j < 4; j++) found += c[i].key == keys[j];
+        ck_assert_int_eq(found, 1);
+    }
     /* a square plate turned 45 degrees on an equal one: the octagon, 8 */
     mcb_shape s0 = shape(MCB_SHAPE_BOX, 0, 0.1, 0.1, 0.02), s1 = s0;
     s1.body = 1;

@@ -374,16 +374,19 @@ static double sat_sep(const box_pair *bp, const double L[3])
 }
 
 /* Sutherland-Hodgman: clips the polygon (n vertices, ids) by the plane
- * nrm . x <= off; a vertex on the plane is inside and creates no new one.
+ * nrm . x <= off; a vertex on the plane (within tol: flush faces, as in a
+ * wall) is inside and creates no new one, so the vertices' ids (and the
+ * contact keys) do not flicker with rounding.
  * New vertices get an id from the two they lie between and the plane. */
 static int clip_poly(const double (*in)[3], const int *iid, int n, const double nrm[3], double off,
-                     int plane, double (*out)[3], int *oid)
+                     int plane, double tol, double (*out)[3], int *oid)
 {
     int m = 0;
     for (int i = 0; i < n; i++) {
         const double *s = in[(i + n - 1) % n], *e = in[i];
         int ids = iid[(i + n - 1) % n], ide = iid[i];
         double ds = mcb_v3_dot(nrm, s) - off, de = mcb_v3_dot(nrm, e) - off;
+        ds = fabs(ds) <= tol ? 0.0 : ds, de = fabs(de) <= tol ? 0.0 : de;
         if ((ds > 0 && de < 0) || (ds < 0 && de > 0)) {
             double t = ds / (ds - de);
             for (int k = 0; k < 3; k++) out[m][k] = s[k] + t * (e[k] - s[k]);
@@ -430,7 +433,7 @@ static void face_contacts(emitter *e, const box_pair *bp, int r, int k, const do
             double nrm[3];
             for (int a = 0; a < 3; a++) nrm[a] = sg * bp->ax[r][ax][a];
             double off = mcb_v3_dot(nrm, bp->c[r]) + bp->h[r][ax];
-            n = clip_poly((const double(*)[3])poly[cur], ids[cur], n, nrm, off, plane,
+            n = clip_poly((const double(*)[3])poly[cur], ids[cur], n, nrm, off, plane, tol,
                           poly[1 - cur], ids[1 - cur]);
             cur = 1 - cur;
         }
