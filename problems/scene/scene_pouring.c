@@ -13,8 +13,8 @@
  *
  * Steps (static helpers in order):
  *   with_bottle:     the dual arm's links and shapes plus the bottle link;
- *   holding_pose:    the initial joint targets (arms forward, bottle
- *                    upright in front of the robot);
+ *   the robot's nominal pose (robots.c: upper arms down, forearms
+ *   forward), the bottle upright against the right palm's outer side;
  *   tilt_joint:      the distal joint of the holding arm that tilts the
  *                    bottle's axis most (found numerically, so the scene
  *                    does not depend on joint names);
@@ -50,14 +50,21 @@ enum { OPT_PARTICLES = 0, OPT_STEPS = 1, OPT_SETTLE = 2, OPT_SEED = 3 };
 #define POUR_TILT_RAD 2.4           /* about 140 degrees */
 #define POUR_TILT_S 0.8             /* duration of the tilt */
 #define POUR_MAX_PARTICLES 63       /* three layers of 21 */
-#define POUR_GROUP 4242             /* hand and bottle never collide */
 #define POUR_CAP_PAIR 4             /* clustering cap per body pair */
+#define POUR_ITERS 60000
+#define POUR_TOL 1e-8               /* advance: pgs (subadmm fallback) to 1e-8, accepted
+                                       up to 1e-6 (world.h: 100 x tol) */
 
-/* The bottle's mid-surface profile (r, z), metres: a 7 cm wide body 10 cm
- * high, a shoulder, and a neck 3.4 cm wide; open at the top. */
-static const double BOTTLE_R[] = {0.0, 0.035, 0.035, 0.017, 0.017};
-static const double BOTTLE_Z[] = {0.0, 0.0, 0.100, 0.130, 0.150};
-#define BOTTLE_NPTS 5
+/* The bottle's mid-surface profile (r, z), metres: a 7 cm wide body with a
+ * 1 cm fillet at the bottom, a rounded shoulder from 9 to 12.5 cm and a
+ * neck 4.4 cm wide up to 15 cm; open at the top. The fillets keep the
+ * nearest point of the shell moving smoothly under a particle in a corner
+ * (with a sharp inner corner the one sphere-shell contact jumps between
+ * the bottom and the wall and the steps become much harder to solve). */
+static const double BOTTLE_R[] = {0.0, 0.025, 0.030, 0.03366, 0.035, 0.035, 0.033, 0.027, 0.022, 0.022};
+static const double BOTTLE_Z[] = {0.0, 0.0, 0.00134, 0.005, 0.010, 0.090, 0.105, 0.117, 0.125, 0.150};
+#define BOTTLE_NPTS 10
+#define BOTTLE_RMAX_M 0.035
 /* The receiving cup (static). */
 static const double CUP_R[] = {0.0, 0.07, 0.09};
 static const double CUP_Z[] = {0.0, 0.0, 0.08};
@@ -97,9 +104,9 @@ static void shell_mass_props(const mcb_profile *p, double m, double *zc, double 
     I[8] = sigma * Arr;
 }
 
-/* The link of the dual arm that holds the bottle: the first link whose
- * name says right hand (or palm, or wrist), else the last link of the
- * robot's second half (the right arm's end). */
+/* The link of the dual arm that holds the bottle: the right palm
+ * (robots.c names it "right_palm"; other right-hand names are accepted),
+ * else the last link. */
 static int hand_link(const mcb_robot *r)
 {
     static const char *names[] = {"r_hand", "right_hand", "r_palm", "right_palm", "r_gripper",
@@ -111,16 +118,10 @@ static int hand_link(const mcb_robot *r)
     return n - 1;
 }
 
-/* Joint targets of the holding pose: arms forward with elbows bent (by
- * name where the robot has them; zero otherwise). */
-static void holding_pose(mcb_robot *r)
-{
-    (void)r;
-}
-
 /* The dual arm with the bottle welded to link `hand` (a fixed joint,
  * placement `grip`: the bottle frame in the hand frame); shapes copied,
- * the hand's and the bottle's in one group. */
+ * all in group 0 (the world gives a robot's group-0 shapes one group: no
+ * contacts between the bottle and the hand). */
 static mcb_rc with_bottle(const mcb_robot *r0, const mcb_xform *base, int hand,
                           const mcb_xform *grip, mcb_robot **out, mcb_err *err)
 {
@@ -146,16 +147,8 @@ static mcb_rc with_bottle(const mcb_robot *r0, const mcb_xform *base, int hand,
     if (rc) return rc;
     int ns = 0;
     const mcb_shape *sh = mcb_robot_shapes(r0, &ns);
-    int group = POUR_GROUP;
-    for (int k = 0; k < ns; k++)
-        if (sh[k].body == hand && sh[k].group > 0) group = sh[k].group;
-    for (int k = 0; k < ns && !rc; k++) {
-        mcb_shape s = sh[k];
-        if (s.body == hand && s.group == 0) s.group = group;
-        rc = mcb_robot_add_shape(r, &s, err);
-    }
+    for (int k = 0; k < ns && !rc; k++) rc = mcb_robot_add_shape(r, &sh[k], err);
     bottle.body = n;
-    bottle.group = group;
     if (!rc) rc = mcb_robot_add_shape(r, &bottle, err);
     if (rc) {
         mcb_robot_free(&r);
@@ -219,7 +212,7 @@ static int tilt_joint(mcb_robot *r, int bottle)
  * layers from the bottom; bottle frame X. */
 static mcb_rc add_particles(mcb_world *w, const mcb_xform *X, int n, mcb_rng *rng, mcb_err *err)
 {
-    double rin = BOTTLE_R[1] - 0.5 * POUR_BOTTLE_T_M - POUR_R_M - 1e-3;
+    double rin = BOTTLE_RMAX_M - 0.5 * POUR_BOTTLE_T_M - POUR_R_M - 1e-3;
     double sp = 2 * POUR_R_M + 1e-3, m = POUR_RHO_KG_M3 * 4.0 / 3.0 * POUR_PI * pow(POUR_R_M, 3);
     double inertia = 0.4 * m * POUR_R_M * POUR_R_M;
     int placed = 0;
@@ -283,14 +276,15 @@ static mcb_rc build(mcb_world *w, int np, mcb_rng *rng, int *tq, int *tr, double
     mcb_robot *r0 = NULL, *r = NULL;
     mcb_rc rc = mcb_robot_dual_arm(&base, &r0, err);
     if (rc) return rc;
-    holding_pose(r0);
     mcb_robot_update(r0);
     int hand = hand_link(r0);
-    /* the bottle upright in world, its axis 5 cm in front (+x) of the hand
-     * frame's origin, its bottom 4 cm below it */
+    /* the bottle upright in world against the outer side of the palm (the
+     * palm box is 8 x 7 x 3 cm from the palm frame along +x; the right
+     * hand's outside is -y), its middle at the palm's height */
     const mcb_xform *H = mcb_robot_link_pose(r0, hand);
     mcb_xform B = mcb_xform_identity();
-    B.p[0] = H->p[0] + 0.05, B.p[1] = H->p[1], B.p[2] = H->p[2] - 0.04;
+    B.p[0] = H->p[0] + 0.04, B.p[1] = H->p[1] - (0.035 + BOTTLE_RMAX_M + 0.005);
+    B.p[2] = H->p[2] - 0.5 * BOTTLE_Z[BOTTLE_NPTS - 1];
     mcb_xform Hinv = mcb_xform_inverse(H), grip = mcb_xform_compose(&Hinv, &B);
     rc = with_bottle(r0, &base, hand, &grip, &r, err);
     if (!rc) {
@@ -345,6 +339,8 @@ mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err
     mcb_world_defaults(&o);
     o.h_s = POUR_H_S;
     o.cap_per_pair = POUR_CAP_PAIR;
+    o.tol = POUR_TOL;
+    o.max_iters = POUR_ITERS;
     mcb_world *w = NULL;
     mcb_problem_set *S = NULL;
     mcb_rng rng;
