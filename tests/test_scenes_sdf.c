@@ -187,15 +187,16 @@ START_TEST(dishes_deterministic)
 END_TEST
 
 static const char *const BN_OPT[] = {"configs", "wrenches", "settle"};
-static const double BN_VAL[] = {2, 2, 2};
+static const double BN_VAL[] = {1, 3, 2};
 
 START_TEST(bolt_nut_small)
 {
     mcb_problem_set *S = generate("bolt-nut", BN_OPT, BN_VAL, 3);
     /* one free nut on a static bolt: 6 DOF, 1 subsystem, 1 body; the
      * threads engage: many contacts, clustered to at most 120 */
-    check_set(S, 4, 6, 1, 1, 0.3, 120, 40);
-    ck_assert_str_eq(S->items[3]->name, "bolt-nut-c01-w01");
+    check_set(S, 3, 6, 1, 1, 0.3, 120, 40);
+    ck_assert_str_eq(S->items[2]->name, "bolt-nut-c00-w02");
+    ck_assert_str_eq(S->items[0]->scene, "bolt-nut");
     mcb_problem_set_free(&S);
 }
 END_TEST
@@ -241,7 +242,7 @@ START_TEST(bad_options_fail_cleanly)
     ck_assert_ptr_null(S);
     ck_assert_int_eq(mcb_scene_bolt_nut(NULL, &S, &err), MCB_E_INPUT);
     scene_vals("pouring", NULL, NULL, 0, vals);
-    vals[0] = 10; /* not a multiple of 9 */
+    vals[0] = 0; /* no particle */
     ck_assert_int_eq(mcb_scene_pouring(vals, &S, &err), MCB_E_INPUT);
     ck_assert_ptr_null(S);
 }
