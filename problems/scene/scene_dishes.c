@@ -4,23 +4,23 @@
  * stacked on the floor, each dish a thin shell of revolution (Appendix B,
  * eq. (45): the 2D profile O-A-B revolved about the axis, padded by d).
  *
- * What it does: places the dishes upright from the bottom up, each dropped
- * onto the ones below until its surface samples clear them by 0.5 mm
- * (drop_height); settles the stack under gravity by stepping (not
- * recorded); then, for each of `--wrenches` random external wrenches (one
- * per dish, fixed seed), restores the state one step before the settled
- * pose, repeats that unrecorded step (so every case starts from the same
- * settled state and the same warm start), applies the wrenches through
- * mcb_rigid.wrench and records one step. Problem k is "dishes-wNNN".
+ * What it does (docs/scenes.md): places the dishes upright from the bottom
+ * up, each lowered onto the ones below until its surface samples clear
+ * them by 0.5 mm (place_stack, drop_height); settles the stack quasi-
+ * statically (settle_stack: velocities zeroed after each step, a looser
+ * tolerance, not recorded); then each of `--wrenches` cases is one step
+ * in a fresh world at the settled state, one random wrench per dish
+ * through mcb_rigid.wrench (record_case), solved at the world's tight
+ * tolerance or, failing that, at looser tiers stated in the problem's
+ * notes. Problem k is "dishes-wNNN".
  *
  * Dishes (ours; the paper gives masses, not dimensions; profiles as r, z
- * of the mid-surface in metres, thickness = 2 d of eq. (45)):
- *   bowl:  O (0, 0), A (0.045, 0), B (0.080, 0.060), thickness 4 mm
- *   plate: O (0, 0), A (0.080, 0), B (0.110, 0.018), thickness 4 mm
- *   pot:   O (0, 0), A (0.070, 0), B (0.070, 0.100), thickness 6 mm
- * Masses and inertias: uniform thin shells (shell_mass_props).
+ * of the mid-surface in metres, thickness = 2 d of eq. (45)): see DISHES
+ * below. The second bowl is steeper than the first so that it rests on a
+ * ring at its foot. Masses and inertias: uniform thin shells
+ * (shell_mass_props).
  *
- * Allocates the world, sample buffers and the set; frees all on failure. */
+ * Allocates the worlds, sample buffers and the set; frees all on failure. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -48,7 +48,7 @@ enum { OPT_PARTICLES = 0, OPT_STEPS = 1, OPT_SETTLE = 2, OPT_SEED = 3 };
 #define POUR_BOTTLE_KG 0.15
 #define POUR_BOTTLE_T_M 0.003       /* shell thickness */
 #define POUR_TILT_RAD 2.4           /* about 140 degrees */
-#define POUR_TILT_S 0.8             /* duration of the tilt */
+#define POUR_TILT_S 0.6             /* duration of the tilt */
 #define POUR_MAX_PARTICLES 63       /* three layers of 21 */
 #define POUR_CAP_PAIR 4             /* clustering cap per body pair */
 #define POUR_ITERS 60000
