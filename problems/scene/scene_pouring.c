@@ -51,9 +51,6 @@ enum { OPT_PARTICLES = 0, OPT_STEPS = 1, OPT_SETTLE = 2, OPT_SEED = 3 };
 #define POUR_TILT_S 0.6             /* duration of the tilt */
 #define POUR_MAX_PARTICLES 63       /* three layers of 21 */
 #define POUR_CAP_PAIR 4             /* clustering cap per body pair */
-#define POUR_ITERS 60000
-#define POUR_TOL 1e-8               /* advance: pgs (subadmm fallback) to 1e-8, accepted
-                                       up to 1e-6 (world.h: 100 x tol) */
 
 /* The bottle's mid-surface profile (r, z), metres: a 7 cm wide body with a
  * 1 cm fillet at the bottom, a rounded shoulder from 9 to 12.5 cm and a
@@ -320,6 +317,22 @@ static mcb_rc build(mcb_world *w, int np, mcb_rng *rng, int *tq, int *tr, double
     return rc;
 }
 
+/* Marks a step that was solved only with the particles put at rest. */
+static mcb_rc note_retry(mcb_problem *P, mcb_err *err)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s; retried with the particles at rest (the first try failed)",
+             P->notes ? P->notes : "");
+    char *nt = mcb_strdup(buf);
+    if (!nt) {
+        mcb_problem_free(&P);
+        return mcb_fail(err, MCB_E_NOMEM, "pouring: out of memory");
+    }
+    free(P->notes);
+    P->notes = nt;
+    return MCB_OK;
+}
+
 mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err)
 {
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "pouring: NULL argument");
@@ -339,8 +352,6 @@ mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err
     mcb_world_defaults(&o);
     o.h_s = POUR_H_S;
     o.cap_per_pair = POUR_CAP_PAIR;
-    o.tol = POUR_TOL;
-    o.max_iters = POUR_ITERS;
     mcb_world *w = NULL;
     mcb_problem_set *S = NULL;
     mcb_rng rng;
@@ -368,6 +379,15 @@ mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err
         mcb_robot_v_ref(r)[tr] = POUR_TILT_RAD * ds;
         mcb_problem *P = NULL;
         rc = mcb_world_step(w, &P, &info, err);
+        if (rc == MCB_E_NUMERIC) {
+            /* neither solver got there (a jammed pile): retry once with the
+             * particles at rest (the state is unchanged by a failed step) */
+            for (int j = 0; j < mcb_world_nrigid(w); j++)
+                memset(mcb_world_body(w, j)->vel, 0, 6 * sizeof(double));
+            mcb_err_clear(err);
+            rc = mcb_world_step(w, &P, &info, err);
+            if (!rc) rc = note_retry(P, err);
+        }
         if (!rc) {
             rc = mcb_problem_set_push(S, P, err);
             if (rc) mcb_problem_free(&P);
