@@ -288,29 +288,60 @@ mcb_rc mcb_h5_read_table(hid_t loc, const char *path, long cols, const char *ctx
     return MCB_OK;
 }
 
+/* Every object is created without timestamps (H5Pset_obj_track_times 0),
+ * so identical content gives byte-identical files; intermediate groups are
+ * created here one by one (the link property's intermediate groups would
+ * get the default, timestamped, properties). */
+static hid_t group_create_untimed(hid_t loc, const char *path)
+{
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    H5Pset_obj_track_times(gcpl, 0);
+    hid_t g = H5Gcreate2(loc, path, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    H5Pclose(gcpl);
+    return g;
+}
+
+/* Creates the missing groups among the proper prefixes of path. */
+static int ensure_parents(hid_t loc, const char *path)
+{
+    char buf[512];
+    size_t len = strlen(path);
+    if (len >= sizeof buf) return -1;
+    memcpy(buf, path, len + 1);
+    for (size_t k = 1; k < len; k++) {
+        if (buf[k] != '/') continue;
+        buf[k] = '\0';
+        if (!mcb_h5_exists(loc, buf)) {
+            hid_t g = group_create_untimed(loc, buf);
+            if (g < 0) return -1;
+            H5Gclose(g);
+        }
+        buf[k] = '/';
+    }
+    return 0;
+}
+
 hid_t mcb_h5_create_group(hid_t loc, const char *path)
 {
-    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t g = H5Gcreate2(loc, path, lcpl, H5P_DEFAULT, H5P_DEFAULT);
-    H5Pclose(lcpl);
-    return g;
+    if (ensure_parents(loc, path)) return -1;
+    return group_create_untimed(loc, path);
 }
 
 static int write_nd(hid_t loc, const char *path, hid_t filetype, hid_t memtype, const void *x,
                     int rank, const hsize_t *dims)
 {
-    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl, 1);
+    if (ensure_parents(loc, path)) return -1;
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_obj_track_times(dcpl, 0); /* no timestamps: reproducible files */
     hid_t s = H5Screate_simple(rank, dims, NULL);
-    hid_t d = H5Dcreate2(loc, path, filetype, s, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(loc, path, filetype, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     int rc = d < 0;
     hsize_t total = 1;
     for (int k = 0; k < rank; k++) total *= dims[k];
     if (!rc && total > 0) rc = H5Dwrite(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0;
     if (d >= 0) H5Dclose(d);
     H5Sclose(s);
-    H5Pclose(lcpl);
+    H5Pclose(dcpl);
     return rc ? -1 : 0;
 }
 

@@ -1,18 +1,26 @@
-/* mcb_io.c: problem files, HDF5 format v2 (docs/problem-format.md).
+/* mcb_io.c: problem files, HDF5 format v3 (docs/problem-format.md); reads
+ * versions 2 and 3, writes version 3.
  *
- *   /                    attrs format = "mcbench-problem", format_version = 1
+ *   /                    attrs format = "mcbench-problem", format_version = 3
  *   /problems/NNNNNN     one group per problem, in name order, attrs
- *                        name, source, scene, notes, h, step, form
+ *                        name, source, scene, notes, h, step, form,
+ *                        mass_ratio, cond_est (v3, optional: NaN = unknown)
  *     A/ J/ (primal) or W/ (dual): CSC groups, attr shape = [rows, cols],
  *                        datasets colptr, rowind (int32), values (float64)
  *     b, e (primal) or q (dual)
  *     constraints/{type, first_row, row_count} (int32), {mu, k, alpha} (float64)
  *     subsystems/start   optional, int32, nsub + 1 entries
  *     init/{v, lambda}, reference/{v, lambda}   optional
- */
+ *     bodies/{Jc/, Jb/, parent, subsystem}        v3, optional (primal):
+ *                        J = Jc Jb, CANAL paper eq. (30)-(31)
+ *
+ * Written files are byte-for-byte identical for identical content: no
+ * object timestamps (mcb_h5 creates every group and dataset with
+ * H5Pset_obj_track_times(.., 0)), fixed group names, fixed types. */
 #include "mcb_io.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +151,48 @@ static mcb_rc read_blocks(hid_t g, mcb_problem *P, const char *ctx, mcb_err *err
     return rc;
 }
 
+/* An optional float attribute (format 3 descriptors): NaN when absent. */
+static mcb_rc attr_double_opt(hid_t g, const char *name, const char *ctx, double *out,
+                              mcb_err *err)
+{
+    *out = NAN;
+    if (!mcb_h5_attr_exists(g, name)) return MCB_OK;
+    return mcb_h5_attr_get_double(g, name, ctx, out, err);
+}
+
+/* The optional body factorization bodies/ (format 3, primal only): the
+ * shapes of Jc and Jb against m, n and the length of bodies/parent; the
+ * values are checked by mcb_problem_validate. */
+static mcb_rc read_bodies(hid_t g, mcb_problem *P, const char *ctx, mcb_err *err)
+{
+    if (!mcb_h5_exists(g, "bodies")) return MCB_OK;
+    if (P->form != MCB_PRIMAL)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: group bodies in a dual-form problem (the body factorization J = Jc "
+                        "Jb needs the primal form)", ctx);
+    long nb = -1;
+    mcb_rc rc = mcb_h5_len(g, "bodies/parent", ctx, &nb, err);
+    if (rc) return rc;
+    if (nb < 1 || nb > INT_MAX / 6)
+        return mcb_fail(err, MCB_E_INPUT, "%s: bodies/parent has %ld entries (1 to %d bodies)",
+                        ctx, nb, INT_MAX / 6);
+    if ((rc = mcb_h5_read_ints(g, "bodies/parent", nb, ctx, &P->body_parent, err)) ||
+        (rc = mcb_h5_read_ints(g, "bodies/subsystem", nb, ctx, &P->body_sub, err)))
+        return rc;
+    P->nbodies = (int)nb;
+    if (!(P->Jc = read_csc(g, "bodies/Jc", ctx, &rc, err))) return rc;
+    if (!(P->Jb = read_csc(g, "bodies/Jb", ctx, &rc, err))) return rc;
+    if (P->Jc->m != P->m || P->Jc->n != 6 * P->nbodies)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: dimension mismatch: bodies/Jc is %dx%d, expected m x 6 nbodies = "
+                        "%dx%d", ctx, P->Jc->m, P->Jc->n, P->m, 6 * P->nbodies);
+    if (P->Jb->m != 6 * P->nbodies || P->Jb->n != P->n)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: dimension mismatch: bodies/Jb is %dx%d, expected 6 nbodies x n = "
+                        "%dx%d", ctx, P->Jb->m, P->Jb->n, 6 * P->nbodies, P->n);
+    return MCB_OK;
+}
+
 static mcb_rc read_problem(hid_t g, const char *ctx, int validate, mcb_problem **out,
                            mcb_err *err)
 {
@@ -163,6 +213,9 @@ static mcb_rc read_problem(hid_t g, const char *ctx, int validate, mcb_problem *
     }
     P->step = (int)step;
     if (mcb_h5_attr_exists(g, "h") && (rc = mcb_h5_attr_get_double(g, "h", ctx, &P->h, err)))
+        goto fail;
+    if ((rc = attr_double_opt(g, "mass_ratio", ctx, &P->mass_ratio, err)) ||
+        (rc = attr_double_opt(g, "cond_est", ctx, &P->cond_est, err)))
         goto fail;
     char *form = NULL;
     if ((rc = mcb_h5_attr_get_str(g, "form", ctx, &form, err))) goto fail;
@@ -218,6 +271,7 @@ static mcb_rc read_problem(hid_t g, const char *ctx, int validate, mcb_problem *
     if ((rc = read_optional(g, "init/lambda", P->m, &P->lambda0, ctx, err))) goto fail;
     if ((rc = read_optional(g, "reference/lambda", P->m, &P->lambda_ref, ctx, err))) goto fail;
     if ((rc = read_blocks(g, P, ctx, err))) goto fail;
+    if ((rc = read_bodies(g, P, ctx, err))) goto fail;
     /* partition: inferred when absent, after A's structure has been checked */
     if (!validate) {
         *out = P;
@@ -291,10 +345,10 @@ static mcb_rc read_problems(const char *path, int validate, mcb_problem_set **ou
         goto done;
     }
     if ((rc = mcb_h5_attr_get_int(f, "format_version", path, &version, err))) goto done;
-    if (version != MCB_FORMAT_VERSION) {
+    if (version < MCB_FORMAT_VERSION_MIN || version > MCB_FORMAT_VERSION) {
         rc = mcb_fail(err, MCB_E_INPUT,
-                      "%s: unknown format version %ld (this mcbench reads version %d)%s", path, version,
-                      MCB_FORMAT_VERSION,
+                      "%s: unknown format version %ld (this mcbench reads versions %d to %d)%s",
+                      path, version, MCB_FORMAT_VERSION_MIN, MCB_FORMAT_VERSION,
                       version == 1 ? " (version 1 files, with variable-length strings, must be "
                                      "regenerated: see docs/problem-format.md)" : "");
         goto done;
@@ -393,6 +447,9 @@ static int write_problem(hid_t g, const mcb_problem *P)
              mcb_h5_attr_write_double(g, "h", P->h) ||
              mcb_h5_attr_write_int(g, "step", P->step) ||
              mcb_h5_attr_write_str(g, "form", mcb_form_name(P->form));
+    /* format 3 descriptors: written only when known */
+    if (!rc && !isnan(P->mass_ratio)) rc = mcb_h5_attr_write_double(g, "mass_ratio", P->mass_ratio);
+    if (!rc && !isnan(P->cond_est)) rc = mcb_h5_attr_write_double(g, "cond_est", P->cond_est);
     if (rc) return rc;
     if (P->form == MCB_PRIMAL) {
         rc = write_csc(g, "A", P->A) || write_csc(g, "J", P->J) ||
@@ -405,6 +462,12 @@ static int write_problem(hid_t g, const mcb_problem *P)
     }
     if (!rc && P->lambda0) rc = mcb_h5_write_doubles(g, "init/lambda", P->lambda0, P->m);
     if (!rc && P->lambda_ref) rc = mcb_h5_write_doubles(g, "reference/lambda", P->lambda_ref, P->m);
+    if (!rc && P->form == MCB_PRIMAL && P->nbodies > 0) {
+        if (!P->Jc || !P->Jb || !P->body_parent || !P->body_sub) return -1;
+        rc = write_csc(g, "bodies/Jc", P->Jc) || write_csc(g, "bodies/Jb", P->Jb) ||
+             mcb_h5_write_ints(g, "bodies/parent", P->body_parent, P->nbodies) ||
+             mcb_h5_write_ints(g, "bodies/subsystem", P->body_sub, P->nbodies);
+    }
     if (rc) return rc;
     int nb = P->nblocks;
     int *type = mcb_malloc((size_t)nb, sizeof(int));
@@ -458,7 +521,7 @@ mcb_rc mcb_write_problems(const char *path, mcb_problem *const *problems, int co
     for (int k = 0; k < count && !rc; k++) {
         char name[32];
         snprintf(name, sizeof name, "%06d", k);
-        hid_t pg = H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t pg = mcb_h5_create_group(g, name);
         rc = pg < 0 || write_problem(pg, problems[k]);
         if (pg >= 0) H5Gclose(pg);
     }

@@ -1,12 +1,14 @@
-/* mcb_io.h: reading and writing problem files (HDF5 format v2, documented
- * in docs/problem-format.md). One file holds one or more problems. */
+/* mcb_io.h: reading and writing problem files (HDF5 format v3, documented
+ * in docs/problem-format.md; versions 2 and 3 are read, version 3 is
+ * written). One file holds one or more problems. */
 #ifndef MCB_IO_H
 #define MCB_IO_H
 
 #include "mcb_problem.h"
 
 #define MCB_FORMAT_NAME "mcbench-problem"
-#define MCB_FORMAT_VERSION 2
+#define MCB_FORMAT_VERSION 3     /* written */
+#define MCB_FORMAT_VERSION_MIN 2 /* oldest read */
 
 /* Reads and validates every problem of a file. On failure *out is NULL and
  * err names the file, the problem group, the dataset and the reason. When

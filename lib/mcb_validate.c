@@ -1,4 +1,6 @@
-/* mcb_validate.c: mcb_problem_validate(), every check the format promises.
+/* mcb_validate.c: mcb_problem_validate(), every check the format promises
+ * (docs/problem-format.md, format 3: descriptors and the body
+ * factorization J = Jc Jb included).
  * Checks run in an order where each relies only on earlier ones (structure
  * before values, values before factorization), so bad input can never make
  * a later check read out of bounds. */
@@ -137,6 +139,103 @@ static mcb_rc check_partition(const mcb_problem *P, const char *where, mcb_err *
     return MCB_OK;
 }
 
+/* Format 3 descriptors: NaN (unknown) or a finite number >= 1. */
+static mcb_rc check_descriptor(double x, const char *where, const char *name, mcb_err *err)
+{
+    if (isnan(x) || (isfinite(x) && x >= 1)) return MCB_OK;
+    return mcb_fail(err, MCB_E_INPUT,
+                    "%s: attribute %s = %g is invalid (NaN for unknown, else finite and >= 1)",
+                    where, name, x);
+}
+
+/* max |(Jc Jb - J)_ij| <= BODY_TOL max(max |J_ij|, 1) */
+#define BODY_TOL 1e-9
+
+/* J = Jc Jb (CANAL paper eq. (30)-(31)), compared column by column with a
+ * dense work column of m entries. */
+static mcb_rc check_body_product(const mcb_problem *P, const char *where, mcb_err *err)
+{
+    mcb_csc *C = mcb_csc_multiply(P->Jc, P->Jb);
+    double *w = mcb_calloc((size_t)P->m + 1, sizeof(double));
+    mcb_rc rc = MCB_OK;
+    if (!C || !w) rc = mcb_fail(err, MCB_E_NOMEM, "%s: out of memory", where);
+    double jmax = 1, dmax = 0;
+    int di = 0, dj = 0;
+    for (int k = 0; !rc && k < mcb_csc_nnz(P->J); k++)
+        if (fabs(P->J->x[k]) > jmax) jmax = fabs(P->J->x[k]);
+    for (int j = 0; !rc && j < P->n; j++) {
+        for (int k = C->p[j]; k < C->p[j + 1]; k++) w[C->i[k]] += C->x[k];
+        for (int k = P->J->p[j]; k < P->J->p[j + 1]; k++) w[P->J->i[k]] -= P->J->x[k];
+        /* every nonzero of w is at a row of C's or J's column j */
+        for (int pass = 0; pass < 2; pass++) {
+            const mcb_csc *M = pass ? P->J : C;
+            for (int k = M->p[j]; k < M->p[j + 1]; k++) {
+                int i = M->i[k];
+                if (fabs(w[i]) > dmax) dmax = fabs(w[i]), di = i, dj = j;
+                w[i] = 0;
+            }
+        }
+    }
+    if (!rc && !(dmax <= BODY_TOL * jmax))
+        rc = mcb_fail(err, MCB_E_INPUT,
+                      "%s: bodies/Jc times bodies/Jb differs from J by %.3g at row %d, column %d "
+                      "(more than %g max(max |J_ij|, 1) = %.3g)", where, dmax, di, dj, BODY_TOL,
+                      BODY_TOL * jmax);
+    mcb_csc_free(&C);
+    free(w);
+    return rc;
+}
+
+/* The body factorization (format 3): shapes, a forest whose parents
+ * precede their children, subsystems in range, each body's rows of Jb
+ * touching only its subsystem's DOFs, and J = Jc Jb. */
+static mcb_rc check_bodies(const mcb_problem *P, const char *where, mcb_err *err)
+{
+    mcb_rc rc;
+    int nb = P->nbodies;
+    if (nb == 0) {
+        if (P->Jc || P->Jb || P->body_parent || P->body_sub)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: bodies/ datasets are present but nbodies is 0", where);
+        return MCB_OK;
+    }
+    if (nb < 0 || nb > (1 << 28))
+        return mcb_fail(err, MCB_E_INPUT, "%s: bodies: nbodies = %d is invalid", where, nb);
+    if (P->form != MCB_PRIMAL)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: bodies/ in a dual-form problem (J = Jc Jb needs the primal form)",
+                        where);
+    if (!P->body_parent || !P->body_sub)
+        return mcb_fail(err, MCB_E_INPUT, "%s: bodies/%s is missing", where,
+                        P->body_parent ? "subsystem" : "parent");
+    if (!P->sub_start)
+        return mcb_fail(err, MCB_E_INPUT, "%s: bodies/ needs the subsystem partition", where);
+    if ((rc = mcb_csc_check(P->Jc, where, "bodies/Jc", P->m, 6 * nb, err))) return rc;
+    if ((rc = mcb_csc_check(P->Jb, where, "bodies/Jb", 6 * nb, P->n, err))) return rc;
+    for (int k = 0; k < nb; k++) {
+        int par = P->body_parent[k];
+        if (par != -1 && (par < 0 || par >= k))
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: bodies/parent[%d] = %d is invalid (-1 for a root, else an "
+                            "earlier body: a parent precedes its child, so the tree is a forest)",
+                            where, k, par);
+        if (P->body_sub[k] < 0 || P->body_sub[k] >= P->nsub)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: bodies/subsystem[%d] = %d is out of range [0, %d)", where, k,
+                            P->body_sub[k], P->nsub);
+    }
+    for (int j = 0; j < P->n; j++)
+        for (int k = P->Jb->p[j]; k < P->Jb->p[j + 1]; k++) {
+            int body = P->Jb->i[k] / 6, s = P->body_sub[body];
+            if (j < P->sub_start[s] || j >= P->sub_start[s + 1])
+                return mcb_fail(err, MCB_E_INPUT,
+                                "%s: bodies/Jb row %d (body %d, subsystem %d) touches DOF %d, "
+                                "outside its subsystem's DOFs [%d, %d)", where, P->Jb->i[k],
+                                body, s, j, P->sub_start[s], P->sub_start[s + 1]);
+        }
+    return check_body_product(P, where, err);
+}
+
 /* A symmetric matrix (both triangles stored) with a positive diagonal and
  * no eigenvalue below -shift_rel * max diagonal (checked by factorizing
  * M + shift I); `name` and `extra` go into the messages. */
@@ -229,6 +328,9 @@ mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *er
     if ((rc = check_vec(P->lambda_ref, P->m, where, "reference/lambda", 0, err))) return rc;
     if ((rc = check_blocks(P, where, err))) return rc;
     if ((rc = check_partition(P, where, err))) return rc;
+    if ((rc = check_descriptor(P->mass_ratio, where, "mass_ratio", err))) return rc;
+    if ((rc = check_descriptor(P->cond_est, where, "cond_est", err))) return rc;
+    if ((rc = check_bodies(P, where, err))) return rc;
     /* A: symmetric positive definite; W: symmetric positive semidefinite
      * (a Delassus operator J A^-1 J^T is singular when J has dependent rows) */
     if (P->form == MCB_PRIMAL) return check_spd(P->A, where, "A", 0.0, err);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -439,6 +440,220 @@ START_TEST(hardening_classes)
 }
 END_TEST
 
+/* --- format 3: descriptors and the body factorization ----------------- */
+
+/* fx_mixed with two subsystems (DOFs 0-2, 3-5), descriptors and two
+ * bodies: body 0 (root, subsystem 0) moves with DOFs 0-2 on its twist rows
+ * 0-2, body 1 (child of 0, subsystem 1) with DOFs 3-5 on its rows 6-8, and
+ * Jc = J on those columns, so J = Jc Jb exactly. */
+static mcb_problem *fx_bodies(void)
+{
+    mcb_problem *P = fx_mixed();
+    free(P->sub_start);
+    P->sub_start = malloc(3 * sizeof(int));
+    P->sub_start[0] = 0, P->sub_start[1] = 3, P->sub_start[2] = 6;
+    P->nsub = 2;
+    P->mass_ratio = 40.0;
+    P->cond_est = 1.5e6;
+    P->nbodies = 2;
+    int bri[6] = {0, 1, 2, 6, 7, 8}, bci[6] = {0, 1, 2, 3, 4, 5};
+    double bx[6] = {1, 1, 1, 1, 1, 1};
+    P->Jb = mcb_csc_from_triplets(12, 6, 6, bri, bci, bx);
+    int cri[36], cci[36], t = 0;
+    double cx[36];
+    for (int j = 0; j < 6; j++)
+        for (int k = P->J->p[j]; k < P->J->p[j + 1]; k++) {
+            cri[t] = P->J->i[k];
+            cci[t] = j < 3 ? j : j + 3;
+            cx[t++] = P->J->x[k];
+        }
+    P->Jc = mcb_csc_from_triplets(6, 12, t, cri, cci, cx);
+    P->body_parent = malloc(2 * sizeof(int));
+    P->body_sub = malloc(2 * sizeof(int));
+    P->body_parent[0] = -1, P->body_parent[1] = 0;
+    P->body_sub[0] = 0, P->body_sub[1] = 1;
+    return P;
+}
+
+static void write_bodies(void)
+{
+    snprintf(path, sizeof path, "/tmp/mcb_test_io3_%ld.h5", (long)getpid());
+    mcb_problem *P[2] = {fx_bodies(), fx_point_contact_dual(FX_SLIP)};
+    ck_assert_int_eq(mcb_problem_validate(P[0], "fx_bodies", NULL), MCB_OK);
+    ck_assert_int_eq(mcb_write_problems(path, P, 2, NULL), MCB_OK);
+    mcb_problem_free(&P[0]);
+    mcb_problem_free(&P[1]);
+}
+
+START_TEST(round_trip_format3)
+{
+    write_bodies();
+    mcb_problem *a = fx_bodies();
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_read_problems(path, &S, &err) == MCB_OK, "%s", err.msg);
+    const mcb_problem *b = S->items[0];
+    ck_assert(b->mass_ratio == 40.0);
+    ck_assert(b->cond_est == 1.5e6);
+    ck_assert_int_eq(b->nbodies, 2);
+    csc_equal(a->Jc, b->Jc);
+    csc_equal(a->Jb, b->Jb);
+    ck_assert_int_eq(memcmp(a->body_parent, b->body_parent, 2 * sizeof(int)), 0);
+    ck_assert_int_eq(memcmp(a->body_sub, b->body_sub, 2 * sizeof(int)), 0);
+    ck_assert_int_eq(b->nsub, 2);
+    /* the dual problem: descriptors unknown, no bodies */
+    ck_assert(isnan(S->items[1]->mass_ratio) && isnan(S->items[1]->cond_est));
+    ck_assert_int_eq(S->items[1]->nbodies, 0);
+    ck_assert_ptr_null(S->items[1]->Jc);
+    mcb_problem_set_free(&S);
+    /* the file says version 3 */
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    long v = 0;
+    ck_assert_int_eq(mcb_h5_attr_get_int(f, "format_version", "t", &v, NULL), MCB_OK);
+    H5Fclose(f);
+    ck_assert_int_eq(v, 3);
+    mcb_problem_free(&a);
+    unlink(path);
+}
+END_TEST
+
+/* A version 2 file (no descriptors, no bodies) is still read. */
+START_TEST(reads_version2)
+{
+    write_good();
+    hid_t f = open_rw();
+    ck_assert_int_eq(mcb_h5_attr_write_int(f, "format_version", 2), 0);
+    H5Fclose(f);
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_read_problems(path, &S, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(S->count, 2);
+    ck_assert(isnan(S->items[0]->mass_ratio));
+    ck_assert_int_eq(S->items[0]->nbodies, 0);
+    mcb_problem_set_free(&S);
+    f = open_rw();
+    mcb_h5_attr_write_int(f, "format_version", 1);
+    H5Fclose(f);
+    expect_error("unknown format version 1", "must be regenerated");
+}
+END_TEST
+
+static long file_bytes(const char *p, unsigned char **out)
+{
+    FILE *fp = fopen(p, "rb");
+    ck_assert_ptr_nonnull(fp);
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    *out = malloc((size_t)len + 1);
+    ck_assert_int_eq((long)fread(*out, 1, (size_t)len, fp), len);
+    fclose(fp);
+    return len;
+}
+
+/* Identical content, byte-identical files: no timestamps (the second write
+ * is more than a second later), nothing else that varies. */
+START_TEST(writes_are_reproducible)
+{
+    char p2[300];
+    write_bodies();
+    snprintf(p2, sizeof p2, "%s.second", path);
+    rename(path, p2);
+    struct timespec pause = {1, 100000000};
+    nanosleep(&pause, NULL);
+    write_bodies();
+    unsigned char *x = NULL, *y = NULL;
+    long lx = file_bytes(path, &x), ly = file_bytes(p2, &y);
+    ck_assert_int_eq(lx, ly);
+    ck_assert_msg(memcmp(x, y, (size_t)lx) == 0, "two writes of the same problems differ");
+    free(x);
+    free(y);
+    unlink(p2);
+    unlink(path);
+}
+END_TEST
+
+#define B "/problems/000000/bodies/"
+
+/* Every format 3 validation failure names the file, the problem, the
+ * dataset and the reason. */
+START_TEST(bad_format3)
+{
+    write_bodies();
+    switch (_i) {
+    case 0: {
+        double v = 0.5;
+        attr_replace(G, "mass_ratio", H5T_NATIVE_DOUBLE, &v);
+        expect_error("/problems/000000: attribute mass_ratio = 0.5 is invalid", ">= 1");
+        break;
+    }
+    case 1: {
+        double v = INFINITY;
+        attr_replace(G, "cond_est", H5T_NATIVE_DOUBLE, &v);
+        expect_error("/problems/000000: attribute cond_est = inf is invalid", NULL);
+        break;
+    }
+    case 2: { int par[2] = {-1, 1}; replace_ints(B "parent", par, 2); }
+        expect_error("/problems/000000: bodies/parent[1] = 1 is invalid", "precedes");
+        break;
+    case 3: { int par[2] = {1, -1}; replace_ints(B "parent", par, 2); }
+        expect_error("bodies/parent[0] = 1 is invalid", NULL);
+        break;
+    case 4: { int sub[2] = {0, 2}; replace_ints(B "subsystem", sub, 2); }
+        expect_error("bodies/subsystem[1] = 2 is out of range [0, 2)", NULL);
+        break;
+    case 5: { int sub[2] = {0, 0}; replace_ints(B "subsystem", sub, 2); }
+        expect_error("bodies/Jb row 6 (body 1, subsystem 0) touches DOF 3", "outside");
+        break;
+    case 6: { /* Jc off by 1e-6 in one entry */
+        hid_t f = open_rw();
+        double x[16];
+        long len = 0;
+        hid_t d = H5Dopen2(f, B "Jc/values", H5P_DEFAULT);
+        hid_t sp = H5Dget_space(d);
+        len = (long)H5Sget_simple_extent_npoints(sp);
+        H5Sclose(sp);
+        H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x);
+        H5Dclose(d);
+        H5Fclose(f);
+        x[2] += 1e-6;
+        replace_doubles(B "Jc/values", x, len);
+        expect_error("/problems/000000: bodies/Jc times bodies/Jb differs from J by 1e-06", NULL);
+        break;
+    }
+    case 7: {
+        hid_t f = open_rw();
+        hid_t g = H5Gopen2(f, B "Jb", H5P_DEFAULT);
+        long shape[2] = {13, 6};
+        mcb_h5_attr_write_ints(g, "shape", shape, 2);
+        H5Gclose(g);
+        H5Fclose(f);
+        expect_error("dimension mismatch: bodies/Jb is 13x6, expected", NULL);
+        break;
+    }
+    case 8: delete_link(B "subsystem");
+        expect_error("/problems/000000: dataset bodies/subsystem is missing", NULL);
+        break;
+    case 9: { int par[3] = {-1, 0, 0}; replace_ints(B "parent", par, 3); }
+        expect_error("dataset bodies/subsystem has 2 elements, expected 3", NULL);
+        break;
+    case 10: { /* bodies in the dual problem */
+        hid_t f = open_rw();
+        ck_assert_int_ge(H5Ocopy(f, B, f, "/problems/000001/bodies", H5P_DEFAULT, H5P_DEFAULT), 0);
+        H5Fclose(f);
+        expect_error("/problems/000001: group bodies in a dual-form problem", NULL);
+        break;
+    }
+    case 11: { /* Jb rows beyond a row out of range */
+        int ri[6] = {0, 1, 2, 6, 7, 12};
+        replace_ints(B "Jb/rowind", ri, 6);
+        expect_error("bodies/Jb/rowind[5] = 12 is out of range", NULL);
+        break;
+    }
+    }
+}
+END_TEST
+
 #if !defined(__SANITIZE_ADDRESS__)
 /* Out of memory is not bad input: exit 1, and said so. A file of 1 MB
  * whose e holds 96 Mi compressed zeros (805 MB) is read with the
@@ -539,6 +754,10 @@ int main(void)
     tcase_add_test(tc, round_trip_exact);
     tcase_add_loop_test(tc, bad_input_classes, 0, 22);
     tcase_add_loop_test(tc, hardening_classes, 0, 13);
+    tcase_add_test(tc, round_trip_format3);
+    tcase_add_test(tc, reads_version2);
+    tcase_add_test(tc, writes_are_reproducible);
+    tcase_add_loop_test(tc, bad_format3, 0, 12);
 #if !defined(__SANITIZE_ADDRESS__)
     tcase_add_test(tc, out_of_memory_is_not_bad_input);
 #endif
