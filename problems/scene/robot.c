@@ -337,7 +337,11 @@ void mcb_robot_crba(const mcb_robot *r, double *H)
             double F[6];
             int j = jk + c;
             inertia_apply(&r->Ic[k], Sk + 6 * c, F); /* F = I^c_k S_j */
-            for (int d = 0; d < nk; d++) H[(size_t)(jk + d) + (size_t)j * n] = dot6(Sk + 6 * d, F);
+            for (int d = c; d < nk; d++) { /* exactly symmetric */
+                double h = dot6(Sk + 6 * d, F);
+                H[(size_t)(jk + d) + (size_t)j * n] = h;
+                H[(size_t)j + (size_t)(jk + d) * n] = h;
+            }
             /* H_ij = S_i^T F for every ancestor joint i (no transform needed in
              * world coordinates) */
             for (int a = r->links[k].parent; a >= 0; a = r->links[a].parent) {
