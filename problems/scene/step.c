@@ -446,6 +446,7 @@ static mcb_rc detect(mcb_world *w, mcb_err *err)
         w->X[k] = b < 0 ? w->sh[k].local : mcb_xform_compose(&w->pose[b], &w->sh[k].local);
     }
     w->ncon = 0;
+    if (ns == 0) return MCB_OK;
     mcb_rc rc = mcb_contacts_detect(w->sh, w->X, ns, w->o.margin_m, &w->con, &w->ncon,
                                     &w->cap_con, err);
     if (rc) return rc;
@@ -619,7 +620,9 @@ static mcb_rc assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err)
     t = 0;
     for (int k = 0; k < w->nrigid; k++) {
         P->body_parent[k] = -1;
-        P->body_sub[k] = w->body_sub[k];
+        /* a kinematic body has no DOFs (empty rows in Jc and Jb); the format
+         * wants a subsystem in range, so it names subsystem 0 */
+        P->body_sub[k] = w->body_sub[k] >= 0 ? w->body_sub[k] : 0;
         if (w->rigid[k].kinematic) continue;
         for (int q = 0; q < 6; q++)
             if (!push(w, &t, 6 * k + q, w->body_dof[k] + q, 1.0))
