@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: install, build, generate the default problems, run every
+# The main job: install, build, generate the default problems (the problem
+# set problems/sets/default.set, docs/sets.md; --quick: quick.set), run every
 # registered solver on them with identical budgets, and write the report to
 # out/ (entry point out/index.html). Extra arguments go to `mcbench run`.
 set -euo pipefail
@@ -10,12 +11,15 @@ out="$here/out"
 mkdir -p "$out"
 quick=0
 for a in "$@"; do [ "$a" = "--quick" ] && quick=1; done
-if [ $quick -eq 1 ]; then
-  "$mcb" gen stack --nx 3 --ny 3 --nz 3 --steps 3 -o "$out/stack.h5"
-else
-  "$mcb" gen stack --nx 5 --ny 5 --nz 5 --steps 10 -o "$out/stack.h5"
-fi
-sets=("$out/stack.h5")
+# the problems: the catalog's default set (--quick: the quick set), built
+# into out/problems/; files whose generator arguments match are reused
+set_name=default
+[ $quick -eq 1 ] && set_name=quick
+"$mcb" gen --set "$set_name" -o "$out/problems"
+sets=()
+for f in $(sed -e 's/#.*//' "$here/problems/sets/$set_name.set" | awk 'NF >= 2 {print $1}'); do
+  sets+=("$out/problems/$f.h5")
+done
 if [ -d "$here/../shared/fclib" ]; then
   ls "$here"/../shared/fclib/*.hdf5 >/dev/null 2>&1 &&
     "$mcb" import fclib "$here"/../shared/fclib/*.hdf5 -o "$out/fclib.h5" &&

@@ -14,7 +14,10 @@
 #include "mcb_io.h"
 #include "mcb_paths.h"
 #include "problems.h"
+#include "mcb_timer.h"
 #include "report.h"
+#include "scenes.h"
+#include "sets.h"
 
 #define EXIT_INPUT 2
 
@@ -249,61 +252,172 @@ static int cmd_import(int argc, char **argv)
 /* -------------------------------------------------------------------- gen */
 
 static const char *gen_help =
-    "usage: mcbench gen stack [--nx N] [--ny N] [--nz N] [--steps K] -o FILE.h5\n"
-    "       [--mu MU] [--h SECONDS] [--radius M] [--mass KG] [--seed S] [--jitter J]\n"
-    "The RPIsim test scene: nx*ny*nz spheres in cube formation on a ground plane\n"
-    "(defaults 5x5x5, 10 steps, mu 0.5, h 0.01 s, radius 0.1 m, mass 1 kg),\n"
-    "simulated for K steps; every step's subproblem is recorded with its reference\n"
-    "solution. Deterministic for fixed arguments. Numbers must be finite.\n";
+    "usage: mcbench gen NAME [--OPTION VALUE ...] -o FILE.h5   generate a registered scene\n"
+    "       mcbench gen NAME --help        its options, defaults and ranges\n"
+    "       mcbench gen --list             the scenes, what they are, where they come from\n"
+    "       mcbench gen --set SET -o DIR   build a problem set into DIR/STEM.h5\n"
+    "Every recorded step's subproblem is written with its reference solution;\n"
+    "the files are byte-for-byte identical for fixed arguments, and each\n"
+    "problem's source attribute holds the canonical arguments (every option).\n"
+    "SET is a name in the catalog (problems/sets/SET.set; MCB_SETS_DIR overrides\n"
+    "the directory) or a path to a .set file (docs/sets.md): quick, default,\n"
+    "paper, scaling. A file in DIR made from the same arguments is reused.\n"
+    "After each file: scene, problems, DOF, subsystems, contacts per step\n"
+    "(min/median/max), wall seconds, file. Numbers must be finite.\n"
+    "Example: mcbench gen stack --nx 5 --ny 5 --nz 5 --steps 10 -o stack.h5\n";
 
-static int cmd_gen(int argc, char **argv)
+static void print_summary(void *ctx, const mcb_gen_summary *s)
 {
-    if (is_help(argc, argv)) return fputs(gen_help, stdout), 0;
-    if (argc < 2 || strcmp(argv[1], "stack") != 0)
-        return usage_error("gen", "%s", "the only scene is 'stack'");
-    mcb_stack_opts o;
-    mcb_stack_defaults(&o);
-    const char *out = NULL;
-    const char *const valued[] = {"-o", "--nx", "--ny", "--nz", "--steps", "--mu", "--h",
-                                  "--radius", "--mass", "--jitter", "--seed", NULL};
+    (void)ctx;
+    char line[1400];
+    mcb_gen_summary_line(s, line, sizeof line);
+    printf("%s\n", line);
+    fflush(stdout);
+}
+
+/* "stack, stir, ..." */
+static void scene_names(char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < mcb_scene_count() && len < size; k++) {
+        int w = snprintf(buf + len, size - len, "%s%s", k ? ", " : "", mcb_scene_at(k)->name);
+        if (w > 0) len += (size_t)w;
+    }
+}
+
+static int gen_list(void)
+{
+    for (int k = 0; k < mcb_scene_count(); k++) {
+        const mcb_scene_def *d = mcb_scene_at(k);
+        printf("%-12s %s\n%-12s   source: %s\n", d->name, d->summary, "", d->paper);
+    }
+    printf("problem sets: %s (mcbench gen --set SET -o DIR)\n", mcb_sets_dir());
+    return 0;
+}
+
+/* The shortest "%.*g" spelling that reads back as v. */
+static const char *num_text(double v, char *buf, size_t size)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
+static int gen_scene_help(const mcb_scene_def *d)
+{
+    printf("usage: mcbench gen %s [--OPTION VALUE ...] -o FILE.h5\n%s\nsource: %s\noptions:\n",
+           d->name, d->summary, d->paper);
+    for (int k = 0; k < MCB_SCENE_MAX_OPTS && d->opts[k].name; k++) {
+        const mcb_scene_opt *o = &d->opts[k];
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s %s", o->name, o->integer ? "N" : "X");
+        char a[40], b[40], c[40];
+        printf("  %-16s %s (default %s; %s in [%s, %s])\n", flag, o->help,
+               num_text(o->def, a, sizeof a), o->integer ? "an integer" : "a number",
+               num_text(o->min, b, sizeof b), num_text(o->max, c, sizeof c));
+    }
+    return 0;
+}
+
+/* mcbench gen --set SET -o DIR */
+static int gen_set(int argc, char **argv)
+{
+    const char *set = NULL, *out = NULL;
+    const char *const valued[] = {"--set", "-o", NULL};
     int po = 0;
-    for (int k = 2; k < argc; k++) {
+    for (int k = 1; k < argc; k++) {
         const char *a = argv[k], *v;
         int t = next_arg("gen", argc, argv, &k, &po, valued, NULL, &v);
         if (t == ARG_ERR) return EXIT_INPUT;
-        if (t == ARG_POS) return usage_error("gen", "unexpected argument '%s'", a);
+        if (t == ARG_POS) return usage_error("gen", "unexpected argument '%s' with --set", a);
         if (t != ARG_OPT) continue;
-        int bad = 0, seed = 0;
-        if (!strcmp(a, "-o")) out = v;
-        else if (!strcmp(a, "--nx")) bad = parse_int(v, 1, 1000, &o.nx);
-        else if (!strcmp(a, "--ny")) bad = parse_int(v, 1, 1000, &o.ny);
-        else if (!strcmp(a, "--nz")) bad = parse_int(v, 1, 1000, &o.nz);
-        else if (!strcmp(a, "--steps")) bad = parse_int(v, 1, 100000, &o.steps);
-        else if (!strcmp(a, "--mu")) bad = parse_double(v, 0.0, &o.mu);
-        else if (!strcmp(a, "--h")) bad = parse_double(v, 1e-9, &o.h_s);
-        else if (!strcmp(a, "--radius")) bad = parse_double(v, 1e-9, &o.radius_m);
-        else if (!strcmp(a, "--mass")) bad = parse_double(v, 1e-12, &o.mass_kg);
-        else if (!strcmp(a, "--jitter")) bad = parse_double(v, 0.0, &o.jitter);
-        else if (!strcmp(a, "--seed")) {
-            bad = parse_int(v, 0, 2147483647, &seed);
-            o.seed = (unsigned)seed;
-        }
-        if (bad) return usage_error("gen", "bad value for %s", a);
+        if (!strcmp(a, "--set")) set = v;
+        else out = v;
     }
-    if (!out) return usage_error("gen", "%s", "needs -o FILE.h5");
+    if (!set || !out) return usage_error("gen", "%s", "--set needs SET and -o DIR");
+    char path[4096];
     mcb_err err;
-    mcb_output oo = {out, "-o"};
-    mcb_rc rc = mcb_check_outputs(NULL, 0, &oo, 1, 1, &err);
-    if (rc) return fail_rc(rc, &err);
-    mcb_problem_set *S = NULL;
-    rc = mcb_gen_stack(&o, &S, &err);
-    if (!rc) rc = mcb_write_problems(out, S->items, S->count, &err);
+    mcb_set *S = NULL;
+    mcb_rc rc = mcb_set_locate(set, path, sizeof path, &err);
+    if (!rc) rc = mcb_set_read(path, &S, &err);
+    double t0 = mcb_now_s();
+    if (!rc) rc = mcb_set_build(S, out, print_summary, NULL, &err);
     int n = S ? S->count : 0;
-    mcb_problem_set_free(&S);
+    mcb_set_free(&S);
     if (rc) return fail_rc(rc, &err);
-    fprintf(stderr, "mcbench: wrote %d step(s) of a %dx%dx%d stack to %s\n", n, o.nx, o.ny, o.nz,
-            out);
+    fprintf(stderr, "mcbench: set %s: %d file(s) in %s (%.1f s)\n", set, n, out, mcb_now_s() - t0);
     return 0;
+}
+
+/* mcbench gen NAME [--opt V ...] -o FILE.h5 */
+static int gen_scene(const mcb_scene_def *def, int argc, char **argv)
+{
+    const char *out = NULL;
+    char **opts = calloc((size_t)argc, sizeof *opts);
+    if (!opts) return 1;
+    int nopts = 0, status = 0;
+    for (int k = 2; k < argc && !status; k++) {
+        if (!strcmp(argv[k], "-o")) {
+            if (k + 1 >= argc) status = usage_error("gen", "%s", "option -o needs a value");
+            else out = argv[++k];
+        } else {
+            opts[nopts++] = argv[k];
+        }
+    }
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err;
+    mcb_rc rc = MCB_OK;
+    if (!status && (rc = mcb_scene_parse(def, nopts, opts, vals, &err)))
+        status = usage_error("gen", "%s", strncmp(err.msg, "gen ", 4) ? err.msg : err.msg + 4);
+    free(opts);
+    if (status) return status;
+    if (!out) return usage_error("gen", "%s", "needs -o FILE.h5");
+    mcb_output oo = {out, "-o"};
+    if ((rc = mcb_check_outputs(NULL, 0, &oo, 1, 1, &err))) return fail_rc(rc, &err);
+    double t0 = mcb_now_s();
+    mcb_problem_set *S = NULL;
+    rc = mcb_scene_generate(def, vals, &S, &err);
+    if (!rc) rc = mcb_write_problems(out, S->items, S->count, &err);
+    if (!rc) {
+        mcb_gen_summary sum;
+        mcb_gen_summarize(S, def->name, out, &sum);
+        sum.wall_s = mcb_now_s() - t0;
+        print_summary(NULL, &sum);
+    }
+    mcb_problem_set_free(&S);
+    return rc ? fail_rc(rc, &err) : 0;
+}
+
+static int cmd_gen(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("gen", "%s", "needs a scene NAME, --set SET or --list");
+    const char *first = argv[1];
+    if (!strcmp(first, "--list")) {
+        if (argc > 2) return usage_error("gen", "unexpected argument '%s' after --list", argv[2]);
+        return gen_list();
+    }
+    for (int k = 1; k < argc; k++)
+        if (!strcmp(argv[k], "--set")) return is_help(argc, argv) ? (fputs(gen_help, stdout), 0)
+                                                                   : gen_set(argc, argv);
+    if (first[0] == '-') {
+        if (is_help(argc, argv)) return fputs(gen_help, stdout), 0;
+        return usage_error("gen", "%s comes before a scene NAME (mcbench gen NAME [options] -o "
+                           "FILE.h5)", first);
+    }
+    const mcb_scene_def *def = mcb_scene_find(first);
+    if (!def) {
+        char names[512];
+        scene_names(names, sizeof names);
+        fprintf(stderr, "mcbench gen: unknown scene '%s' (scenes: %s; see 'mcbench gen --list')\n",
+                first, names);
+        return EXIT_INPUT;
+    }
+    if (is_help(argc, argv)) return gen_scene_help(def);
+    return gen_scene(def, argc, argv);
 }
 
 /* ---------------------------------------------------------------- solvers */
@@ -751,7 +865,7 @@ static const char *main_help =
     "  info      describe problem files\n"
     "  validate  check problem files\n"
     "  import    convert FCLIB files (mcbench import fclib ...)\n"
-    "  gen       generate built-in problems (mcbench gen stack ...)\n"
+    "  gen       generate a scene or a problem set (mcbench gen --list)\n"
     "  run       run solvers on problems with identical budgets\n"
     "  merge     join the results files of a campaign's parts\n"
     "  report    plots and tables from a results file\n"

@@ -19,6 +19,7 @@
 
 #include "metrics.h"
 #include "problems.h"
+#include "scenes.h"
 #include "solver.h"
 
 void mcb_stack_defaults(mcb_stack_opts *o)
@@ -276,4 +277,39 @@ done:
     if (rc) mcb_problem_set_free(&S);
     *out = S;
     return rc;
+}
+
+/* The registry's entry (problems/scene/scenes.c): vals in the table's
+ * option order nx, ny, nz, steps, radius, mass, mu, h, seed, jitter;
+ * each problem's source becomes the canonical argument string. */
+mcb_rc mcb_scene_stack(const double *vals, mcb_problem_set **out, mcb_err *err)
+{
+    *out = NULL;
+    mcb_stack_opts o;
+    mcb_stack_defaults(&o);
+    o.nx = (int)vals[0];
+    o.ny = (int)vals[1];
+    o.nz = (int)vals[2];
+    o.steps = (int)vals[3];
+    o.radius_m = vals[4];
+    o.mass_kg = vals[5];
+    o.mu = vals[6];
+    o.h_s = vals[7];
+    o.seed = (unsigned)vals[8];
+    o.jitter = vals[9];
+    mcb_rc rc = mcb_gen_stack(&o, out, err);
+    if (rc) return rc;
+    const mcb_scene_def *def = mcb_scene_find("stack");
+    char args[1024];
+    mcb_scene_args(def, vals, args, sizeof args);
+    for (int k = 0; k < (*out)->count; k++) {
+        mcb_problem *P = (*out)->items[k];
+        free(P->source);
+        if (!(P->source = mcb_strdup(args))) {
+            mcb_problem_set_free(out);
+            return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        }
+        P->mass_ratio = 1.0; /* identical spheres */
+    }
+    return MCB_OK;
 }

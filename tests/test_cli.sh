@@ -172,6 +172,45 @@ for f in hdf5-crash-sigfpe.h5 hdf5-crash-segv.h5; do
   absent "run-$f" crash/r.h5 crash/r.csv
 done
 
+# --- gen: the scene registry and the problem sets -------------------------
+check gen-list 0 "$mcb" gen --list
+grep -q "^stack " "$d/out" || { fail=$((fail+1)); echo "FAIL gen --list lacks stack"; }
+check gen-scene-help 0 "$mcb" gen stack --help
+grep -q -- "--nx N .*default 5; an integer in \[1, 1000\]" "$d/out" ||
+  { fail=$((fail+1)); echo "FAIL gen stack --help lacks --nx with default and range"; cat "$d/out"; }
+check gen-unknown-scene 2 "$mcb" gen stir -o g.h5
+expect_err gen-unknown-scene "unknown scene 'stir' (scenes: stack"
+check gen-bad-option-named 2 "$mcb" gen stack --spheres 3 -o g.h5
+expect_err gen-bad-option-named "unknown option --spheres"
+check gen-not-integer 2 "$mcb" gen stack --nx 2.5 -o g.h5
+expect_err gen-not-integer "--nx 2.5 is not an integer"
+check gen-no-output 2 "$mcb" gen stack --nx 1
+expect_err gen-no-output "needs -o"
+check gen-summary 0 "$mcb" gen stack --nx 2 --ny 1 --nz 1 --steps 2 -o g1.h5
+grep -q "^stack: 2 problems, 12 DOF, 2 subsystems, contacts per step .*(min/median/max), .* s, g1.h5$" "$d/out" ||
+  { fail=$((fail+1)); echo "FAIL gen summary:"; cat "$d/out"; }
+check gen-again 0 "$mcb" gen stack --nx 2 --ny 1 --nz 1 --steps 2 -o g2.h5
+cmp -s g1.h5 g2.h5 || { fail=$((fail+1)); echo "FAIL gen: two runs with the same arguments differ"; }
+check gen-set 0 "$mcb" gen --set quick -o setdir
+grep -q "^stack: .*setdir/stack.h5$" "$d/out" || { fail=$((fail+1)); echo "FAIL gen --set summary"; cat "$d/out"; }
+setsum=$(md5sum < setdir/stack.h5)
+check gen-set-reuse 0 "$mcb" gen --set quick -o setdir
+grep -q "setdir/stack.h5, reused$" "$d/out" || { fail=$((fail+1)); echo "FAIL gen --set: not reused"; cat "$d/out"; }
+unchanged gen-set-reuse setdir/stack.h5 "$setsum"
+printf '# a set of our own\nstack stack --nx 1 --ny 1 --nz 1 --steps 1\n' > own.set
+check gen-set-path 0 "$mcb" gen --set ./own.set -o setdir
+grep -q "setdir/stack.h5$" "$d/out" || { fail=$((fail+1)); echo "FAIL gen --set path: not regenerated"; cat "$d/out"; }
+no_partials gen-set-path setdir
+printf 'ok stack --nx 1 --ny 1 --nz 1 --steps 1\n\nstir-216 stir --spheres 216\n' > later.set
+check gen-set-unknown-scene 2 "$mcb" gen --set later.set -o setdir2
+expect_err gen-set-unknown-scene "later.set:3: unknown scene 'stir'"
+absent gen-set-unknown-scene setdir2
+check gen-set-missing 2 "$mcb" gen --set nope -o setdir
+expect_err gen-set-missing "unknown problem set 'nope'"
+check gen-set-no-output 2 "$mcb" gen --set quick
+MCB_SETS_DIR="$d" check gen-sets-dir 0 "$mcb" gen --set own -o setdir3
+[ -s setdir3/stack.h5 ] || { fail=$((fail+1)); echo "FAIL MCB_SETS_DIR not used"; }
+
 # --- interrupted: SIGINT and SIGTERM leave only the journal -----------------
 # (the journal holds every finished run; tests/test_resume.sh continues
 # killed campaigns)

@@ -1,0 +1,147 @@
+/* scenes.c: the scene registry behind `mcbench gen NAME [options]` (see
+ * scenes.h): one explicit table of generators with their typed options,
+ * the parser of "--name value" pairs against a scene's options, and the
+ * canonical argument string recorded as each problem's source (and
+ * compared by the problem sets, sets.c, to reuse a file).
+ *
+ * Numbers in the canonical string are printed in the shortest form that
+ * reads back to the same double (at most 17 significant digits), so
+ * parse(args(vals)) == vals bit for bit. Nothing here allocates. */
+#include "scenes.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The table. Scene engineers: add one line per scene (generator in
+ * scene_NAME.c, declared in scenes.h) at the marked place below, in the
+ * order `mcbench gen --list` should show them. Option values reach the
+ * generator in the order of its opts[]. */
+static const mcb_scene_def scenes[] = {
+    {"stack",
+     "RPIsim test scene: nx x ny x nz spheres in cube formation resting on a ground plane",
+     "RPIsim paper, Fig. 9a (the sphere stack)",
+     {{"nx", "spheres along x", 5, 1, 1000, 1},
+      {"ny", "spheres along y", 5, 1, 1000, 1},
+      {"nz", "spheres along z (layers)", 5, 1, 1000, 1},
+      {"steps", "recorded steps", 10, 1, 100000, 1},
+      {"radius", "sphere radius (m)", 0.1, 1e-6, 1e3, 0},
+      {"mass", "sphere mass (kg)", 1.0, 1e-9, 1e9, 0},
+      {"mu", "friction coefficient", 0.5, 0, 100, 0},
+      {"h", "time step (s)", 0.01, 1e-9, 10, 0},
+      {"seed", "seed of the lattice jitter", 12345, 0, 2147483647, 1},
+      {"jitter", "lattice jitter (fraction of the radius)", 0.01, 0, 1, 0},
+      {NULL, NULL, 0, 0, 0, 0}},
+     mcb_scene_stack},
+    /* the papers' scenes (issue 8) go here, one line each, e.g.
+     * {"stir", "...", "SubADMM paper, Sec. IV-A", {...}, mcb_scene_stir}, */
+};
+
+#define NSCENES ((int)(sizeof scenes / sizeof scenes[0]))
+
+int mcb_scene_count(void) { return NSCENES; }
+
+const mcb_scene_def *mcb_scene_at(int k) { return k >= 0 && k < NSCENES ? &scenes[k] : NULL; }
+
+const mcb_scene_def *mcb_scene_find(const char *name)
+{
+    for (int k = 0; name && k < NSCENES; k++)
+        if (!strcmp(scenes[k].name, name)) return &scenes[k];
+    return NULL;
+}
+
+static int nopts(const mcb_scene_def *def)
+{
+    int n = 0;
+    while (n < MCB_SCENE_MAX_OPTS && def->opts[n].name) n++;
+    return n;
+}
+
+/* The option list "--a, --b, ..." for messages. */
+static void option_names(const mcb_scene_def *def, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < nopts(def) && len < size; k++) {
+        int w = snprintf(buf + len, size - len, "%s--%s", k ? ", " : "", def->opts[k].name);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+}
+
+/* A finite number spelled exactly (strtod over the whole string). */
+static int read_number(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno == ERANGE || end == s || *end || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+mcb_rc mcb_scene_parse(const mcb_scene_def *def, int argc, char **argv, double *vals,
+                       mcb_err *err)
+{
+    if (!def) return mcb_fail(err, MCB_E_INPUT, "no scene");
+    int n = nopts(def);
+    for (int k = 0; k < n; k++) vals[k] = def->opts[k].def;
+    for (int a = 0; a < argc; a++) {
+        const char *arg = argv[a];
+        int opt = -1;
+        if (!strncmp(arg, "--", 2))
+            for (int k = 0; k < n && opt < 0; k++)
+                if (!strcmp(arg + 2, def->opts[k].name)) opt = k;
+        if (opt < 0) {
+            char names[600];
+            option_names(def, names, sizeof names);
+            return mcb_fail(err, MCB_E_INPUT, "gen %s: %s %.200s (its options: %s)", def->name,
+                            strncmp(arg, "-", 1) ? "unexpected argument" : "unknown option", arg,
+                            names);
+        }
+        const mcb_scene_opt *o = &def->opts[opt];
+        if (a + 1 >= argc)
+            return mcb_fail(err, MCB_E_INPUT, "gen %s: option --%s needs a value", def->name,
+                            o->name);
+        const char *s = argv[++a];
+        double v;
+        if (read_number(s, &v))
+            return mcb_fail(err, MCB_E_INPUT, "gen %s: --%s '%.100s' is not a finite number",
+                            def->name, o->name, s);
+        if (o->integer && v != floor(v))
+            return mcb_fail(err, MCB_E_INPUT, "gen %s: --%s %.100s is not an integer", def->name,
+                            o->name, s);
+        if (!(v >= o->min && v <= o->max))
+            return mcb_fail(err, MCB_E_INPUT, "gen %s: --%s %.100s is out of range [%.17g, %.17g]",
+                            def->name, o->name, s, o->min, o->max);
+        vals[opt] = v;
+    }
+    return MCB_OK;
+}
+
+/* The shortest "%.*g" spelling of v that reads back as v. */
+static void shortest(double v, char *buf, size_t size)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+void mcb_scene_args(const mcb_scene_def *def, const double *vals, char *buf, size_t size)
+{
+    if (!size) return;
+    buf[0] = '\0';
+    if (!def) return;
+    size_t len = 0;
+    int w = snprintf(buf, size, "%s", def->name);
+    for (int k = 0; w >= 0 && k < nopts(def); k++) {
+        len += (size_t)w;
+        if (len >= size) return;
+        char num[40];
+        shortest(vals[k], num, sizeof num);
+        w = snprintf(buf + len, size - len, " --%s %s", def->opts[k].name, num);
+    }
+}
