@@ -139,7 +139,8 @@ static mcb_rc check_links(int floating, const mcb_link *links, int nlinks, mcb_e
             return mcb_fail(err, MCB_E_INPUT, "robot: a floating base link 0 needs parent -1");
         if (floating && k > 0 && l->parent < 0)
             return mcb_fail(err, MCB_E_INPUT,
-                            "robot: link %d (%s) of a floating robot has no parent link", k, l->name);
+                            "robot: link %d (%s) of a floating robot has no parent link", k,
+                            l->name);
         int base_link = floating && k == 0;
         if (!base_link && (l->joint < MCB_JOINT_REVOLUTE || l->joint > MCB_JOINT_FIXED))
             return mcb_fail(err, MCB_E_INPUT, "robot: link %d (%s) has joint type %d", k, l->name,
@@ -150,6 +151,20 @@ static mcb_rc check_links(int floating, const mcb_link *links, int nlinks, mcb_e
         if (!(l->mass_kg >= 0) || !isfinite(l->mass_kg))
             return mcb_fail(err, MCB_E_INPUT, "robot: link %d (%s) has mass %g", k, l->name,
                             l->mass_kg);
+        int finite = 1;
+        for (int i = 0; i < 9; i++)
+            finite &= isfinite(l->inertia[i]) && isfinite(l->placement.R[i]);
+        for (int i = 0; i < 3; i++)
+            finite &= isfinite(l->com[i]) && isfinite(l->placement.p[i]) && isfinite(l->axis[i]);
+        if (!finite)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "robot: link %d (%s) has a non-finite inertia, centre of mass, "
+                            "placement or axis",
+                            k, l->name);
+        for (int i = 0; i < 3; i++)
+            if (l->inertia[4 * i] < 0)
+                return mcb_fail(err, MCB_E_INPUT, "robot: link %d (%s) has inertia[%d] = %g < 0", k,
+                                l->name, 4 * i, l->inertia[4 * i]);
     }
     return MCB_OK;
 }
@@ -258,7 +273,8 @@ static void world_inertia(const mcb_link *l, const mcb_xform *X, sp_inertia *I)
     for (int i = 0; i < 3; i++) I->h[i] = m * c[i];
     /* parallel axis: Io = Ic + m (|c|^2 1 - c c^T) (Featherstone eq. 2.63) */
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) I->Io[3 * i + j] = Ic[3 * i + j] + m * ((i == j) * cc - c[i] * c[j]);
+        for (int j = 0; j < 3; j++)
+            I->Io[3 * i + j] = Ic[3 * i + j] + m * ((i == j) * cc - c[i] * c[j]);
 }
 
 static void base_columns(mcb_robot *r)
