@@ -175,9 +175,129 @@ START_TEST(box_on_box_four_contacts)
     /* two equal boxes exactly on top of each other: 4, not 8 */
     mcb_xform X3 = at(-0.2, 0, 0.15);
     ck_assert_int_eq(mcb_collide(&b2, &X3, 2, &b0, &X0, 0, 1e-3, c, 64), 4);
+    /* sunk by 0.1 mm into the two below, sides flush: still 4 vertical
+     * contacts each at the depth (the flush sides give no sideways normal) */
+    X2.p[2] -= 1e-4;
+    for (int k = 0; k < 2; k++) {
+        int m = mcb_collide(&b2, &X2, 2, k ? &b1 : &b0, k ? &X1 : &X0, k, 1e-3, c, 64);
+        ck_assert_int_eq(m, 4);
+        for (int i = 0; i < m; i++) {
+            ck_assert_double_eq_tol(c[i].n[2], 1.0, 1e-12);
+            ck_assert_double_eq_tol(c[i].gap, -1e-4, 1e-12);
+            ck_assert_double_eq_tol(c[i].p[2], 0.1 - 0.5e-4, 1e-12);
+            ck_assert_double_eq_tol(fabs(c[i].p[1]), 0.1, 1e-12);
+        }
+    }
+    /* keys persist when the brick moves a little, its sides flush to within
+     * rounding (warm starts) */
+    unsigned long long keys[4];
+    ck_assert_int_eq(mcb_collide(&b2, &X2, 2, &b0, &X0, 0, 1e-3, c, 64), 4);
+    for (int i = 0; i < 4; i++) keys[i] = c[i].key;
+    X2.p[0] += 1e-3, X2.p[1] -= 1e-12, X2.p[2] += 5e-5;
+    ck_assert_int_eq(mcb_collide(&b2, &X2, 2, &b0, &X0, 0, 1e-3, c, 64), 4);
+    for (int i = 0; i < 4; i++) {
+        int found = 0;
+        for (int j = 0; j < 4; j++) found += c[i].key == keys[j];
+        ck_assert_int_eq(found, 1);
+    }
+    /* a square plate turned 45 degrees on an equal one: the octagon, 8 */
+    mcb_shape s0 = shape(MCB_SHAPE_BOX, 0, 0.1, 0.1, 0.02), s1 = s0;
+    s1.body = 1;
+    mcb_xform Y0 = at(0, 0, 0.02), Y1 = at(0, 0, 0.06 - 2e-5);
+    mcb_quat_from_axis_angle(z, 0.25 * 3.141592653589793, q);
+    mcb_quat_to_mat(q, Y1.R);
+    ck_assert_int_eq(mcb_collide(&s1, &Y1, 1, &s0, &Y0, 0, 1e-3, c, 64), 8);
+    for (int i = 0; i < 8; i++) {
+        ck_assert_double_eq_tol(c[i].gap, -2e-5, 1e-12);
+        ck_assert_double_eq_tol(hypot(c[i].p[0], c[i].p[1]), 0.1 / cos(3.141592653589793 / 8), 1e-9);
+    }
+    /* edge on edge: a bar along x with an edge down on a bar along y with an
+     * edge up: one contact between the edges, normal +z */
+    mcb_shape e0 = shape(MCB_SHAPE_BOX, 0, 0.05, 0.3, 0.05), e1 = shape(MCB_SHAPE_BOX, 1, 0.3, 0.05, 0.05);
+    double xa[3] = {1, 0, 0}, ya[3] = {0, 1, 0};
+    mcb_xform Z0 = at(0, 0, 0), Z1 = at(0.01, 0.02, 0.1 * sqrt(2.0) + 3e-4);
+    mcb_quat_from_axis_angle(ya, 0.25 * 3.141592653589793, q);
+    mcb_quat_to_mat(q, Z0.R);
+    mcb_quat_from_axis_angle(xa, 0.25 * 3.141592653589793, q);
+    mcb_quat_to_mat(q, Z1.R);
+    ck_assert_int_eq(mcb_collide(&e1, &Z1, 1, &e0, &Z0, 0, 1e-3, c, 64), 1);
+    ck_assert_double_eq_tol(c[0].gap, 3e-4, 1e-12);
+    ck_assert_double_eq_tol(c[0].n[2], 1.0, 1e-12);
+    ck_assert_double_eq_tol(c[0].p[0], 0.0, 1e-12);  /* on the lower bar's edge (x = 0) */
+    ck_assert_double_eq_tol(c[0].p[1], 0.02, 1e-12); /* on the upper bar's edge (y = 0.02) */
+    ck_assert_double_eq_tol(c[0].p[2], 0.05 * sqrt(2.0) + 1.5e-4, 1e-12);
 }
 END_TEST
 
+
+
+/* Capsules: lying on a plane (its 2 end spheres), on a parallel capsule
+ * (the 2 ends of the overlap), crossing another (1 contact, the segment
+ * distance), across a box with both ends overhanging (2 contacts at the
+ * box's edges), on a box with both ends over the face (its 2 ends). */
+START_TEST(capsule_contacts)
+{
+    double q[4], y[3] = {0, 1, 0}, xax[3] = {1, 0, 0};
+    mcb_shape cp = shape(MCB_SHAPE_CAPSULE, 0, 0.05, 0.2, 0), pl = shape(MCB_SHAPE_PLANE, -1, 0, 0, 0);
+    mcb_xform Xc = at(0, 0, 0.05 - 1e-4), Xp = at(0, 0, 0);
+    mcb_quat_from_axis_angle(y, 0.5 * 3.141592653589793, q); /* axis along x */
+    mcb_quat_to_mat(q, Xc.R);
+    mcb_contact c[16];
+    ck_assert_int_eq(mcb_collide(&cp, &Xc, 0, &pl, &Xp, 1, 1e-3, c, 16), 2);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_double_eq_tol(c[i].gap, -1e-4, 1e-12);
+        ck_assert_double_eq_tol(fabs(c[i].p[0]), 0.2, 1e-12);
+        ck_assert_double_eq_tol(c[i].p[2], -0.5e-4, 1e-12);
+    }
+    /* parallel: a second capsule on top, shifted along x by 0.1 */
+    mcb_shape c2 = cp;
+    c2.body = 1;
+    mcb_xform X2 = Xc;
+    X2.p[0] = 0.1, X2.p[2] = Xc.p[2] + 0.1 + 2e-4;
+    int n = mcb_collide(&c2, &X2, 1, &cp, &Xc, 0, 1e-3, c, 16);
+    ck_assert_int_eq(n, 2);
+    for (int i = 0; i < n; i++) {
+        ck_assert_double_eq_tol(c[i].gap, 2e-4, 1e-12);
+        ck_assert_double_eq_tol(c[i].n[2], 1.0, 1e-12);
+    }
+    ck_assert_double_eq_tol(fmin(c[0].p[0], c[1].p[0]), -0.1, 1e-12);
+    ck_assert_double_eq_tol(fmax(c[0].p[0], c[1].p[0]), 0.2, 1e-12);
+    /* crossed: the second along y */
+    mcb_quat_from_axis_angle(xax, 0.5 * 3.141592653589793, q);
+    mcb_quat_to_mat(q, X2.R);
+    X2.p[0] = 0.05;
+    ck_assert_int_eq(mcb_collide(&c2, &X2, 1, &cp, &Xc, 0, 1e-3, c, 16), 1);
+    ck_assert_double_eq_tol(c[0].gap, 2e-4, 1e-12);
+    ck_assert_double_eq_tol(c[0].p[0], 0.05, 1e-12);
+    ck_assert_double_eq_tol(c[0].p[1], 0.0, 1e-12);
+    /* crossed with intersecting axes: the normal of the axes' plane */
+    mcb_xform X4 = X2;
+    X4.p[2] = Xc.p[2];
+    ck_assert_int_eq(mcb_collide(&c2, &X4, 1, &cp, &Xc, 0, 1e-3, c, 16), 1);
+    ck_assert_double_eq_tol(c[0].gap, -0.1, 1e-12);
+    ck_assert_double_eq_tol(fabs(c[0].n[2]), 1.0, 1e-12);
+    /* across a narrow box (half width 0.1 along x): contacts at its edges */
+    mcb_shape bx = shape(MCB_SHAPE_BOX, -1, 0.1, 0.3, 0.05);
+    mcb_xform Xb = at(0, 0, -0.05);
+    n = mcb_collide(&cp, &Xc, 0, &bx, &Xb, 1, 1e-3, c, 16);
+    ck_assert_int_eq(n, 2);
+    for (int i = 0; i < n; i++) {
+        ck_assert_double_lt(c[i].gap, -1e-4 + 1e-3);
+        ck_assert_double_ge(c[i].gap, -1e-4 - 1e-12);
+        ck_assert_double_gt(c[i].n[2], 0.99);
+        ck_assert_double_eq_tol(fabs(c[i].p[0]), 0.1, 1e-3);
+    }
+    /* on a wide box: its two ends */
+    bx.size[0] = 0.5;
+    n = mcb_collide(&cp, &Xc, 0, &bx, &Xb, 1, 1e-3, c, 16);
+    ck_assert_int_eq(n, 2);
+    for (int i = 0; i < n; i++) {
+        ck_assert_double_eq_tol(c[i].gap, -1e-4, 1e-12);
+        ck_assert_double_eq_tol(fabs(c[i].p[0]), 0.2, 1e-12);
+        ck_assert_double_eq_tol(c[i].n[2], 1.0, 1e-12);
+    }
+}
+END_TEST
 
 /* ---- sdf shapes --------------------------------------------------------- */
 
@@ -303,9 +423,109 @@ START_TEST(gradients_match_finite_differences)
 }
 END_TEST
 
+
+/* An M48 nut (ISO 68-1 basic profile) on a bolt 0.2 mm smaller in diameter,
+ * lowered by 0.1 mm / sqrt(3) so that it rests on the bolt's upper flanks:
+ * the nut's samples (fewer than the bolt's) against the bolt's distance give
+ * contacts only on those flanks (gap 0, normal 30 degrees from the axis,
+ * upwards), clustered to at most 120. */
+START_TEST(nut_on_bolt_contacts)
+{
+    mcb_shape b = bolt_m48(0.1), n = bolt_m48(0.038);
+    double delta = 1e-4;
+    b.thread.d -= 2 * delta, b.body = -1;
+    n.type = MCB_SHAPE_NUT, n.body = 0;
+    ck_assert_int_lt(mcb_shape_samples(&n, NULL, 0), mcb_shape_samples(&b, NULL, 0));
+    mcb_xform Xb = at(0, 0, 0), Xn = at(0, 0, 0.03 - delta / sqrt(3.0));
+    int cap = 50000;
+    mcb_contact *c = malloc((size_t)cap * sizeof *c);
+    int nc = mcb_collide(&n, &Xn, 1, &b, &Xb, 0, 2e-5, c, cap);
+    ck_assert_int_le(nc, cap);
+    ck_assert_int_gt(nc, 500);
+    for (int i = 0; i < nc; i++) {
+        ck_assert_double_ge(c[i].gap, -1e-12);
+        ck_assert_double_lt(c[i].gap, 2e-5);
+        ck_assert_double_gt(c[i].n[2], 0.85); /* 60-degree flanks: cos 30 = 0.866 */
+        ck_assert_double_lt(c[i].n[2], 0.8661);
+        ck_assert_int_eq(c[i].body_a, 0);
+        ck_assert_int_eq(c[i].body_b, -1);
+    }
+    int m = mcb_contacts_cluster(c, nc, 120, 0);
+    ck_assert_int_le(m, 120);
+    ck_assert_int_ge(m, 100);
+    /* the kept contacts spread around the thread: all four quadrants */
+    int quad[4] = {0, 0, 0, 0};
+    for (int i = 0; i < m; i++) quad[(c[i].p[0] > 0) + 2 * (c[i].p[1] > 0)]++;
+    for (int q = 0; q < 4; q++) ck_assert_int_gt(quad[q], 10);
+    free(c);
+}
+END_TEST
+
+
+/* A bowl (flat bottom 5 cm in radius, wall up to 9 cm, 4 mm thick) resting
+ * on a plane: its samples against the plane's exact distance give contacts
+ * only on the bottom's underside, gap 0, normal +z; a sphere resting on the
+ * bottom inside gives one contact at the sdf's distance from its centre. */
+START_TEST(bowl_on_plane_and_sphere_in_bowl)
+{
+    double rp[3] = {0.0, 0.05, 0.09}, zp[3] = {0.0, 0.0, 0.06};
+    mcb_shape bowl = revolution(3, rp, zp, 0.004), pl = shape(MCB_SHAPE_PLANE, -1, 0, 0, 0);
+    bowl.body = 0;
+    mcb_xform Xb = at(0.2, 0.1, 0.002), Xp = at(0, 0, 0);
+    int cap = 10000;
+    mcb_contact *c = malloc((size_t)cap * sizeof *c);
+    int n = mcb_collide(&bowl, &Xb, 0, &pl, &Xp, 1, 1e-3, c, cap);
+    ck_assert_int_gt(n, 20);
+    ck_assert_int_le(n, cap);
+    for (int i = 0; i < n; i++) {
+        ck_assert_double_eq_tol(c[i].gap, 0.0, 1e-12);
+        ck_assert_double_eq_tol(c[i].n[2], 1.0, 1e-15);
+        ck_assert_double_le(hypot(c[i].p[0] - 0.2, c[i].p[1] - 0.1), 0.05 + 1e-12);
+    }
+    mcb_shape ball = shape(MCB_SHAPE_SPHERE, 1, 0.01, 0, 0);
+    mcb_xform Xs = at(0.21, 0.1, 0.002 + 0.002 + 0.01 + 3e-4);
+    ck_assert_int_eq(mcb_collide(&ball, &Xs, 1, &bowl, &Xb, 0, 1e-3, c, cap), 1);
+    ck_assert_double_eq_tol(c[0].gap, 3e-4, 1e-12);
+    ck_assert_double_eq_tol(c[0].n[2], 1.0, 1e-12);
+    ck_assert_double_eq_tol(c[0].p[2], 0.004 + 1.5e-4, 1e-12);
+    free(c);
+}
+END_TEST
+
+/* Bad shapes never crash nor loop: NULL, a profile count beyond the array,
+ * a zero pitch, an absurdly small spacing (raised to keep the count
+ * bounded). */
+START_TEST(bad_shapes_are_harmless)
+{
+    mcb_xform I = mcb_xform_identity();
+    double x[3] = {0, 0, 0}, g[3];
+    ck_assert(isinf(mcb_shape_sdf(NULL, &I, x, g)));
+    ck_assert_int_eq(mcb_shape_samples(NULL, NULL, 0), 0);
+    mcb_shape p = revolution(2, (double[]){0, 0.1}, (double[]){0, 0}, 0.01);
+    p.profile.npts = 1000;
+    ck_assert(isfinite(mcb_shape_sdf(&p, &I, x, g)));
+    ck_assert_int_ge(mcb_shape_samples(&p, NULL, 0), 0);
+    mcb_shape b = bolt_m48(0.05);
+    b.thread.pitch = 0;
+    ck_assert(isinf(mcb_shape_sdf(&b, &I, x, g)));
+    ck_assert_int_eq(mcb_shape_samples(&b, NULL, 0), 0);
+    mcb_shape s = shape(MCB_SHAPE_SPHERE, 0, 0.01, 0, 0);
+    s.spacing = 1e-12;
+    int n = mcb_shape_samples(&s, NULL, 0);
+    ck_assert_int_gt(n, 1000);
+    ck_assert_int_le(n, 2000000);
+    ck_assert_int_eq(mcb_collide(NULL, &I, 0, &s, &I, 1, 1e-3, NULL, 0), 0);
+    ck_assert_int_eq(mcb_contacts_cluster(NULL, 5, 1, 1), 0);
+    mcb_err err;
+    int cnt = 0, cp = 0;
+    ck_assert_int_eq(mcb_contacts_detect(&s, &I, 1, 1e-3, NULL, &cnt, &cp, &err), MCB_E_INPUT);
+}
+END_TEST
+
 /* ---- contact frames on random near-touching pairs ----------------------- */
 
-/* Non-box-box pairs at random poses: each contact's normal is unit, points
+/* Non-box-box pairs at random poses: each contact has an orthonormal
+ * right-handed frame; each separated contact's normal is unit, points
  * from b to a, and equals b's distance gradient at a's surface point
  * pa = p + gap/2 n with gap = b's distance there, or minus a's gradient at
  * b's surface point pb = p - gap/2 n with gap = a's distance there (the side
@@ -330,8 +550,10 @@ START_TEST(contact_frames_outward)
         int n = mcb_collide(&a, &Xa, 0, &b, &Xb, 1, 0.01, c, 20000);
         ck_assert_int_le(n, 20000);
         for (int k = 0; k < n; k++) {
-            if (c[k].gap < -0.002) continue; /* deeper than the shell half-thickness: the nearest feature may change */
             check_frame(&c[k]);
+            /* penetrating: the normal (b's gradient at a's deepest point, or
+             * at a sphere's centre) need not be b's gradient inside b */
+            if (c[k].gap < 0) continue;
             double pa[3], pb[3], ga[3], gb[3];
             for (int q = 0; q < 3; q++) pa[q] = c[k].p[q] + 0.5 * c[k].gap * c[k].n[q],
                                     pb[q] = c[k].p[q] - 0.5 * c[k].gap * c[k].n[q];
@@ -346,7 +568,7 @@ START_TEST(contact_frames_outward)
         }
     }
     free(c);
-    ck_assert_int_gt(checked, 200);
+    ck_assert_int_gt(checked, 300);
 }
 END_TEST
 
@@ -503,9 +725,13 @@ static Suite *suite(void)
     tcase_add_test(tc, sphere_on_plane_one_contact);
     tcase_add_test(tc, box_on_plane_four_corners);
     tcase_add_test(tc, box_on_box_four_contacts);
+    tcase_add_test(tc, capsule_contacts);
     tcase_add_test(tc, revolution_cylinder_and_disc);
     tcase_add_test(tc, bolt_and_nut_known_points);
     tcase_add_test(tc, gradients_match_finite_differences);
+    tcase_add_test(tc, nut_on_bolt_contacts);
+    tcase_add_test(tc, bowl_on_plane_and_sphere_in_bowl);
+    tcase_add_test(tc, bad_shapes_are_harmless);
     tcase_add_test(tc, contact_frames_outward);
     tcase_add_test(tc, clustering_keeps_cap_and_deepest);
     tcase_add_test(tc, broad_phase_equals_brute_force);

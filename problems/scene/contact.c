@@ -1,8 +1,8 @@
 /* contact.c: contact generation of the scene engine (geometry.h): the
  * pairwise tests mcb_collide for every pair of shape types (primitive
- * pairs by analytic closest points, box-box and box-plane by corners and
- * edge crossings, pairs with an sdf shape by surface samples against a
- * signed distance), the sort-and-sweep broad phase mcb_contacts_detect, and
+ * pairs by analytic closest points, box-plane by corners, box-box by the
+ * separating axis test and face clipping, pairs with an sdf shape by
+ * surface samples against a signed distance), the sort-and-sweep broad phase mcb_contacts_detect, and
  * the clustering mcb_contacts_cluster (the CANAL paper caps at 120 contacts,
  * Sec. VII). docs/geometry.md describes each pair and the accuracy.
  *
@@ -73,12 +73,14 @@ static void emit_pa(emitter *e, const double pa[3], const double n[3], double ga
     emit(e, p, n, gap, feature);
 }
 
-/* Two spheres (centres ca, cb, radii ra, rb): the first at ca. */
+/* Two spheres (centres ca, cb, radii ra, rb): the first at ca; fallback:
+ * the normal when the centres coincide (NULL: +z). */
 static void spheres(emitter *e, const double ca[3], double ra, const double cb[3], double rb,
-                    int feature)
+                    int feature, const double *fallback)
 {
     double d[3] = {ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]}, l = mcb_v3_norm(d), n[3];
-    if (l > 1e-300) n[0] = d[0] / l, n[1] = d[1] / l, n[2] = d[2] / l;
+    if (l > 1e-14 * (ra + rb)) n[0] = d[0] / l, n[1] = d[1] / l, n[2] = d[2] / l;
+    else if (fallback) n[0] = fallback[0], n[1] = fallback[1], n[2] = fallback[2];
     else n[0] = 0, n[1] = 0, n[2] = 1;
     double gap = l - ra - rb, pa[3];
     for (int k = 0; k < 3; k++) pa[k] = ca[k] - ra * n[k];
@@ -154,7 +156,7 @@ static void segments_closest(const double p0[3], const double d1[3], const doubl
 static void sphere_sphere(emitter *e, const mcb_shape *A, const mcb_xform *XA,
                           const mcb_shape *B, const mcb_xform *XB)
 {
-    spheres(e, XA->p, A->size[0], XB->p, B->size[0], 0);
+    spheres(e, XA->p, A->size[0], XB->p, B->size[0], 0, NULL);
 }
 
 /* Sphere against the half-space: n = the plane's normal. */
@@ -185,7 +187,7 @@ static void sphere_capsule(emitter *e, const mcb_shape *A, const mcb_xform *XA,
     double p0[3], p1[3], c[3];
     capsule_ends(B, XB, p0, p1);
     closest_on_segment(p0, p1, XA->p, c);
-    spheres(e, XA->p, A->size[0], c, B->size[0], 0);
+    spheres(e, XA->p, A->size[0], c, B->size[0], 0, NULL);
 }
 
 /* Capsule-capsule: the closest points of the segments (feature 2); two
@@ -210,7 +212,7 @@ static void capsule_capsule(emitter *e, const mcb_shape *A, const mcb_xform *XA,
                 double s = f ? hi : lo, pa[3], pb[3];
                 for (int k = 0; k < 3; k++) pa[k] = a0[k] + s * da[k];
                 closest_on_segment(b0, b1, pa, pb);
-                spheres(e, pa, A->size[0], pb, B->size[0], f);
+                spheres(e, pa, A->size[0], pb, B->size[0], f, NULL);
             }
             return;
         }
@@ -218,7 +220,14 @@ static void capsule_capsule(emitter *e, const mcb_shape *A, const mcb_xform *XA,
     double s, t, pa[3], pb[3];
     segments_closest(a0, da, b0, db, &s, &t);
     for (int k = 0; k < 3; k++) pa[k] = a0[k] + s * da[k], pb[k] = b0[k] + t * db[k];
-    spheres(e, pa, A->size[0], pb, B->size[0], 2);
+    /* axes that intersect: the normal of the plane of the two axes, towards A */
+    double lc = mcb_v3_norm(cr), fb[3] = {0, 0, 1};
+    if (lc > 0) {
+        double cab[3] = {XA->p[0] - XB->p[0], XA->p[1] - XB->p[1], XA->p[2] - XB->p[2]};
+        double sg = mcb_v3_dot(cr, cab) < 0 ? -1.0 : 1.0;
+        for (int k = 0; k < 3; k++) fb[k] = sg * cr[k] / lc;
+    }
+    spheres(e, pa, A->size[0], pb, B->size[0], 2, fb);
 }
 
 /* Capsule against the half-space: each end sphere (features 0, 1). */
@@ -236,36 +245,67 @@ static void capsule_plane(emitter *e, const mcb_shape *A, const mcb_xform *XA,
     }
 }
 
-/* Capsule against a box: each end sphere against the box (features 0, 1)
- * and, when the segment comes closer to the box between its ends, the
- * closest point of the segment (feature 2): the box distance is convex
- * along the segment, so a ternary search finds its minimum. */
+/* Point of the segment p0 + t (p1 - p0) and the box's distance there. */
+static double seg_box(const mcb_shape *B, const mcb_xform *XB, const double p0[3],
+                      const double p1[3], double t, double x[3], double g[3])
+{
+    for (int k = 0; k < 3; k++) x[k] = p0[k] + t * (p1[k] - p0[k]);
+    return mcb_shape_sdf(B, XB, x, g);
+}
+
+/* Capsule against a box: each end sphere against the box (features 0, 1),
+ * and where the segment comes closer to the box between its ends: the box
+ * distance f(t) is convex along the segment, so a ternary search finds its
+ * minimum f*, and bisections the interval [t1, t2] where f <= f* + eps
+ * (eps = margin / 2): a capsule lying across a face (its ends overhanging)
+ * gets contacts at t1 and t2 (features 2, 3), one crossing an edge a single
+ * contact at the minimum (feature 2). Interior contacts within 1e-6 of an
+ * end are left to the end's contact. */
 static void capsule_box(emitter *e, const mcb_shape *A, const mcb_xform *XA, const mcb_shape *B,
                         const mcb_xform *XB)
 {
-    double p0[3], p1[3], g[3], pa[3];
+    double p0[3], p1[3], g[3], pa[3], x[3];
     capsule_ends(A, XA, p0, p1);
-    double r = A->size[0], dend[2];
+    double r = A->size[0];
     for (int f = 0; f < 2; f++) {
         const double *c = f ? p1 : p0;
-        dend[f] = mcb_shape_sdf(B, XB, c, g);
+        double d = mcb_shape_sdf(B, XB, c, g);
         for (int k = 0; k < 3; k++) pa[k] = c[k] - r * g[k];
-        emit_pa(e, pa, g, dend[f] - r, f);
+        emit_pa(e, pa, g, d - r, f);
     }
-    double lo = 0, hi = 1, x[3];
+    double lo = 0, hi = 1;
     for (int it = 0; it < 100 && hi - lo > 1e-12; it++) {
-        double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3, x1[3], x2[3];
-        for (int k = 0; k < 3; k++)
-            x1[k] = p0[k] + m1 * (p1[k] - p0[k]), x2[k] = p0[k] + m2 * (p1[k] - p0[k]);
-        if (mcb_shape_sdf(B, XB, x1, NULL) <= mcb_shape_sdf(B, XB, x2, NULL)) hi = m2;
+        double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+        if (seg_box(B, XB, p0, p1, m1, x, NULL) <= seg_box(B, XB, p0, p1, m2, x, NULL)) hi = m2;
         else lo = m1;
     }
-    double t = 0.5 * (lo + hi);
-    for (int k = 0; k < 3; k++) x[k] = p0[k] + t * (p1[k] - p0[k]);
-    double d = mcb_shape_sdf(B, XB, x, g), tol = 1e-9 * (r + A->size[1]);
-    if (t > 1e-6 && t < 1 - 1e-6 && d < dend[0] - tol && d < dend[1] - tol) {
+    double ts = 0.5 * (lo + hi), fs = seg_box(B, XB, p0, p1, ts, x, NULL);
+    if (!(fs - r < e->margin)) return;
+    double eps = 0.5 * e->margin > 1e-9 * (r + A->size[1]) ? 0.5 * e->margin : 1e-9 * (r + A->size[1]);
+    double t12[2];
+    for (int side = 0; side < 2; side++) { /* the ends of {t : f(t) <= f* + eps} */
+        double in = ts, out = side ? 1.0 : 0.0;
+        if (seg_box(B, XB, p0, p1, out, x, NULL) <= fs + eps) {
+            t12[side] = out;
+            continue;
+        }
+        for (int it = 0; it < 60; it++) {
+            double m = 0.5 * (in + out);
+            if (seg_box(B, XB, p0, p1, m, x, NULL) <= fs + eps) in = m;
+            else out = m;
+        }
+        t12[side] = in;
+    }
+    double cand[2];
+    int nc = 0;
+    if (t12[1] - t12[0] > 1e-3) cand[nc++] = t12[0], cand[nc++] = t12[1];
+    else cand[nc++] = ts;
+    for (int q = 0; q < nc; q++) {
+        double t = cand[q];
+        if (t <= 1e-6 || t >= 1 - 1e-6) continue;
+        double d = seg_box(B, XB, p0, p1, t, x, g);
         for (int k = 0; k < 3; k++) pa[k] = x[k] - r * g[k];
-        emit_pa(e, pa, g, d - r, 2);
+        emit_pa(e, pa, g, d - r, 2 + q);
     }
 }
 
@@ -292,34 +332,6 @@ static void box_plane(emitter *e, const mcb_shape *A, const mcb_xform *XA, const
     }
 }
 
-/* The box's exact distance at the world point w with its gradient g; a
- * point inside with several nearest faces (a corner on an edge of the
- * other box, as in a brick wall) takes the face whose normal is closest to
- * the direction pref (from the box's centre towards the other's). */
-static double box_dist_pref(const mcb_shape *s, const mcb_xform *X, const double w[3],
-                            const double pref[3], double g[3])
-{
-    double d = mcb_shape_sdf(s, X, w, g);
-    if (d > 0) return d;
-    double dl[3] = {w[0] - X->p[0], w[1] - X->p[1], w[2] - X->p[2]}, xl[3], pl[3];
-    mcb_m3_tvec(X->R, dl, xl);
-    mcb_m3_tvec(X->R, pref, pl);
-    double tol = 1e-9 * (s->size[0] + s->size[1] + s->size[2]), best = -INFINITY;
-    int bk = -1;
-    for (int k = 0; k < 3; k++) {
-        double q = fabs(xl[k]) - s->size[k];
-        if (q < d - tol) continue;
-        double sg = xl[k] < 0 ? -1.0 : 1.0;
-        if (sg * pl[k] > best) best = sg * pl[k], bk = k;
-    }
-    if (bk >= 0) {
-        double gl[3] = {0, 0, 0};
-        gl[bk] = xl[bk] < 0 ? -1.0 : 1.0;
-        mcb_m3_vec(X->R, gl, g);
-    }
-    return d;
-}
-
 /* 1 when p is within tol of a point already emitted by this call. */
 static int near_emitted(const emitter *e, int from, const double p[3], double tol)
 {
@@ -331,84 +343,191 @@ static int near_emitted(const emitter *e, int from, const double p[3], double to
     return 0;
 }
 
-/* Box-box: A's corners against B's exact distance (features 0..7), B's
- * corners against A's (8..15, dropped where they coincide with one of A's),
- * and edge-edge crossings (16 + 12 i + j) where an edge of A meets an edge
- * of B between their ends, with the normal along the cross product of the
- * edges. A box resting on a larger box gets the 4 corners of its face; a
- * brick on two bricks (running bond) the 4 corners of each overlap. */
+/* Box-box by the separating axis test and face clipping (the scheme of
+ * most rigid-body engines, written here from the geometry):
+ *   1. sat_axes: the separation of the two boxes' projections on each of
+ *      the 15 candidate axes (3 face normals of each box, 9 edge-edge cross
+ *      products); a separation above the margin on any axis: no contact.
+ *      The axis of largest separation (least penetration) is the contact
+ *      normal; edge axes must beat the best face axis by a small tolerance.
+ *   2. face axis (face_contacts): the incident face (the other box's face
+ *      most opposed to the reference face) is clipped by the 4 side planes
+ *      of the reference face; each clipped vertex is a contact with its own
+ *      depth below the reference face: a box resting on a box gets the
+ *      corners of the overlap rectangle (4), two crossed boxes up to 8.
+ *   3. edge axis: one contact at the closest points of the two supporting
+ *      edges. */
+typedef struct {
+    double ax[2][3][3]; /* box axes in world: ax[box][k] */
+    double h[2][3];     /* half extents */
+    double c[2][3];     /* centres */
+} box_pair;
+
+/* Separation of the boxes along unit axis L (positive: apart). */
+static double sat_sep(const box_pair *bp, const double L[3])
+{
+    double r = 0, t[3] = {bp->c[1][0] - bp->c[0][0], bp->c[1][1] - bp->c[0][1],
+                          bp->c[1][2] - bp->c[0][2]};
+    for (int q = 0; q < 2; q++)
+        for (int k = 0; k < 3; k++) r += bp->h[q][k] * fabs(mcb_v3_dot(L, bp->ax[q][k]));
+    return fabs(mcb_v3_dot(t, L)) - r;
+}
+
+/* Sutherland-Hodgman: clips the polygon (n vertices, ids) by the plane
+ * nrm . x <= off; a vertex on the plane (within tol: flush faces, as in a
+ * wall) is inside and creates no new one, so the vertices' ids (and the
+ * contact keys) do not flicker with rounding.
+ * New vertices get an id from the two they lie between and the plane. */
+static int clip_poly(const double (*in)[3], const int *iid, int n, const double nrm[3], double off,
+                     int plane, double tol, double (*out)[3], int *oid)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const double *s = in[(i + n - 1) % n], *e = in[i];
+        int ids = iid[(i + n - 1) % n], ide = iid[i];
+        double ds = mcb_v3_dot(nrm, s) - off, de = mcb_v3_dot(nrm, e) - off;
+        ds = fabs(ds) <= tol ? 0.0 : ds, de = fabs(de) <= tol ? 0.0 : de;
+        if ((ds > 0 && de < 0) || (ds < 0 && de > 0)) {
+            double t = ds / (ds - de);
+            for (int k = 0; k < 3; k++) out[m][k] = s[k] + t * (e[k] - s[k]);
+            int lo = ids < ide ? ids : ide, hi = ids < ide ? ide : ids;
+            oid[m++] = 64 + ((lo * 8 + hi) % 4096) * 4 + plane;
+        }
+        if (de <= 0) {
+            memcpy(out[m], e, sizeof out[m]);
+            oid[m++] = ide;
+        }
+    }
+    return m;
+}
+
+/* Contacts of the reference face (box r, axis k, normal nf pointing
+ * towards the other box i) against the incident face of box i. Normals
+ * from B (box 1) to A (box 0). */
+static void face_contacts(emitter *e, const box_pair *bp, int r, int k, const double nf[3],
+                          double tol)
+{
+    int i = 1 - r, fi = 0;
+    double best = INFINITY, si = 1;
+    for (int q = 0; q < 3; q++) { /* incident face: most anti-parallel to nf */
+        double d = mcb_v3_dot(bp->ax[i][q], nf);
+        if (-fabs(d) < best - 1e-12) best = -fabs(d), fi = q, si = d > 0 ? -1.0 : 1.0;
+    }
+    /* the incident face's corners, in order around the face */
+    double poly[2][8][3];
+    int ids[2][8], n = 4;
+    int u = (fi + 1) % 3, v = (fi + 2) % 3;
+    static const double su[4] = {-1, 1, 1, -1}, sv[4] = {-1, -1, 1, 1};
+    for (int q = 0; q < 4; q++) {
+        for (int a = 0; a < 3; a++)
+            poly[0][q][a] = bp->c[i][a] + si * bp->h[i][fi] * bp->ax[i][fi][a] +
+                            su[q] * bp->h[i][u] * bp->ax[i][u][a] +
+                            sv[q] * bp->h[i][v] * bp->ax[i][v][a];
+        ids[0][q] = q;
+    }
+    /* clip by the reference face's side planes */
+    int cur = 0, ru = (k + 1) % 3, rv = (k + 2) % 3, plane = 0;
+    for (int side = 0; side < 2; side++) {
+        int ax = side ? rv : ru;
+        for (int sg = -1; sg <= 1 && n > 0; sg += 2, plane++) {
+            double nrm[3];
+            for (int a = 0; a < 3; a++) nrm[a] = sg * bp->ax[r][ax][a];
+            double off = mcb_v3_dot(nrm, bp->c[r]) + bp->h[r][ax];
+            n = clip_poly((const double(*)[3])poly[cur], ids[cur], n, nrm, off, plane, tol,
+                          poly[1 - cur], ids[1 - cur]);
+            cur = 1 - cur;
+        }
+    }
+    double foff = mcb_v3_dot(nf, bp->c[r]) + bp->h[r][k]; /* the reference face's plane */
+    double s = r == 1 ? 1.0 : -1.0, nab[3];                /* nf points from r to i */
+    for (int a = 0; a < 3; a++) nab[a] = s * nf[a];
+    int start = e->n;
+    for (int q = 0; q < n; q++) {
+        double depth = mcb_v3_dot(nf, poly[cur][q]) - foff, p[3];
+        if (!(depth < e->margin)) continue;
+        for (int a = 0; a < 3; a++) p[a] = poly[cur][q][a] - 0.5 * depth * nf[a];
+        if (near_emitted(e, start, p, tol)) continue;
+        emit(e, p, nab, depth, ((r * 3 + k) * 6 + fi * 2 + (si > 0)) * 32768 + ids[cur][q]);
+    }
+}
+
 static void box_box(emitter *e, const mcb_shape *A, const mcb_xform *XA, const mcb_shape *B,
                     const mcb_xform *XB)
 {
-    int start = e->n;
-    double ha = A->size[0] < A->size[1] ? A->size[0] : A->size[1];
-    double hb = B->size[0] < B->size[1] ? B->size[0] : B->size[1];
-    ha = ha < A->size[2] ? ha : A->size[2], hb = hb < B->size[2] ? hb : B->size[2];
-    double tol = 1e-6 * (ha < hb ? ha : hb) + 1e-12;
-    double cab[3] = {XA->p[0] - XB->p[0], XA->p[1] - XB->p[1], XA->p[2] - XB->p[2]};
-    double cba[3] = {-cab[0], -cab[1], -cab[2]};
-    for (int c = 0; c < 8; c++) {
-        double w[3], g[3];
-        box_corner(A, XA, c, w);
-        double d = box_dist_pref(B, XB, w, cab, g);
-        emit_pa(e, w, g, d, c);
-    }
-    for (int c = 0; c < 8; c++) {
-        double w[3], g[3], n[3], p[3];
-        box_corner(B, XB, c, w);
-        double d = box_dist_pref(A, XA, w, cba, g);
-        if (!(d < e->margin)) continue;
-        for (int k = 0; k < 3; k++) n[k] = -g[k], p[k] = w[k] - 0.5 * d * g[k];
-        if (near_emitted(e, start, p, tol)) continue;
-        emit(e, p, n, d, 8 + c);
-    }
-    /* edges: edge i of a box runs along local axis i / 4 through the corner
-     * with the other two coordinates' signs from i % 4 */
-    double ea0[12][3], ead[12][3], eb0[12][3], ebd[12][3];
-    for (int i = 0; i < 12; i++) {
-        int ax = i / 4, u = (ax + 1) % 3, v = (ax + 2) % 3;
-        double la[3], lb[3], dla[3] = {0, 0, 0}, dlb[3] = {0, 0, 0};
-        la[ax] = -A->size[ax], la[u] = (i & 1) ? A->size[u] : -A->size[u];
-        la[v] = (i & 2) ? A->size[v] : -A->size[v];
-        lb[ax] = -B->size[ax], lb[u] = (i & 1) ? B->size[u] : -B->size[u];
-        lb[v] = (i & 2) ? B->size[v] : -B->size[v];
-        dla[ax] = 2 * A->size[ax], dlb[ax] = 2 * B->size[ax];
-        mcb_xform_point(XA, la, ea0[i]);
-        mcb_m3_vec(XA->R, dla, ead[i]);
-        mcb_xform_point(XB, lb, eb0[i]);
-        mcb_m3_vec(XB->R, dlb, ebd[i]);
-    }
-    for (int i = 0; i < 12; i++)
-        for (int j = 0; j < 12; j++) {
-            double n[3];
-            mcb_v3_cross(ead[i], ebd[j], n);
-            double ln = mcb_v3_norm(n);
-            if (ln < 1e-6 * mcb_v3_norm(ead[i]) * mcb_v3_norm(ebd[j])) continue; /* parallel */
-            double s, t, pa[3], pb[3];
-            segments_closest(ea0[i], ead[i], eb0[j], ebd[j], &s, &t);
-            if (s <= 1e-9 || s >= 1 - 1e-9 || t <= 1e-9 || t >= 1 - 1e-9) continue;
-            for (int k = 0; k < 3; k++)
-                pa[k] = ea0[i][k] + s * ead[i][k], pb[k] = eb0[j][k] + t * ebd[j][k], n[k] /= ln;
-            if (mcb_v3_dot(n, cab) < 0)
-                for (int k = 0; k < 3; k++) n[k] = -n[k];
-            double d[3] = {pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]}, gap = mcb_v3_dot(n, d);
-            if (!(gap < e->margin)) continue;
-            /* a genuine crossing: each point at (or within margin of) the other box */
-            if (!(mcb_shape_sdf(B, XB, pa, NULL) < e->margin) ||
-                !(mcb_shape_sdf(A, XA, pb, NULL) < e->margin))
-                continue;
-            double p[3];
-            for (int k = 0; k < 3; k++) p[k] = 0.5 * (pa[k] + pb[k]);
-            if (near_emitted(e, start, p, tol)) continue;
-            emit(e, p, n, gap, 16 + 12 * i + j);
+    box_pair bp;
+    const mcb_shape *S[2] = {A, B};
+    const mcb_xform *X[2] = {XA, XB};
+    double hmin = INFINITY;
+    for (int q = 0; q < 2; q++)
+        for (int k = 0; k < 3; k++) {
+            for (int a = 0; a < 3; a++) bp.ax[q][k][a] = X[q]->R[3 * a + k];
+            bp.h[q][k] = S[q]->size[k], bp.c[q][k] = X[q]->p[k];
+            if (S[q]->size[k] < hmin) hmin = S[q]->size[k];
         }
+    double tol = 1e-6 * hmin + 1e-12;
+    /* face axes */
+    double bestf = -INFINITY;
+    int fq = 0, fk = 0;
+    for (int q = 0; q < 2; q++)
+        for (int k = 0; k < 3; k++) {
+            double sep = sat_sep(&bp, bp.ax[q][k]);
+            if (sep > e->margin) return;
+            if (sep > bestf + tol) bestf = sep, fq = q, fk = k;
+        }
+    /* edge axes */
+    double beste = -INFINITY, le[3] = {0, 0, 0};
+    int ei = -1, ej = -1;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double L[3];
+            mcb_v3_cross(bp.ax[0][i], bp.ax[1][j], L);
+            double l = mcb_v3_norm(L);
+            if (l < 1e-6) continue; /* parallel edges: a face axis covers it */
+            for (int a = 0; a < 3; a++) L[a] /= l;
+            double sep = sat_sep(&bp, L);
+            if (sep > e->margin) return;
+            if (sep > beste) beste = sep, ei = i, ej = j, memcpy(le, L, sizeof le);
+        }
+    double cab[3] = {bp.c[0][0] - bp.c[1][0], bp.c[0][1] - bp.c[1][1], bp.c[0][2] - bp.c[1][2]};
+    if (ei < 0 || beste <= bestf + 1e-4 * hmin) {
+        /* the reference face's normal, pointing towards the other box */
+        double nf[3];
+        memcpy(nf, bp.ax[fq][fk], sizeof nf);
+        double towards = fq == 0 ? -mcb_v3_dot(nf, cab) : mcb_v3_dot(nf, cab);
+        if (towards < 0)
+            for (int a = 0; a < 3; a++) nf[a] = -nf[a];
+        face_contacts(e, &bp, fq, fk, nf, tol);
+        return;
+    }
+    /* edge-edge: n from B to A; the supporting edges (A's towards B, B's
+     * towards A) and their closest points */
+    if (mcb_v3_dot(le, cab) < 0)
+        for (int a = 0; a < 3; a++) le[a] = -le[a];
+    double pa0[3], pb0[3], da[3], db[3];
+    for (int a = 0; a < 3; a++) pa0[a] = bp.c[0][a], pb0[a] = bp.c[1][a];
+    for (int k = 0; k < 3; k++) {
+        double sa = k == ei ? -1.0 : (mcb_v3_dot(le, bp.ax[0][k]) > 0 ? -1.0 : 1.0);
+        double sb = k == ej ? -1.0 : (mcb_v3_dot(le, bp.ax[1][k]) > 0 ? 1.0 : -1.0);
+        for (int a = 0; a < 3; a++) {
+            pa0[a] += sa * bp.h[0][k] * bp.ax[0][k][a];
+            pb0[a] += sb * bp.h[1][k] * bp.ax[1][k][a];
+        }
+    }
+    for (int a = 0; a < 3; a++)
+        da[a] = 2 * bp.h[0][ei] * bp.ax[0][ei][a], db[a] = 2 * bp.h[1][ej] * bp.ax[1][ej][a];
+    double s, t, pa[3], pb[3], p[3];
+    segments_closest(pa0, da, pb0, db, &s, &t);
+    for (int a = 0; a < 3; a++) pa[a] = pa0[a] + s * da[a], pb[a] = pb0[a] + t * db[a];
+    double d[3] = {pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]}, gap = mcb_v3_dot(le, d);
+    for (int a = 0; a < 3; a++) p[a] = 0.5 * (pa[a] + pb[a]);
+    emit(e, p, le, gap, (1 << 24) | (ei * 3 + ej));
 }
 
 /* ---- pairs with an sdf shape -------------------------------------------- */
 
 static double sample_spacing(const mcb_shape *s)
 {
-    if (s->spacing > 0) return s->spacing;
+    if (s->spacing > 0 && isfinite(s->spacing)) return s->spacing;
     if (s->type == MCB_SHAPE_BOLT || s->type == MCB_SHAPE_NUT) return 0.25 * s->thread.pitch;
     double lo[3], hi[3];
     mcb_xform I = mcb_xform_identity();
@@ -435,8 +554,8 @@ static void capsule_sdf(emitter *e, const mcb_shape *A, const mcb_xform *XA, con
 {
     double p0[3], p1[3];
     capsule_ends(A, XA, p0, p1);
-    int m = (int)ceil(2 * A->size[1] / sample_spacing(B)) + 1;
-    if (m < 2) m = 2;
+    double mm = ceil(2 * A->size[1] / sample_spacing(B)) + 1;
+    int m = mm > 1000 ? 1000 : (mm >= 2 ? (int)mm : 2); /* also when the spacing is unusable */
     for (int i = 0; i < m; i++) {
         double x[3], g[3], pa[3], t = (double)i / (m - 1);
         for (int k = 0; k < 3; k++) x[k] = p0[k] + t * (p1[k] - p0[k]);
@@ -494,12 +613,21 @@ typedef struct {
     int n; /* -1: not computed yet */
 } sample_set;
 
+/* Computes a shape's samples: one pass into a first guess of 4096 points,
+ * a second only when there are more. */
 static int samples_compute(const mcb_shape *s, sample_set *ss)
 {
-    int n = mcb_shape_samples(s, NULL, 0);
-    ss->pts = n > 0 ? mcb_malloc((size_t)n * 3, sizeof(double)) : NULL;
-    if (n > 0 && !ss->pts) return -1;
-    ss->n = n > 0 ? mcb_shape_samples(s, ss->pts, n) : 0;
+    int cap = 4096;
+    ss->pts = mcb_malloc((size_t)cap * 3, sizeof(double));
+    if (!ss->pts) return -1;
+    int n = mcb_shape_samples(s, ss->pts, cap);
+    if (n > cap) {
+        double *p = realloc(ss->pts, (size_t)n * 3 * sizeof(double));
+        if (!p) return -1; /* ss->pts is freed by the owner */
+        ss->pts = p;
+        n = mcb_shape_samples(s, ss->pts, n);
+    }
+    ss->n = n;
     return 0;
 }
 
@@ -554,6 +682,11 @@ static int collide_impl(const mcb_shape *a, const mcb_xform *Xa, int ia, const m
 {
     emitter e = {a, b, ia, ib, 0, margin, out, cap, 0};
     int rc;
+    double alo[3], ahi[3], blo[3], bhi[3];
+    mcb_shape_aabb(a, Xa, 0.5 * margin, alo, ahi);
+    mcb_shape_aabb(b, Xb, 0.5 * margin, blo, bhi);
+    for (int k = 0; k < 3; k++) /* farther apart than the margin: nothing to sample */
+        if (alo[k] > bhi[k] || blo[k] > ahi[k]) return 0;
     if (type_rank(b->type) < type_rank(a->type)) {
         e.flip = 1;
         rc = collide_ordered(&e, b, Xb, a, Xa, sb, sa);
@@ -790,7 +923,7 @@ static double dist2(const double a[3], const double b[3])
 /* One body pair's contacts g[0..m) (indices into c, ascending) reduced to
  * at most k: farthest-point seeds from the deepest contact, 5 k-means
  * steps on positions, then the deepest contact of each cluster; marks the
- * kept ones in keep[]. Scratch: mind, assign (m each), cen (3 k), best (k). */
+ * kept ones in keep[]. Scratch: mind, assign (m each), cen (6 k: centres, sums), best (k). */
 static void cluster_group(const mcb_contact *c, const int *g, int m, int k, char *keep,
                           double *mind, int *assign, double *cen, int *best)
 {
@@ -821,17 +954,16 @@ static void cluster_group(const mcb_contact *c, const int *g, int m, int k, char
         }
         if (it == 5) break;
         /* new centres: the means (an empty cluster keeps its centre) */
-        for (int q = 0; q < k; q++) {
-            double acc[3] = {0, 0, 0};
-            int cnt = 0;
-            for (int i = 0; i < m; i++)
-                if (assign[i] == q) {
-                    for (int a = 0; a < 3; a++) acc[a] += c[g[i]].p[a];
-                    cnt++;
-                }
-            if (cnt)
-                for (int a = 0; a < 3; a++) cen[3 * q + a] = acc[a] / cnt;
+        double *sum = cen + 3 * (size_t)k;
+        for (int q = 0; q < k; q++) best[q] = 0, sum[3 * q] = sum[3 * q + 1] = sum[3 * q + 2] = 0;
+        for (int i = 0; i < m; i++) {
+            int q = assign[i];
+            for (int a = 0; a < 3; a++) sum[3 * q + a] += c[g[i]].p[a];
+            best[q]++;
         }
+        for (int q = 0; q < k; q++)
+            if (best[q])
+                for (int a = 0; a < 3; a++) cen[3 * q + a] = sum[3 * q + a] / best[q];
     }
     for (int q = 0; q < k; q++) best[q] = -1;
     for (int i = 0; i < m; i++) {
@@ -853,12 +985,12 @@ static int compact(mcb_contact *c, int nc, const char *keep)
 
 int mcb_contacts_cluster(mcb_contact *c, int nc, int cap_per_pair, int cap_total)
 {
-    if (!c || nc <= 0) return nc < 0 ? 0 : nc;
+    if (!c || nc <= 0) return 0;
     int *idx = mcb_malloc((size_t)nc, sizeof(int)), *tmp = mcb_malloc((size_t)nc, sizeof(int));
     int *assign = mcb_malloc((size_t)nc, sizeof(int));
     double *mind = mcb_malloc((size_t)nc, sizeof(double));
     int kmax = cap_per_pair > 0 ? cap_per_pair : 1;
-    double *cen = mcb_malloc((size_t)kmax * 3, sizeof(double));
+    double *cen = mcb_malloc((size_t)kmax * 6, sizeof(double));
     int *best = mcb_malloc((size_t)kmax, sizeof(int));
     char *keep = mcb_malloc((size_t)nc, 1);
     if (!idx || !tmp || !assign || !mind || !cen || !best || !keep) {

@@ -27,10 +27,12 @@ static double seg2_closest(double px, double pz, double ax, double az, double bx
 }
 
 /* Unsigned distance from (px, pz) to the polyline (x[k], z[k]) and the unit
- * direction from the closest point to p (gx, gz); when p is on the line the
- * direction is the left normal of the closest segment. */
+ * direction from the closest point to p (gx, gz). When p lies on the line
+ * (closer than 1e-12 of its coordinates' size, where the direction would
+ * be rounding noise) the direction is the left normal of the closest
+ * segment and *on is set. */
 static double polyline_dist(const double *x, const double *z, int n, double px, double pz,
-                            double *gx, double *gz)
+                            double *gx, double *gz, int *on)
 {
     double best = INFINITY, bx = px, bz = pz;
     int bk = 0;
@@ -40,18 +42,35 @@ static double polyline_dist(const double *x, const double *z, int n, double px, 
     }
     if (n == 1) best = (px - x[0]) * (px - x[0]) + (pz - z[0]) * (pz - z[0]), bx = x[0], bz = z[0];
     double d = sqrt(best);
-    if (d > 1e-300) {
+    *on = 0;
+    if (d > 1e-12 * (fabs(px) + fabs(pz)) && d > 1e-300) {
         *gx = (px - bx) / d, *gz = (pz - bz) / d;
     } else if (n > 1) {
         double ex = x[bk + 1] - x[bk], ez = z[bk + 1] - z[bk], l = sqrt(ex * ex + ez * ez);
         *gx = l > 0 ? -ez / l : 1.0, *gz = l > 0 ? ex / l : 0.0;
+        *on = 1;
     } else {
         *gx = 1.0, *gz = 0.0;
+        *on = 1;
     }
     return d;
 }
 
 /* ---- local signed distances (shape frame) ------------------------------- */
+
+/* The profile's vertex count, clamped to the array (a bad count never
+ * reads past it). */
+static int profile_n(const mcb_profile *p)
+{
+    return p->npts < 0 ? 0 : (p->npts > MCB_PROFILE_MAX ? MCB_PROFILE_MAX : p->npts);
+}
+
+/* A usable thread: positive, finite diameter, pitch and length. */
+static int thread_ok(const mcb_thread *t)
+{
+    return t->d > 0 && t->pitch > 0 && t->length >= 0 && isfinite(t->d) && isfinite(t->pitch) &&
+           isfinite(t->length) && 0.625 * 0.5 * sqrt(3.0) * t->pitch < 0.5 * t->d;
+}
 
 static double sdf_sphere(const mcb_shape *s, const double x[3], double g[3])
 {
@@ -106,7 +125,8 @@ static double sdf_revolution(const mcb_shape *s, const double x[3], double g[3])
 {
     const mcb_profile *pr = &s->profile;
     double r = hypot(x[0], x[1]), gr, gz;
-    double d = polyline_dist(pr->r, pr->z, pr->npts, r, x[2], &gr, &gz);
+    int on;
+    double d = polyline_dist(pr->r, pr->z, profile_n(pr), r, x[2], &gr, &gz, &on);
     radial_to_3d(x, gr, gz, g);
     return d - 0.5 * pr->thickness;
 }
@@ -138,7 +158,8 @@ static double thread_sdf(const mcb_thread *t, const double x[3], double g[3])
     double zp = x[2] - P * phi / (2 * GEOM_PI);
     double u = zp - P * floor(zp / P + 0.5); /* in [-P/2, P/2) */
     double gr, gu;
-    double d = polyline_dist(rr, uu, THREAD_NPTS, r, u, &gr, &gu);
+    int on;
+    double d = polyline_dist(rr, uu, THREAD_NPTS, r, u, &gr, &gu, &on);
     /* inside when r below the profile radius at u */
     double au = fabs(u), rp;
     double rmaj = 0.5 * t->d, rmin = rmaj - 0.625 * 0.5 * sqrt(3.0) * P;
@@ -147,11 +168,8 @@ static double thread_sdf(const mcb_thread *t, const double x[3], double g[3])
     else rp = rmaj - sqrt(3.0) * (au - 0.0625 * P);
     double sgn = r < rp ? -1.0 : 1.0;
     d *= sgn, gr *= sgn, gu *= sgn;
-    if (fabs(d) < 1e-300) { /* on the surface: the outward profile normal */
-        if (au <= 0.0625 * P) gr = 1, gu = 0;
-        else if (au >= 0.375 * P) gr = 1, gu = 0;
-        else gr = 0.5, gu = (u > 0 ? 1 : -1) * 0.5 * sqrt(3.0);
-    }
+    if (on) /* on the surface: the outward normal, the right one of the profile (u increasing) */
+        gr = -gr * sgn, gu = -gu * sgn;
     /* grad = gr e_r + gu (e_z - P / (2 pi r) e_phi) */
     double ex = r > 1e-300 ? x[0] / r : 1.0, ey = r > 1e-300 ? x[1] / r : 0.0;
     double w = r > 1e-300 ? P / (2 * GEOM_PI * r) : 0.0;
@@ -211,14 +229,24 @@ static double sdf_local(const mcb_shape *s, const double x[3], double g[3])
     case MCB_SHAPE_CAPSULE: return sdf_capsule(s, x, g);
     case MCB_SHAPE_PLANE: g[0] = 0, g[1] = 0, g[2] = 1; return x[2];
     case MCB_SHAPE_REVOLUTION: return sdf_revolution(s, x, g);
-    case MCB_SHAPE_BOLT: return sdf_bolt(s, x, g);
-    case MCB_SHAPE_NUT: return sdf_nut(s, x, g);
-    default: g[0] = 0, g[1] = 0, g[2] = 1; return INFINITY;
+    case MCB_SHAPE_BOLT:
+        if (thread_ok(&s->thread)) return sdf_bolt(s, x, g);
+        break;
+    case MCB_SHAPE_NUT:
+        if (thread_ok(&s->thread)) return sdf_nut(s, x, g);
+        break;
+    default: break;
     }
+    g[0] = 0, g[1] = 0, g[2] = 1; /* not a usable shape: nothing is near it */
+    return INFINITY;
 }
 
 double mcb_shape_sdf(const mcb_shape *s, const mcb_xform *X, const double x[3], double grad[3])
 {
+    if (!s || !X || !x) {
+        if (grad) grad[0] = 0, grad[1] = 0, grad[2] = 1;
+        return INFINITY;
+    }
     double d[3] = {x[0] - X->p[0], x[1] - X->p[1], x[2] - X->p[2]}, xl[3], gl[3];
     mcb_m3_tvec(X->R, d, xl);
     double v = sdf_local(s, xl, gl);
@@ -247,7 +275,7 @@ void mcb_shape_aabb(const mcb_shape *s, const mcb_xform *X, double margin, doubl
                     double hi[3])
 {
     double l[3], h[3];
-    switch (s->type) {
+    switch (s && X ? s->type : MCB_SHAPE_PLANE) {
     case MCB_SHAPE_SPHERE:
         for (int k = 0; k < 3; k++) l[k] = -s->size[0], h[k] = s->size[0];
         break;
@@ -261,12 +289,13 @@ void mcb_shape_aabb(const mcb_shape *s, const mcb_xform *X, double margin, doubl
     case MCB_SHAPE_REVOLUTION: {
         const mcb_profile *p = &s->profile;
         double rm = 0, zl = INFINITY, zh = -INFINITY, t = 0.5 * p->thickness;
-        for (int k = 0; k < p->npts; k++) {
+        int np = profile_n(p);
+        for (int k = 0; k < np; k++) {
             if (fabs(p->r[k]) > rm) rm = fabs(p->r[k]);
             if (p->z[k] < zl) zl = p->z[k];
             if (p->z[k] > zh) zh = p->z[k];
         }
-        if (p->npts <= 0) zl = zh = 0;
+        if (np <= 0) zl = zh = 0;
         l[0] = l[1] = -rm - t, h[0] = h[1] = rm + t, l[2] = zl - t, h[2] = zh + t;
         break;
     }
@@ -319,9 +348,24 @@ static int count_for(double len, double spacing, int minimum)
     return n < minimum ? minimum : n;
 }
 
+/* The spacing asked for (or the default), raised where needed so that a
+ * shape has at most about MAX_SAMPLES samples (twice its bounding box's
+ * area over spacing^2). */
+#define MAX_SAMPLES 2e6
+static double sample_spacing_of(const mcb_shape *s);
 static double default_spacing(const mcb_shape *s)
 {
-    if (s->spacing > 0) return s->spacing;
+    double sp = sample_spacing_of(s), lo[3], hi[3];
+    mcb_xform I = mcb_xform_identity();
+    mcb_shape_aabb(s, &I, 0, lo, hi);
+    double ex = hi[0] - lo[0], ey = hi[1] - lo[1], ez = hi[2] - lo[2];
+    double area = 2 * (ex * ey + ey * ez + ex * ez), floor_m = sqrt(2 * area / MAX_SAMPLES);
+    return sp > floor_m ? sp : floor_m;
+}
+
+static double sample_spacing_of(const mcb_shape *s)
+{
+    if (s->spacing > 0 && isfinite(s->spacing)) return s->spacing;
     switch (s->type) {
     case MCB_SHAPE_BOLT:
     case MCB_SHAPE_NUT: return 0.25 * s->thread.pitch;
@@ -393,7 +437,8 @@ static void sample_revolution(sampler *sm, const mcb_shape *s, double spacing)
 {
     const mcb_profile *p = &s->profile;
     double t = 0.5 * p->thickness, tol = 1e-9 * (1 + t);
-    for (int k = 0; k + 1 < p->npts; k++) {
+    int np = profile_n(p);
+    for (int k = 0; k + 1 < np; k++) {
         double er = p->r[k + 1] - p->r[k], ez = p->z[k + 1] - p->z[k], l = hypot(er, ez);
         if (l <= 0) continue;
         double nr = -ez / l, nz = er / l;
@@ -411,8 +456,8 @@ static void sample_revolution(sampler *sm, const mcb_shape *s, double spacing)
             }
     }
     /* rims: half circles of radius t around each end, 5 points each */
-    for (int e = 0; e < 2 && p->npts >= 2 && t > 0; e++) {
-        int k = e ? p->npts - 1 : 0, o = e ? p->npts - 2 : 1;
+    for (int e = 0; e < 2 && np >= 2 && t > 0; e++) {
+        int k = e ? np - 1 : 0, o = e ? np - 2 : 1;
         double er = p->r[k] - p->r[o], ez = p->z[k] - p->z[o], l = hypot(er, ez);
         if (l <= 0) continue;
         er /= l, ez /= l;
@@ -495,7 +540,12 @@ static void sample_hex_flats(sampler *sm, const mcb_shape *s, double spacing, do
 int mcb_shape_samples(const mcb_shape *s, double *pts, int cap)
 {
     sampler sm = {pts, cap, 0};
+    if (!s || s->type == MCB_SHAPE_PLANE) return 0; /* a plane has no finite sample set */
+    if ((s->type == MCB_SHAPE_BOLT || s->type == MCB_SHAPE_NUT) && !thread_ok(&s->thread)) return 0;
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(s->size[k]) || s->size[k] < 0) return 0;
     double sp = default_spacing(s);
+    if (!(sp > 0) || !isfinite(sp)) return 0;
     switch (s->type) {
     case MCB_SHAPE_SPHERE: sample_sphere(&sm, s->size[0], 0, 0, sp); break;
     case MCB_SHAPE_BOX: sample_box(&sm, s->size, sp); break;
@@ -514,7 +564,7 @@ int mcb_shape_samples(const mcb_shape *s, double *pts, int cap)
         sample_hex_flats(&sm, s, sp, tol);
         break;
     }
-    default: break; /* a plane has no finite sample set */
+    default: break;
     }
     return sm.n;
 }
