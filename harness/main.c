@@ -299,6 +299,10 @@ static int gen_list(void)
 /* The shortest "%.*g" spelling that reads back as v. */
 static const char *num_text(double v, char *buf, size_t size)
 {
+    if (v == floor(v) && fabs(v) < 1e15) { /* integers in full: 1000, not 1e+03 */
+        snprintf(buf, size, "%.0f", v);
+        return buf;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, size, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) break;

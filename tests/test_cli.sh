@@ -208,6 +208,18 @@ absent gen-set-unknown-scene setdir2
 check gen-set-missing 2 "$mcb" gen --set nope -o setdir
 expect_err gen-set-missing "unknown problem set 'nope'"
 check gen-set-no-output 2 "$mcb" gen --set quick
+# a build killed while generating leaves no file under the final name
+printf 'big stack --nx 8 --ny 8 --nz 8 --steps 200\n' > big.set
+set -m
+"$mcb" gen --set ./big.set -o killdir >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -s TERM "$pid"
+wait "$pid"; got=$?
+set +m
+[ "$got" -ge 128 ] || { fail=$((fail+1)); echo "FAIL gen --set killed: exit $got"; }
+absent gen-set-killed killdir/big.h5
+[ ! -d killdir ] || no_partials gen-set-killed killdir
 MCB_SETS_DIR="$d" check gen-sets-dir 0 "$mcb" gen --set own -o setdir3
 [ -s setdir3/stack.h5 ] || { fail=$((fail+1)); echo "FAIL MCB_SETS_DIR not used"; }
 

@@ -573,6 +573,26 @@ START_TEST(writes_are_reproducible)
 }
 END_TEST
 
+/* The tolerance of J = Jc Jb: 1e-9 max(max |J_ij|, 1) (max |J_ij| = 1 here). */
+START_TEST(body_product_tolerance)
+{
+    mcb_problem *P = fx_bodies();
+    mcb_err err;
+    P->Jc->x[2] += 0.5e-9;
+    ck_assert_msg(mcb_problem_validate(P, "p", &err) == MCB_OK, "%s", err.msg);
+    P->Jc->x[2] += 1e-9;
+    ck_assert_int_eq(mcb_problem_validate(P, "p", &err), MCB_E_INPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "p: bodies/Jc times bodies/Jb differs from J"));
+    P->Jc->x[2] -= 1.5e-9;
+    ck_assert_int_eq(mcb_problem_validate(P, "p", &err), MCB_OK);
+    /* datasets without a body count */
+    P->nbodies = 0;
+    ck_assert_int_eq(mcb_problem_validate(P, "p", &err), MCB_E_INPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "nbodies is 0"));
+    mcb_problem_free(&P);
+}
+END_TEST
+
 #define B "/problems/000000/bodies/"
 
 /* Every format 3 validation failure names the file, the problem, the
@@ -758,6 +778,7 @@ int main(void)
     tcase_add_test(tc, reads_version2);
     tcase_add_test(tc, writes_are_reproducible);
     tcase_add_loop_test(tc, bad_format3, 0, 12);
+    tcase_add_test(tc, body_product_tolerance);
 #if !defined(__SANITIZE_ADDRESS__)
     tcase_add_test(tc, out_of_memory_is_not_bad_input);
 #endif

@@ -322,6 +322,244 @@ START_TEST(pendulum_holds_target_against_gravity)
 }
 END_TEST
 
+/* ---------- a floating robot behaves as the same rigid body ---------- */
+
+/* A box of mass 2 kg with its centre of mass off the box centre, sliding on
+ * the ground at 1 m/s with mu = 0.3: as a rigid body (frame at the centre of
+ * mass) and as a one-link floating robot (frame at the box centre). Both
+ * decelerate at mu g without turning. Returns the x velocity after K steps
+ * and the largest angular speed seen. */
+static double slide_run(int as_robot, int K, double *wmax, double *lam_err)
+{
+    double m = 2.0, c[3] = {0.02, -0.01, 0.01}, mu = 0.3, h = 0.01;
+    double I[9] = {m * (0.04 + 0.01) / 12.0, 0, 0, 0, m * (0.04 + 0.01) / 12.0, 0, 0, 0,
+                   m * (0.04 + 0.04) / 12.0};
+    mcb_world *w = new_world(h, 0.0);
+    add_shape(w, MCB_SHAPE_PLANE, -1, NULL, 0, 0, 0, mu);
+    mcb_err err = {{0}};
+    if (as_robot) {
+        mcb_link link;
+        memset(&link, 0, sizeof link);
+        strcpy(link.name, "box");
+        link.parent = -1;
+        link.placement = mcb_xform_identity();
+        link.mass_kg = m;
+        memcpy(link.com, c, sizeof link.com);
+        memcpy(link.inertia, I, sizeof I);
+        mcb_robot *R = NULL;
+        ck_assert_msg(mcb_robot_new("box", 1, NULL, &link, 1, &R, &err) == MCB_OK, "%s", err.msg);
+        mcb_shape s;
+        memset(&s, 0, sizeof s);
+        s.type = MCB_SHAPE_BOX;
+        s.body = 0;
+        s.local = mcb_xform_identity();
+        s.size[0] = s.size[1] = 0.1;
+        s.size[2] = 0.05;
+        s.mu = mu;
+        ck_assert_msg(mcb_robot_add_shape(R, &s, &err) == MCB_OK, "%s", err.msg);
+        mcb_robot_q(R)[2] = 0.05;
+        mcb_robot_v(R)[0] = 1.0;
+        mcb_robot_update(R);
+        ck_assert_msg(mcb_world_add_robot(w, R, NULL, &err) == MCB_OK, "%s", err.msg);
+    } else {
+        mcb_rigid b = body_defaults(m, 0.0);
+        memcpy(b.inertia, I, sizeof I);
+        b.pos[0] = c[0];
+        b.pos[1] = c[1];
+        b.pos[2] = 0.05 + c[2];
+        b.vel[0] = 1.0;
+        int i = add_body(w, &b);
+        mcb_xform X = mcb_xform_identity();
+        for (int q = 0; q < 3; q++) X.p[q] = -c[q];
+        add_shape(w, MCB_SHAPE_BOX, i, &X, 0.1, 0.1, 0.05, mu);
+    }
+    *wmax = 0.0;
+    *lam_err = 0.0;
+    for (int k = 0; k < K; k++) {
+        mcb_problem *P = NULL;
+        step(w, &P, NULL);
+        check_recorded(P);
+        double e = fabs(normal_impulse_sum(P) - m * G * h);
+        *lam_err = e > *lam_err ? e : *lam_err;
+        mcb_problem_free(&P);
+        const double *v = as_robot ? mcb_robot_v(mcb_world_robot(w, 0)) : mcb_world_body(w, 0)->vel;
+        double wn = mcb_v3_norm(v + 3);
+        *wmax = wn > *wmax ? wn : *wmax;
+    }
+    double vx = as_robot ? mcb_robot_v(mcb_world_robot(w, 0))[0] : mcb_world_body(w, 0)->vel[0];
+    mcb_world_free(&w);
+    return vx;
+}
+
+START_TEST(floating_robot_slides_as_rigid_body)
+{
+    int K = 20;
+    double expect = 1.0 - K * 0.01 * 0.3 * G, wmax, lerr;
+    for (int as_robot = 0; as_robot < 2; as_robot++) {
+        double vx = slide_run(as_robot, K, &wmax, &lerr);
+        ck_assert_msg(fabs(vx - expect) <= 1e-7, "%s: v = %.12g after %d steps, expected %.12g",
+                      as_robot ? "robot" : "rigid body", vx, K, expect);
+        ck_assert_msg(wmax <= 1e-7, "%s: turned (|w| up to %g)", as_robot ? "robot" : "rigid body",
+                      wmax);
+        ck_assert_msg(lerr <= 1e-8, "%s: normal impulses off m g h by %g",
+                      as_robot ? "robot" : "rigid body", lerr);
+    }
+}
+END_TEST
+
+/* ---------- a kinematic platform carries a box ---------- */
+
+START_TEST(kinematic_platform_carries_box)
+{
+    mcb_world *w = new_world(0.01, 0.0);
+    mcb_rigid p = body_defaults(1.0, 1.0);
+    p.kinematic = 1;
+    p.pos[2] = -0.05;
+    p.vel[0] = 0.5;
+    int ip = add_body(w, &p);
+    add_shape(w, MCB_SHAPE_BOX, ip, NULL, 2.0, 2.0, 0.05, 0.8);
+    /* the ground it slides on: its contacts join no DOF and are dropped */
+    mcb_xform ground = mcb_xform_identity();
+    ground.p[2] = -0.099; /* the platform sinks 1 mm into it */
+    add_shape(w, MCB_SHAPE_PLANE, -1, &ground, 0, 0, 0, 0.8);
+    mcb_rigid b = body_defaults(1.0, 1.0 * (0.04 + 0.01) / 12.0);
+    b.inertia[8] = 1.0 * 0.08 / 12.0;
+    b.pos[2] = 0.05;
+    int ib = add_body(w, &b);
+    add_shape(w, MCB_SHAPE_BOX, ib, NULL, 0.1, 0.1, 0.05, 0.8);
+    ck_assert_int_eq(mcb_world_ndof(w), 6);
+    for (int k = 0; k < 30; k++) {
+        mcb_problem *P = NULL;
+        step(w, &P, NULL);
+        check_recorded(P);
+        ck_assert_int_eq(P->n, 6);
+        ck_assert_int_eq(P->nbodies, 2);
+        /* accelerates at most mu g per second: v after k + 1 steps */
+        double vmax = (k + 1) * 0.01 * 0.8 * G;
+        ck_assert(mcb_world_body(w, ib)->vel[0] <= vmax + 1e-9);
+        mcb_problem_free(&P);
+    }
+    ck_assert_double_eq_tol(mcb_world_body(w, ib)->vel[0], 0.5, 1e-8);
+    ck_assert_double_eq_tol(mcb_world_body(w, ip)->pos[0], 30 * 0.01 * 0.5, 1e-12);
+    ck_assert_double_eq_tol(mcb_world_body(w, ib)->pos[2], 0.05, 1e-6);
+    mcb_world_free(&w);
+}
+END_TEST
+
+/* A passive pendulum (hinge about x at height r) lying with the sphere at
+ * its tip on the ground: at rest, the normal impulse balances gravity's
+ * torque about the hinge, lambda_n L = m g h L_com (the contact acts on a
+ * link through its Jacobian, J = Jc Jb; frictionless, so lambda is unique). */
+START_TEST(passive_pendulum_rests_on_tip)
+{
+    double m = 0.8, Lc = 0.3, L = 0.5, r = 0.05, h = 0.01;
+    mcb_link link;
+    memset(&link, 0, sizeof link);
+    strcpy(link.name, "bar");
+    link.parent = -1;
+    link.joint = MCB_JOINT_REVOLUTE;
+    link.axis[0] = 1.0;
+    link.placement = mcb_xform_identity();
+    link.mass_kg = m;
+    link.com[1] = Lc;
+    link.inertia[0] = link.inertia[4] = link.inertia[8] = 2e-3;
+    mcb_xform base = mcb_xform_identity();
+    base.p[2] = r;
+    mcb_robot *R = NULL;
+    mcb_err err = {{0}};
+    ck_assert_msg(mcb_robot_new("bar", 0, &base, &link, 1, &R, &err) == MCB_OK, "%s", err.msg);
+    mcb_shape s;
+    memset(&s, 0, sizeof s);
+    s.type = MCB_SHAPE_SPHERE;
+    s.body = 0;
+    s.local = mcb_xform_identity();
+    s.local.p[1] = L;
+    s.size[0] = r;
+    s.mu = 0.0; /* frictionless tip: the contact point lies r below the hinge's
+                   height, so friction would share the load (W has rank 1) */
+    ck_assert_msg(mcb_robot_add_shape(R, &s, &err) == MCB_OK, "%s", err.msg);
+    mcb_world *w = new_world(h, 0.0);
+    add_shape(w, MCB_SHAPE_PLANE, -1, NULL, 0, 0, 0, 0.5);
+    mcb_rigid b = body_defaults(0.1, 1e-4); /* a free sphere elsewhere: robot DOFs after it */
+    b.pos[0] = 2.0;
+    b.pos[2] = 0.05;
+    add_shape(w, MCB_SHAPE_SPHERE, add_body(w, &b), NULL, 0.05, 0, 0, 0.5);
+    int first = -1;
+    ck_assert_msg(mcb_world_add_robot(w, R, &first, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(first, 1);
+    for (int k = 0; k < 50; k++) {
+        mcb_problem *P = NULL;
+        step(w, &P, NULL);
+        check_recorded(P);
+        ck_assert_int_eq(P->nsub, 2);
+        ck_assert_int_eq(P->n, 7);
+        ck_assert_int_eq(P->body_sub[1], 1);
+        double lam = 0.0;
+        /* the robot's contact: the block whose row touches DOF 6 */
+        for (int c = 0; c < P->nblocks; c++)
+            for (int kk = P->J->p[6]; kk < P->J->p[7]; kk++)
+                if (P->J->i[kk] == P->blocks[c].row) lam += P->lambda_ref[P->blocks[c].row];
+        ck_assert_msg(fabs(lam - m * G * h * Lc / L) <= 1e-9, "step %d: lambda_n %.12g, expected %.12g",
+                      k, lam, m * G * h * Lc / L);
+        mcb_problem_free(&P);
+    }
+    ck_assert_double_eq_tol(mcb_robot_q(mcb_world_robot(w, 0))[0], 0.0, 1e-6);
+    mcb_world_free(&w);
+}
+END_TEST
+
+/* A two-link arm whose link shapes overlap at the joint: no self-contacts
+ * (the world puts a robot's group-0 shapes in one group), and the body
+ * tree is the link tree. */
+START_TEST(robot_links_do_not_self_collide)
+{
+    mcb_link L[2];
+    memset(L, 0, sizeof L);
+    for (int k = 0; k < 2; k++) {
+        L[k].parent = k - 1;
+        L[k].joint = MCB_JOINT_REVOLUTE;
+        L[k].axis[0] = 1.0;
+        L[k].placement = mcb_xform_identity();
+        L[k].mass_kg = 1.0;
+        L[k].com[1] = 0.15;
+        L[k].inertia[0] = L[k].inertia[4] = L[k].inertia[8] = 1e-2;
+        L[k].kp = 500.0;
+        L[k].kd = 20.0;
+    }
+    L[1].placement.p[1] = 0.3;
+    mcb_xform base = mcb_xform_identity();
+    base.p[2] = 1.0;
+    mcb_robot *R = NULL;
+    mcb_err err = {{0}};
+    ck_assert_msg(mcb_robot_new("two", 0, &base, L, 2, &R, &err) == MCB_OK, "%s", err.msg);
+    for (int k = 0; k < 2; k++) {
+        mcb_shape s;
+        memset(&s, 0, sizeof s);
+        s.type = MCB_SHAPE_SPHERE;
+        s.body = k;
+        s.local = mcb_xform_identity();
+        s.local.p[1] = k == 0 ? 0.25 : 0.0;
+        s.size[0] = 0.1;
+        s.mu = 0.5;
+        ck_assert_msg(mcb_robot_add_shape(R, &s, &err) == MCB_OK, "%s", err.msg);
+    }
+    mcb_world *w = new_world(0.01, 0.0);
+    add_shape(w, MCB_SHAPE_PLANE, -1, NULL, 0, 0, 0, 0.5);
+    ck_assert_msg(mcb_world_add_robot(w, R, NULL, &err) == MCB_OK, "%s", err.msg);
+    mcb_problem *P = NULL;
+    mcb_step_info info;
+    step(w, &P, &info);
+    ck_assert_int_eq(info.contacts, 0);
+    ck_assert_int_eq(P->nbodies, 2);
+    ck_assert_int_eq(P->body_parent[0], -1);
+    ck_assert_int_eq(P->body_parent[1], 0);
+    ck_assert_int_eq(P->n, 2);
+    ck_assert_int_eq(P->nsub, 1);
+    mcb_problem_free(&P);
+    mcb_world_free(&w);
+}
+END_TEST
+
 /* ---------- descriptors ---------- */
 
 START_TEST(mass_ratio_and_cond_estimate)
@@ -474,6 +712,35 @@ START_TEST(bad_input_is_refused)
 }
 END_TEST
 
+/* When neither solver reaches 100 tol the step fails and nothing moves. */
+START_TEST(failed_step_changes_nothing)
+{
+    mcb_world_opts o;
+    mcb_world_defaults(&o);
+    o.max_iters = 1;
+    o.tol = 1e-15;
+    o.fallback = "";
+    mcb_world *w = NULL;
+    mcb_err err = {{0}};
+    ck_assert_int_eq(mcb_world_new(&o, &w, &err), MCB_OK);
+    add_shape(w, MCB_SHAPE_PLANE, -1, NULL, 0, 0, 0, 0.5);
+    mcb_rigid b = body_defaults(1.0, 0.01);
+    b.pos[2] = 0.09; /* penetrating by 1 cm, sliding */
+    b.vel[0] = 1.0;
+    b.vel[4] = 3.0;
+    int i = add_body(w, &b);
+    add_shape(w, MCB_SHAPE_BOX, i, NULL, 0.1, 0.1, 0.1, 0.5);
+    mcb_rigid before = *mcb_world_body(w, 0);
+    mcb_problem *P = (mcb_problem *)&err; /* must be reset to NULL */
+    mcb_step_info info;
+    ck_assert_int_eq(mcb_world_step(w, &P, &info, &err), MCB_E_NUMERIC);
+    ck_assert_ptr_null(P);
+    ck_assert(strstr(err.msg, "pgs") != NULL);
+    ck_assert(!memcmp(&before, mcb_world_body(w, 0), sizeof before));
+    mcb_world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scene_step");
@@ -484,10 +751,15 @@ int main(void)
     tcase_add_test(tc, box_slides_or_sticks_on_incline);
     tcase_add_test(tc, sphere_rolls_on_incline);
     tcase_add_test(tc, pendulum_holds_target_against_gravity);
+    tcase_add_test(tc, floating_robot_slides_as_rigid_body);
+    tcase_add_test(tc, kinematic_platform_carries_box);
+    tcase_add_test(tc, passive_pendulum_rests_on_tip);
+    tcase_add_test(tc, robot_links_do_not_self_collide);
     tcase_add_test(tc, mass_ratio_and_cond_estimate);
     tcase_add_test(tc, cond_estimate_graded_spectrum);
     tcase_add_test(tc, identical_runs_identical_problems);
     tcase_add_test(tc, bad_input_is_refused);
+    tcase_add_test(tc, failed_step_changes_nothing);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }

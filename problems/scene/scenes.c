@@ -124,6 +124,10 @@ mcb_rc mcb_scene_parse(const mcb_scene_def *def, int argc, char **argv, double *
 /* The shortest "%.*g" spelling of v that reads back as v. */
 static void shortest(double v, char *buf, size_t size)
 {
+    if (v == floor(v) && fabs(v) < 1e15) { /* integers in full: 1000, not 1e+03 */
+        snprintf(buf, size, "%.0f", v);
+        return;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, size, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) return;

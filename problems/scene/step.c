@@ -416,6 +416,17 @@ static mcb_rc layout(mcb_world *w, int *n, int *nsub, mcb_err *err)
 
 /* ---------- step 2: contacts ---------- */
 
+/* Collision group of robot r's shapes left in group 0: above any group a
+ * scene would number by hand. */
+#define ROBOT_GROUP_BASE (1 << 24)
+
+/* 1 for a body with DOFs (not static, not kinematic); after layout(). */
+static int is_dof_body(const mcb_world *w, int body)
+{
+    return body >= 0 && w->body_sub[body] >= 0;
+}
+
+
 static mcb_rc detect(mcb_world *w, mcb_err *err)
 {
     int ns = w->nshapes;
@@ -439,6 +450,9 @@ static mcb_rc detect(mcb_world *w, mcb_err *err)
         for (int s = 0; s < c; s++, k++) {
             w->sh[k] = rs[s];
             w->sh[k].body = w->nrigid + w->robot_link0[r] + rs[s].body;
+            /* a robot's links do not collide with each other (their shapes
+             * overlap at the joints) unless the scene set groups itself */
+            if (w->sh[k].group == 0) w->sh[k].group = ROBOT_GROUP_BASE + r;
         }
     }
     for (k = 0; k < ns; k++) {
@@ -450,6 +464,13 @@ static mcb_rc detect(mcb_world *w, mcb_err *err)
     mcb_rc rc = mcb_contacts_detect(w->sh, w->X, ns, w->o.margin_m, &w->con, &w->ncon,
                                     &w->cap_con, err);
     if (rc) return rc;
+    /* contacts between bodies without DOFs (a kinematic body on the ground)
+     * would be empty rows of J that no impulse can satisfy: dropped */
+    int kept = 0;
+    for (int c = 0; c < w->ncon; c++)
+        if (is_dof_body(w, w->con[c].body_a) || is_dof_body(w, w->con[c].body_b))
+            w->con[kept++] = w->con[c];
+    w->ncon = kept;
     if (w->o.cap_per_pair > 0 || w->o.cap_total > 0)
         w->ncon = mcb_contacts_cluster(w->con, w->ncon, w->o.cap_per_pair, w->o.cap_total);
     return MCB_OK;
@@ -569,11 +590,6 @@ static double kinematic_term(const mcb_world *w, int body, const double x[3], co
     double u[3];
     mcb_rigid_point_velocity(&w->rigid[body], w->rigid[body].vel, x, u);
     return mcb_v3_dot(d, u);
-}
-
-static int is_dof_body(const mcb_world *w, int body)
-{
-    return body >= 0 && w->body_sub[body] >= 0;
 }
 
 static mcb_rc assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err)
