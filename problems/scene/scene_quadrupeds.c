@@ -13,8 +13,8 @@
  * bottom; the bottom layer starts with the feet QUAD_DROP_M above the
  * floor, each layer QUAD_LAYER_M above the one below; each robot gets a
  * small random offset, yaw, roll and pitch from a fixed seed. The PD target
- * is the standing posture (joint angles QUAD_POSTURE of the hip abduction,
- * hip flexion, knee), with zero target velocity. Every step is recorded
+ * is the robot's nominal standing posture (robots.c: hip abduction 0,
+ * thigh 0.67 rad, knee -1.3 rad), with zero target velocity. Every step is recorded
  * (name "quadrupedsN-stepKKKK").
  *
  * Fails with MCB_E_INPUT on bad options and with the step's error when a
@@ -30,27 +30,15 @@
 #define QUAD_H_S (1.0 / 240)  /* paper */
 #define QUAD_MU 0.8           /* floor friction (paper: not stated) */
 #define QUAD_DROP_M 0.05      /* feet above the floor at the start (bottom layer) */
-#define QUAD_LAYER_M 0.45     /* vertical spacing of the layers */
+#define QUAD_LAYER_M 0.8     /* vertical spacing of the layers */
 #define QUAD_SPACING_M 0.75   /* horizontal spacing of the lattice (x and y) */
 #define QUAD_OFFSET_M 0.03    /* random horizontal offset (uniform +-) */
 #define QUAD_YAW_RAD 0.3      /* random yaw (uniform +-) */
-#define QUAD_TILT_RAD 0.05    /* random roll and pitch (uniform +-) */
 #define QUAD_SEED 0x4a1bULL
 
-/* Options in table order (scenes.c): --robots, --steps. */
-enum { OPT_ROBOTS, OPT_STEPS };
-
-/* The standing posture of each leg: hip abduction, hip flexion, knee
- * (rad), in the joint conventions of mcb_robot_quadruped (robots.c). */
-static const double QUAD_POSTURE[3] = {0.0, 0.7, -1.4};
-
-/* Joint targets: every leg in the standing posture (joints in link order,
- * three per leg). */
-static void standing_posture(const mcb_robot *r, double *qj)
-{
-    int nj = mcb_robot_ndof(r) - 6;
-    for (int j = 0; j < nj; j++) qj[j] = QUAD_POSTURE[j % 3];
-}
+/* Options in table order (scenes.c): --robots, --steps, --tilt (largest
+ * random roll and pitch at the drop, rad). */
+enum { OPT_ROBOTS, OPT_STEPS, OPT_TILT };
 
 /* The lowest point of the robot's shapes in world at its current pose
  * (spheres and boxes: exact; others by their AABB). */
@@ -100,7 +88,7 @@ static mcb_rc add_floor(mcb_world *w, mcb_err *err)
 
 /* Robot k of n: built, posed on the lattice with its random perturbation,
  * targets set, added to the world. */
-static mcb_rc add_quadruped(mcb_world *w, int k, int n, mcb_rng *rng, mcb_err *err)
+static mcb_rc add_quadruped(mcb_world *w, int k, int n, double tilt, mcb_rng *rng, mcb_err *err)
 {
     int g = 1;
     while (g * g * g < n) g++;
@@ -108,14 +96,15 @@ static mcb_rc add_quadruped(mcb_world *w, int k, int n, mcb_rng *rng, mcb_err *e
     mcb_robot *r = NULL;
     mcb_rc rc = mcb_robot_quadruped(&r, err);
     if (rc) return rc;
+    /* the robot comes in its standing posture (robots.c: hip 0, thigh
+     * 0.67 rad, knee -1.3 rad) with q_ref = that posture */
     double *q = mcb_robot_q(r);
     int nj = mcb_robot_ndof(r) - 6;
-    standing_posture(r, q + 7);
     double dx = QUAD_OFFSET_M * (2 * mcb_rng_uniform(rng) - 1);
     double dy = QUAD_OFFSET_M * (2 * mcb_rng_uniform(rng) - 1);
     double yaw = QUAD_YAW_RAD * (2 * mcb_rng_uniform(rng) - 1);
-    double roll = QUAD_TILT_RAD * (2 * mcb_rng_uniform(rng) - 1);
-    double pitch = QUAD_TILT_RAD * (2 * mcb_rng_uniform(rng) - 1);
+    double roll = tilt * (2 * mcb_rng_uniform(rng) - 1);
+    double pitch = tilt * (2 * mcb_rng_uniform(rng) - 1);
     q[0] = q[1] = q[2] = 0;
     tilted_yaw(yaw, roll, pitch, q + 3);
     mcb_robot_update(r);
@@ -134,8 +123,8 @@ static void source_string(const double *vals, char *buf, size_t size)
 {
     const mcb_scene_def *def = mcb_scene_find("quadrupeds");
     if (def) mcb_scene_args(def, vals, buf, size);
-    else snprintf(buf, size, "quadrupeds --robots %d --steps %d", (int)vals[OPT_ROBOTS],
-                  (int)vals[OPT_STEPS]);
+    else snprintf(buf, size, "quadrupeds --robots %d --steps %d --tilt %.17g",
+                  (int)vals[OPT_ROBOTS], (int)vals[OPT_STEPS], vals[OPT_TILT]);
 }
 
 mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *err)
@@ -143,8 +132,9 @@ mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "quadrupeds: NULL argument");
     *out = NULL;
     int nr = (int)vals[OPT_ROBOTS], steps = (int)vals[OPT_STEPS];
-    if (nr < 1 || steps < 1)
-        return mcb_fail(err, MCB_E_INPUT, "quadrupeds: --robots and --steps must be >= 1");
+    if (nr < 1 || steps < 1 || !(vals[OPT_TILT] >= 0 && vals[OPT_TILT] <= 3.2))
+        return mcb_fail(err, MCB_E_INPUT,
+                        "quadrupeds: --robots and --steps must be >= 1, --tilt in [0, 3.2]");
 
     mcb_world_opts o;
     mcb_world_defaults(&o);
@@ -156,7 +146,7 @@ mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *
     mcb_rng_seed(&rng, QUAD_SEED);
     mcb_rc rc = mcb_world_new(&o, &w, err);
     if (!rc) rc = add_floor(w, err);
-    for (int k = 0; k < nr && !rc; k++) rc = add_quadruped(w, k, nr, &rng, err);
+    for (int k = 0; k < nr && !rc; k++) rc = add_quadruped(w, k, nr, vals[OPT_TILT], &rng, err);
     if (rc) goto done;
 
     char src[512], prefix[64];

@@ -35,13 +35,16 @@
 #define STIR_SPACING_M 0.021   /* lattice spacing: 1 mm between spheres */
 #define STIR_JITTER_M 0.0004   /* horizontal lattice jitter (uniform +-) */
 #define STIR_ROD_R_M 0.008     /* rod radius */
+#define STIR_ROD_MU 0.2        /* rod friction (a smooth rod: less frictional jamming) */
 #define STIR_ROD_L_M 0.24      /* rod length from the flange to the tip centre */
-#define STIR_TIP_Z_M 0.02      /* rod tip centre height above the box floor */
-#define STIR_CIRCLE_R_M 0.04   /* radius of the stirring circle */
-#define STIR_PERIOD_S 1.0      /* period of one stirring turn */
+#define STIR_TIP_Z_M 0.045     /* rod tip centre height above the box floor */
+#define STIR_CIRCLE_R_M 0.035  /* radius of the stirring circle */
+#define STIR_PERIOD_S 2.0      /* period of one stirring turn */
 #define STIR_RAMP_S 0.2        /* time to reach the stirring speed */
 #define STIR_REACH_M 0.45      /* horizontal arm base to circle centre */
 #define STIR_WALL_M 0.01       /* wall thickness */
+#define STIR_TOL 1e-5          /* natural-map residual of the advance (see below) */
+#define STIR_MAX_ITERS 5000    /* per solver and step */
 #define STIR_SEED 0x5717ULL
 #define STIR_PI 3.14159265358979323846
 
@@ -194,8 +197,8 @@ typedef struct {
 static stir_layout layout_for(int nspheres)
 {
     stir_layout L;
-    /* about 3.5 layers: sites per row so that the footprint holds N / 3.5 */
-    L.sites = (int)ceil(sqrt(nspheres / 3.5)) + 1;
+    /* about 2.5 layers: sites per row so that the footprint holds N / 2.5 */
+    L.sites = (int)ceil(sqrt(nspheres / 2.5)) + 1;
     if (L.sites < 6) L.sites = 6;
     L.half_m = 0.5 * L.sites * STIR_SPACING_M;
     int per_layer = L.sites * L.sites;
@@ -295,7 +298,7 @@ static mcb_rc add_rod(mcb_robot *r, mcb_err *err)
     s.local.p[2] = 0.5 * STIR_ROD_L_M;
     s.size[0] = STIR_ROD_R_M;
     s.size[1] = 0.5 * STIR_ROD_L_M;
-    s.mu = STIR_MU;
+    s.mu = STIR_ROD_MU;
     s.group = ns > 0 ? own[0].group : 0;
     return mcb_robot_add_shape(r, &s, err);
 }
@@ -342,6 +345,8 @@ mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err)
     mcb_world_opts o;
     mcb_world_defaults(&o);
     o.h_s = STIR_H_S;
+    o.tol = STIR_TOL;
+    o.max_iters = STIR_MAX_ITERS;
 
     mcb_world *w = NULL;
     mcb_robot *arm = NULL, *twin = NULL;
