@@ -37,7 +37,7 @@ static const mcb_scene_def scenes[] = {
      mcb_scene_stack},
     /* the papers' scenes (issue 8) go here, one line each, e.g.
      * {"stir", "...", "SubADMM paper, Sec. IV-A", {...}, mcb_scene_stir}, */
-    {"stir", "spheres (r 1 cm, 4 g) in a box stirred by a rod on a 7-DOF arm (216: dimension 1303, 217 subsystems), h 10 ms", "SubADMM paper, Sec. IV-A 1 (Fig. 1a; scaling Fig. 2)", {{"spheres", "number of spheres", 216, 1, 20000, 1}, {"steps", "recorded steps", 60, 1, 100000, 1}, {NULL, NULL, 0, 0, 0, 0}}, mcb_scene_stir},
+    {"stir", "spheres (r 1 cm, 4 g) in a box stirred by a rod on a 7-DOF arm (216: dimension 1303, 217 subsystems), h 10 ms", "SubADMM paper, Sec. IV-A 1 (Fig. 1a; scaling Fig. 2)", {{"spheres", "number of spheres", 216, 1, 20000, 1}, {"steps", "recorded steps", 40, 1, 100000, 1}, {NULL, NULL, 0, 0, 0, 0}}, mcb_scene_stir},
     {"quadrupeds", "18-DOF quadrupeds dropped onto the floor in a g x g x g lattice, PD holding a standing posture, h 1/240 s", "CANAL/SubADMM paper, Sec. VII-D2 (Table III, Fig. 12)", {{"robots", "number of quadrupeds (8: 144 DOF; 27: the larger case)", 8, 1, 1000, 1}, {"steps", "recorded steps", 240, 1, 100000, 1}, {"tilt", "largest random roll and pitch at the drop (rad)", 0.05, 0, 3.2, 0}, {NULL, NULL, 0, 0, 0, 0}}, mcb_scene_quadrupeds},
     {"wall", "a running-bond brick wall on the ground hit by a steel sphere, mu 0.6, h 10 ms", "Tasora-Negrut GPU CCP paper, 3D wall benchmark (Table 1)", {{"bricks", "number of bricks (paper: 1000, 2000, 8000)", 1000, 1, 100000, 1}, {"steps", "recorded steps", 20, 1, 100000, 1}, {NULL, NULL, 0, 0, 0, 0}}, mcb_scene_wall},
 };
