@@ -58,8 +58,8 @@ typedef struct {
  * frame to world = X * s->local is the caller's job: X here is the shape
  * frame in world), negative inside, and its unit gradient (the outward
  * normal at the nearest surface point) in world coordinates. Exact for
- * sphere, box, capsule and plane; for sdf shapes exact to within 1e-9 of
- * the shape's size where the profile is smooth (docs/scenes.md). */
+ * sphere, box, capsule, plane and shells of revolution; for the threads an
+ * over-estimate by at most 5.5e-4 of the distance (docs/geometry.md). */
 double mcb_shape_sdf(const mcb_shape *s, const mcb_xform *X, const double x[3], double grad[3]);
 
 /* Axis-aligned bounding box in world of shape s with frame X, grown by
