@@ -18,9 +18,14 @@
  *
  * 2. A rerun, when needed. If the tolerance was first seen met more than 1%
  *    of the iterations after the last unmet check (the prediction was too
- *    bold), the iteration at which it was first met is located exactly: the
+ *    bold), the iteration at which it was first met is located: the
  *    solver is set up again, runs unobserved to that last unmet check, then
- *    is checked at every 1% of the iterations. Otherwise, since pausing the
+ *    is checked at every 1% of the iterations. If a check saw the stop
+ *    metric rise over the one before it (a non-monotone residual, which may
+ *    have dipped below the tolerance between two checks and risen again),
+ *    the rerun instead checks every iteration that the observed pass did
+ *    not, from the first one, so the first iteration meeting the tolerance
+ *    is found exactly. Otherwise, since pausing the
  *    clock does not pause the cache (a check evicts the solver's data and the
  *    iteration after it runs slower), the harness estimates that distortion
  *    from the iteration times it saw (the median iteration right after a
@@ -113,6 +118,9 @@ typedef struct {
     double last_stop;         /* its stop metric */
     int unmet_iter;           /* the last check that did not meet the tolerance */
     int met_iter;             /* the first check that met it (0: none) */
+    int rose;                 /* a check saw the stop metric above the previous check's */
+    int dense_until;          /* iterations 1..dense_until were all checked */
+    int locate_all;           /* the locate rerun checks every iteration */
     /* iteration times, for the distortion estimate */
     double prev_t;
     int post;                 /* the next iteration follows a check */
@@ -252,6 +260,8 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
         }
     }
     double check_s = mcb_now_s() - t0;
+    if (c->last_iter > 0 && stop > c->last_stop) c->rose = 1; /* false for NaN */
+    if (iter == c->last_iter + 1 && c->dense_until == c->last_iter) c->dense_until = iter;
     c->checks++;
     c->measure_s += check_s;
     c->next_check = next_check_after(c, iter, check_s, solve_s, stop);
@@ -264,7 +274,9 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
 }
 
 /* The "locate" rerun's callback: unobserved up to the last unmet check of
- * the observed pass, then a check at every 1% of the iterations. */
+ * the observed pass, then a check at every 1% of the iterations; or, after
+ * a rise (locate_all), unobserved over the iterations the observed pass
+ * checked from the first one, then a check at every iteration. */
 static mcb_cb_action locate_cb(void *ctx, int iter, double own)
 {
     (void)own;
@@ -281,7 +293,7 @@ static mcb_cb_action locate_cb(void *ctx, int iter, double own)
     }
     c->checks++;
     c->measure_s += mcb_now_s() - t0;
-    int stride = (int)floor(0.01 * iter);
+    int stride = c->locate_all ? 1 : (int)floor(0.01 * iter);
     c->next_check = iter + (stride > 1 ? stride : 1);
     if (iter < c->met_iter && c->next_check > c->met_iter) c->next_check = c->met_iter;
     mcb_timer_resume(&c->clock);
@@ -378,12 +390,16 @@ static double distortion_s(run_ctx *c)
     return c->post_n * (median - c->plain_sum / c->plain_n);
 }
 
-/* The tolerance was first seen met further than 1% of the iterations after
- * the last check that missed it: where it was first met is not known to 1%. */
-static int needs_locate(const run_ctx *c, const mcb_run *run)
+/* Where the tolerance was first met is not known to 1% when it was first
+ * seen met further than 1% of the iterations after the last check that
+ * missed it, or, when the stop metric rose between two checks (it may have
+ * dipped below the tolerance and risen again unseen), whenever some
+ * iteration before it went unchecked; the second sets c->locate_all. */
+static int needs_locate(run_ctx *c, const mcb_run *run)
 {
     if (c->def->black_box || c->o->check_every != MCB_CHECK_AUTO) return 0;
     if (run->info.status != MCB_ST_SOLVED || c->met_iter == 0) return 0;
+    if (c->rose && c->dense_until < c->met_iter - 1) return c->locate_all = 1;
     int gap = c->met_iter - c->unmet_iter, allowed = (int)floor(0.01 * c->met_iter);
     return gap > (allowed > 1 ? allowed : 1);
 }
@@ -416,12 +432,14 @@ static int solve_again(run_ctx *c, const void *params, mcb_iter_cb cb, mcb_info 
 }
 
 /* Pass 2a: set up again, run unobserved to the last check that missed the
- * tolerance, then check at every 1% until it is met; the run's iterations,
- * solve time and final iterate become the located ones. */
+ * tolerance, then check at every 1% until it is met (or, with locate_all,
+ * unobserved over the first iterations the observed pass checked one by
+ * one, then check every iteration); the run's iterations, solve time and
+ * final iterate become the located ones. */
 static void locate(run_ctx *c, const void *params, mcb_run *run)
 {
     mcb_info info;
-    c->next_check = c->unmet_iter + 1;
+    c->next_check = (c->locate_all ? c->dense_until : c->unmet_iter) + 1;
     int st = solve_again(c, params, locate_cb, &info);
     if (st != MCB_ST_SOLVED || info.iterations > c->met_iter) {
         run->timing = MCB_TIMED_RERUN_DIFFERED; /* keep pass 1's figures */
