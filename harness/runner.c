@@ -22,10 +22,12 @@
  *    solver is set up again, runs unobserved to that last unmet check, then
  *    is checked at every 1% of the iterations. If a check saw the stop
  *    metric rise over the one before it (a non-monotone residual, which may
- *    have dipped below the tolerance between two checks and risen again),
- *    the rerun instead checks every iteration that the observed pass did
- *    not, from the first one, so the first iteration meeting the tolerance
- *    is found exactly. Otherwise, since pausing the
+ *    dip below the tolerance between two checks and rise again), the
+ *    observed pass checks every iteration while the metric is within DIP^2
+ *    of the tolerance, and if some unchecked iterations lay between checks
+ *    within DIP of it, the rerun checks every iteration from there, so the
+ *    first iteration meeting the tolerance is found exactly (under the
+ *    assumption stated at DIP). Otherwise, since pausing the
  *    clock does not pause the cache (a check evicts the solver's data and the
  *    iteration after it runs slower), the harness estimates that distortion
  *    from the iteration times it saw (the median iteration right after a
@@ -119,7 +121,9 @@ typedef struct {
     int unmet_iter;           /* the last check that did not meet the tolerance */
     int met_iter;             /* the first check that met it (0: none) */
     int rose;                 /* a check saw the stop metric above the previous check's */
-    int dense_until;          /* iterations 1..dense_until were all checked */
+    int low_gap;              /* the first check after unchecked iterations with the stop
+                                 metric at either end at most DIP x tol (0: none) ... */
+    int low_gap_from;         /* ... and the check before those iterations */
     int locate_all;           /* the locate rerun checks every iteration */
     /* iteration times, for the distortion estimate */
     double prev_t;
@@ -168,6 +172,26 @@ static void trace_row(run_ctx *c, int iter, double time_s, const mcb_metrics *mt
     c->last_traced = iter;
 }
 
+/* Non-monotone residuals (docs/metrics.md, "When the harness measures"):
+ * the harness assumes that between two consecutive checks the stop metric
+ * stays above 1/DIP of the smaller of their two values. Once a check has
+ * seen it rise, every iteration is checked while it is at most DIP^2 x tol,
+ * and a gap between checks with either end at most DIP x tol (where a dip
+ * below the tolerance is not excluded) makes the locate rerun check every
+ * iteration from the start of that gap. */
+#define DIP 2.0
+
+/* Records a rise and the first low gap, from the check at `iter`. */
+static void note_shape(run_ctx *c, int iter, double stop)
+{
+    if (c->last_iter > 0 && stop > c->last_stop) c->rose = 1; /* false for NaN */
+    double low = c->last_iter > 0 && c->last_stop < stop ? c->last_stop : stop;
+    if (!c->low_gap && iter > c->last_iter + 1 && low <= DIP * c->o->settings.tol) {
+        c->low_gap = iter;
+        c->low_gap_from = c->last_iter;
+    }
+}
+
 /* The share of the iterations predicted before the tolerance is met that
  * may pass unchecked: small, because residuals often speed up (a locate
  * rerun costs a whole solve, a check a fraction of an iteration). */
@@ -181,6 +205,7 @@ static int next_check_after(const run_ctx *c, int iter, double check_s, double s
     int every = c->o->check_every;
     if (every == MCB_CHECK_NEVER) return c->o->settings.max_iters + 1;
     if (every > 0) return iter + every;
+    if (c->rose && stop <= DIP * DIP * c->o->settings.tol) return iter + 1;
     double c_iter = solve_s / iter;
     double stride = c_iter > 0 ? ceil(check_s / (c->o->check_share * c_iter)) : 1.0;
     if (stride > iter) stride = iter;
@@ -260,8 +285,7 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
         }
     }
     double check_s = mcb_now_s() - t0;
-    if (c->last_iter > 0 && stop > c->last_stop) c->rose = 1; /* false for NaN */
-    if (iter == c->last_iter + 1 && c->dense_until == c->last_iter) c->dense_until = iter;
+    note_shape(c, iter, stop);
     c->checks++;
     c->measure_s += check_s;
     c->next_check = next_check_after(c, iter, check_s, solve_s, stop);
@@ -275,8 +299,8 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
 
 /* The "locate" rerun's callback: unobserved up to the last unmet check of
  * the observed pass, then a check at every 1% of the iterations; or, after
- * a rise (locate_all), unobserved over the iterations the observed pass
- * checked from the first one, then a check at every iteration. */
+ * a rise (locate_all), unobserved up to the first low gap, then a check at
+ * every iteration. */
 static mcb_cb_action locate_cb(void *ctx, int iter, double own)
 {
     (void)own;
@@ -393,13 +417,14 @@ static double distortion_s(run_ctx *c)
 /* Where the tolerance was first met is not known to 1% when it was first
  * seen met further than 1% of the iterations after the last check that
  * missed it, or, when the stop metric rose between two checks (it may have
- * dipped below the tolerance and risen again unseen), whenever some
- * iteration before it went unchecked; the second sets c->locate_all. */
+ * dipped below the tolerance and risen again unseen), when a low gap came
+ * before it (the gap ending at the met check is one); the second sets
+ * c->locate_all. */
 static int needs_locate(run_ctx *c, const mcb_run *run)
 {
     if (c->def->black_box || c->o->check_every != MCB_CHECK_AUTO) return 0;
     if (run->info.status != MCB_ST_SOLVED || c->met_iter == 0) return 0;
-    if (c->rose && c->dense_until < c->met_iter - 1) return c->locate_all = 1;
+    if (c->rose && c->low_gap && c->low_gap <= c->met_iter) return c->locate_all = 1;
     int gap = c->met_iter - c->unmet_iter, allowed = (int)floor(0.01 * c->met_iter);
     return gap > (allowed > 1 ? allowed : 1);
 }
@@ -433,13 +458,13 @@ static int solve_again(run_ctx *c, const void *params, mcb_iter_cb cb, mcb_info 
 
 /* Pass 2a: set up again, run unobserved to the last check that missed the
  * tolerance, then check at every 1% until it is met (or, with locate_all,
- * unobserved over the first iterations the observed pass checked one by
- * one, then check every iteration); the run's iterations, solve time and
- * final iterate become the located ones. */
+ * unobserved to the start of the first low gap, then check every
+ * iteration); the run's iterations, solve time and final iterate become
+ * the located ones. */
 static void locate(run_ctx *c, const void *params, mcb_run *run)
 {
     mcb_info info;
-    c->next_check = (c->locate_all ? c->dense_until : c->unmet_iter) + 1;
+    c->next_check = (c->locate_all ? c->low_gap_from : c->unmet_iter) + 1;
     int st = solve_again(c, params, locate_cb, &info);
     if (st != MCB_ST_SOLVED || info.iterations > c->met_iter) {
         run->timing = MCB_TIMED_RERUN_DIFFERED; /* keep pass 1's figures */

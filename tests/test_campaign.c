@@ -31,8 +31,8 @@
  * residual falls geometrically), or exactly the solution from iteration
  * `drop_at` on (a sudden drop); from iteration `bump_at` on the perturbation
  * is 100 times larger (the residual rises once), and over iterations
- * [dip_at, dip_at + dip_len) it is 0 (the residual dips to 0 and rises
- * again); `fault` makes it crash at iteration 3. */
+ * [dip_at, dip_at + dip_len) it is 0.6 times as large (the residual dips
+ * and rises again); `fault` makes it crash at iteration 3. */
 enum { F_NONE, F_SEGV, F_ABORT, F_FPE, F_LOOP, F_ALLOC };
 typedef struct {
     double decade; /* iterations per decade of the perturbation */
@@ -95,9 +95,9 @@ static void geo_iterate(void *work, double *v, double *lambda)
     fx_point_solution(FX_SLIP, v, lambda);
     const geo_params *p = &w->prm;
     if (p->drop_at && w->it >= p->drop_at) return;
-    if (p->dip_len && w->it >= p->dip_at && w->it < p->dip_at + p->dip_len) return;
-    double bump = p->bump_at && w->it >= p->bump_at ? 100.0 : 1.0;
-    lambda[0] += bump * pow(10.0, -w->it / p->decade);
+    double f = p->bump_at && w->it >= p->bump_at ? 100.0 : 1.0;
+    if (p->dip_len && w->it >= p->dip_at && w->it < p->dip_at + p->dip_len) f *= 0.6;
+    lambda[0] += f * pow(10.0, -w->it / p->decade);
 }
 static void geo_free(void **work)
 {
@@ -111,7 +111,7 @@ static const mcb_param_desc geo_desc[] = {
     {"drop_at", 'i', offsetof(geo_params, drop_at), "exact from this iteration"},
     {"fault", 'i', offsetof(geo_params, fault), "crash at iteration 3"},
     {"bump_at", 'i', offsetof(geo_params, bump_at), "100 times the perturbation from here"},
-    {"dip_at", 'i', offsetof(geo_params, dip_at), "exact over dip_len iterations from here"},
+    {"dip_at", 'i', offsetof(geo_params, dip_at), "0.6 times over dip_len iterations from here"},
     {"dip_len", 'i', offsetof(geo_params, dip_len), "length of the dip"}};
 static const mcb_solver_def geo = {.name = "geo",
                                    .description = "test solver",
@@ -196,46 +196,78 @@ START_TEST(sudden_drop_is_located)
 }
 END_TEST
 
-/* A non-monotone residual: it rises once (x100 at iteration 1000), then
- * dips to 0 over iterations 2000-2002 only and rises again, and meets the
- * tolerance for good only near iteration 40 000. The strided schedule
- * cannot see a 3-iteration dip; having seen the rise, the harness locates
- * the first iteration meeting the tolerance with a rerun that checks every
- * iteration: exactly 2000, as a check at every iteration says. Without the
- * rise the strided schedule would report the later crossing. */
-START_TEST(dip_after_rise_is_located)
+/* A non-monotone residual: it rises once (x100 at iteration 1000), later
+ * dips by a factor 0.6 for one iteration, 700 iterations before it would
+ * meet the tolerance for good (decade 4000: there it is 1.5 x tol, so the
+ * dip meets it), then rises again. A strided schedule misses a one-iteration
+ * dip (it reports the later crossing, 700 iterations on); having seen the
+ * rise, the harness checks every iteration near the tolerance and reports
+ * the dip, as a check at every iteration does. */
+static mcb_run run_both(mcb_campaign_opts *o, geo_params *p, mcb_run *exact)
+{
+    o->check_every = 1;
+    *exact = run_geo(o, p);
+    o->check_every = MCB_CHECK_AUTO;
+    return run_geo(o, p);
+}
+
+START_TEST(dip_after_rise_is_found)
 {
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
     o.settings.max_iters = 100000;
     o.settings.time_limit_s = 0;
     o.timing = MCB_TIMING_OBSERVED;
-    geo_params p = {4000, 0, 0, 1000, 2000, 3};
-    o.check_every = 1;
-    mcb_run exact = run_geo(&o, &p);
-    ck_assert_int_eq(exact.info.status, MCB_ST_SOLVED);
-    ck_assert_int_eq(exact.info.iterations, 2000);
-    o.check_every = MCB_CHECK_AUTO;
-    mcb_run r = run_geo(&o, &p);
-    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
-    /* exact when located; a check that happened to land in the dip sees it
-     * itself and the usual 1% locate applies */
-    ck_assert_msg(r.info.iterations >= 2000 && r.info.iterations <= 2000 + 20,
-                  "reported %d, the tolerance is first met at 2000 (timing %s, %d checks)",
-                  r.info.iterations, mcb_timed_name(r.timing), r.checks);
-    if (r.timing == MCB_TIMED_LOCATED) ck_assert_int_eq(r.info.iterations, 2000);
-    ck_assert_double_eq(r.trace[(size_t)(r.trace_rows - 1) * MCB_TRACE_COLS], r.info.iterations);
-    /* the final iterate is the located one: the dip's, residual 0 */
-    ck_assert(r.final.val[MCB_M_NATMAP] <= o.settings.tol);
+    geo_params p = {4000, 0, 0, 1000, 0, 0};
+    mcb_run exact, r = run_both(&o, &p, &exact);
+    int k0 = exact.info.iterations; /* for good, without the dip */
     mcb_run_clear(&exact);
     mcb_run_clear(&r);
-    /* the same residual under --timing auto: located, then a clean rerun
-     * to iteration 2000 (or the observed time when the rerun differs) */
+    p.dip_at = k0 - 700;
+    p.dip_len = 1;
+    r = run_both(&o, &p, &exact);
+    ck_assert_int_eq(exact.info.status, MCB_ST_SOLVED);
+    ck_assert_int_eq(exact.info.iterations, p.dip_at);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    ck_assert_msg(r.info.iterations == p.dip_at,
+                  "reported %d, the tolerance is first met at %d (timing %s, %d checks)",
+                  r.info.iterations, p.dip_at, mcb_timed_name(r.timing), r.checks);
+    ck_assert_double_eq(r.trace[(size_t)(r.trace_rows - 1) * MCB_TRACE_COLS], r.info.iterations);
+    ck_assert(r.final.val[MCB_M_NATMAP] <= o.settings.tol);
+    /* checks: the dense stretch near the tolerance (log10(4) x 4000 = 2400
+     * iterations) and the strided rest */
+    ck_assert_msg(r.checks < 2400 + 300, "%d checks", r.checks);
+    mcb_run_clear(&exact);
+    mcb_run_clear(&r);
+}
+END_TEST
+
+/* After a rise, a residual that falls from far above the tolerance to 0 in
+ * one iteration (drop_at) is met after a gap between checks: the locate
+ * rerun checks every iteration of that gap and finds the drop exactly. */
+START_TEST(drop_after_rise_is_exact)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 100000;
+    o.settings.time_limit_s = 0;
+    o.timing = MCB_TIMING_OBSERVED;
+    geo_params p = {4000, 3001, 0, 1000, 0, 0};
+    mcb_run exact, r = run_both(&o, &p, &exact);
+    ck_assert_int_eq(exact.info.iterations, 3001);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    ck_assert_msg(r.info.iterations == 3001, "reported %d (timing %s, %d checks)",
+                  r.info.iterations, mcb_timed_name(r.timing), r.checks);
+    ck_assert_double_eq(r.trace[(size_t)(r.trace_rows - 1) * MCB_TRACE_COLS], 3001);
+    mcb_run_clear(&exact);
+    mcb_run_clear(&r);
+    /* under --timing auto the located run is then timed by a clean rerun
+     * (or keeps the observed time when that rerun differs) */
     o.timing = MCB_TIMING_AUTO;
     r = run_geo(&o, &p);
-    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
-    ck_assert_msg(r.info.iterations >= 2000 && r.info.iterations <= 2020, "reported %d",
-                  r.info.iterations);
+    ck_assert_int_eq(r.info.iterations, 3001);
+    ck_assert(r.timing == MCB_TIMED_CLEAN || r.timing == MCB_TIMED_RERUN_DIFFERED ||
+              r.timing == MCB_TIMED_LOCATED);
     mcb_run_clear(&r);
 }
 END_TEST
@@ -397,7 +429,8 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, schedule_within_one_percent);
     tcase_add_test(tc, sudden_drop_is_located);
-    tcase_add_test(tc, dip_after_rise_is_located);
+    tcase_add_test(tc, dip_after_rise_is_found);
+    tcase_add_test(tc, drop_after_rise_is_exact);
     tcase_add_test(tc, rise_without_dip_stays_exact);
     tcase_add_test(tc, clean_timing_and_exact_checks);
     suite_add_tcase(s, tc);
