@@ -68,11 +68,14 @@ static char *tmp_name(const char *path)
  * file is open (a results file holds one group of ~40 attributes per run):
  * read with the default settings, a part of 30 000 runs grew to 0.1-0.7 GB
  * of cache, and a merge keeps every part open. Results files are therefore
- * opened with a small metadata cache (1 MB at most) and, when read,
+ * opened with a small metadata cache (2 MB at most) and, when read,
  * with the metadata of each closed object evicted; reading one run after
  * another then costs a bounded amount of memory, and is no slower (the
- * cache does not grow to be searched). Returns a file access property list
- * (H5P_DEFAULT if it cannot be made: correct, only larger). */
+ * cache does not grow to be searched). 2 MB holds the index of /runs of a
+ * 99 000-run file: with 1 MB that index was read again and again (5.7 s of
+ * system time for one pass over the file, 0.3 s with 2 MB, and no faster
+ * with 4 or 16 MB). Returns a file access property list (H5P_DEFAULT if it
+ * cannot be made: correct, only larger). */
 static hid_t lean_fapl(int read_only)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -83,7 +86,7 @@ static hid_t lean_fapl(int read_only)
     if (H5Pget_mdc_config(fapl, &c) >= 0) {
         c.set_initial_size = 1;
         c.initial_size = 1 << 20;
-        c.max_size = 1 << 20;
+        c.max_size = 2 << 20;
         c.min_size = 1 << 18;
         H5Pset_mdc_config(fapl, &c);
     }
