@@ -205,7 +205,6 @@ static int next_check_after(const run_ctx *c, int iter, double check_s, double s
     int every = c->o->check_every;
     if (every == MCB_CHECK_NEVER) return c->o->settings.max_iters + 1;
     if (every > 0) return iter + every;
-    if (c->rose && stop <= DIP * DIP * c->o->settings.tol) return iter + 1;
     double c_iter = solve_s / iter;
     double stride = c_iter > 0 ? ceil(check_s / (c->o->check_share * c_iter)) : 1.0;
     if (stride > iter) stride = iter;
@@ -221,11 +220,14 @@ static int next_check_after(const run_ctx *c, int iter, double check_s, double s
     return iter + (int)stride;
 }
 
-static int next_trace_after(const run_ctx *c, int iter)
+/* The next trace row after `iter`; `regular` is the next check of the
+ * schedule without the dense checks near the tolerance (which compute the
+ * stop metric alone). */
+static int next_trace_after(const run_ctx *c, int iter, int regular)
 {
     int every = c->o->trace_every;
     if (every > 0) return (iter / every + 1) * every;
-    return every == 0 ? c->o->settings.max_iters + 1 : c->next_check;
+    return every == 0 ? c->o->settings.max_iters + 1 : regular;
 }
 
 static mcb_cb_action over_time(const run_ctx *c, double solve_s)
@@ -288,10 +290,13 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
     note_shape(c, iter, stop);
     c->checks++;
     c->measure_s += check_s;
-    c->next_check = next_check_after(c, iter, check_s, solve_s, stop);
+    int regular = next_check_after(c, iter, check_s, solve_s, stop);
+    int dense = c->o->check_every == MCB_CHECK_AUTO && c->rose &&
+                stop <= DIP * DIP * c->o->settings.tol;
+    c->next_check = dense ? iter + 1 : regular;
     c->last_iter = iter;
     c->last_stop = stop;
-    c->next_trace = next_trace_after(c, iter);
+    if (iter >= c->next_trace) c->next_trace = next_trace_after(c, iter, regular);
     c->post = 1;
     mcb_timer_resume(&c->clock);
     return a;
@@ -360,7 +365,7 @@ static void observed_pass(run_ctx *c, mcb_run *run)
         run->info.status = MCB_ST_TIME_LIMIT;
     } else {
         c->next_check = o->check_every == MCB_CHECK_NEVER ? o->settings.max_iters + 1 : 1;
-        c->next_trace = next_trace_after(c, 0);
+        c->next_trace = next_trace_after(c, 0, c->next_check);
         mcb_timer_start(&c->clock);
         run->info.status = c->def->solve(c->work, &o->settings, observed_cb, c, &run->info);
         mcb_timer_pause(&c->clock);
