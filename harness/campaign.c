@@ -661,10 +661,9 @@ mcb_rc mcb_merge(const char *const *parts, int nparts, const char *h5_path, cons
     int np = 0;
     for (int k = 0; k < nparts && !rc; k++)
         for (int i = 0; i < mcb_results_src_ctx(src[k])->count && !rc; i++) {
-            mcb_run_rec r;
-            if ((rc = mcb_results_src_run(src[k], i, &r, err))) break;
-            mp[np++] = (merge_pick){k, i, r.run_index};
-            mcb_rec_free(&r);
+            int run_index;
+            if ((rc = mcb_results_src_index(src[k], i, &run_index, err))) break;
+            mp[np++] = (merge_pick){k, i, run_index};
         }
     if (!rc) {
         qsort(mp, (size_t)np, sizeof *mp, by_run_index);

@@ -69,6 +69,8 @@ typedef struct mcb_results_src mcb_results_src;
 mcb_rc mcb_results_src_open(const char *path, mcb_results_src **out, mcb_err *err);
 const mcb_results_data *mcb_results_src_ctx(const mcb_results_src *S); /* count = runs */
 mcb_rc mcb_results_src_run(mcb_results_src *S, int k, mcb_run_rec *r, mcb_err *err);
+/* Run k's position in the campaign's run list alone (cheap: for merge). */
+mcb_rc mcb_results_src_index(mcb_results_src *S, int k, int *run_index, mcb_err *err);
 const char *mcb_results_src_path(const mcb_results_src *S);
 void mcb_results_src_close(mcb_results_src **S);
 

@@ -18,9 +18,16 @@
  *
  * 2. A rerun, when needed. If the tolerance was first seen met more than 1%
  *    of the iterations after the last unmet check (the prediction was too
- *    bold), the iteration at which it was first met is located exactly: the
+ *    bold), the iteration at which it was first met is located: the
  *    solver is set up again, runs unobserved to that last unmet check, then
- *    is checked at every 1% of the iterations. Otherwise, since pausing the
+ *    is checked at every 1% of the iterations. If a check saw the stop
+ *    metric rise over the one before it (a non-monotone residual, which may
+ *    dip below the tolerance between two checks and rise again), the
+ *    observed pass checks every iteration while the metric is within DIP^2
+ *    of the tolerance, and if some unchecked iterations lay between checks
+ *    within DIP of it, the rerun checks every iteration from there, so the
+ *    first iteration meeting the tolerance is found exactly (under the
+ *    assumption stated at DIP). Otherwise, since pausing the
  *    clock does not pause the cache (a check evicts the solver's data and the
  *    iteration after it runs slower), the harness estimates that distortion
  *    from the iteration times it saw (the median iteration right after a
@@ -113,6 +120,11 @@ typedef struct {
     double last_stop;         /* its stop metric */
     int unmet_iter;           /* the last check that did not meet the tolerance */
     int met_iter;             /* the first check that met it (0: none) */
+    int rose;                 /* a check saw the stop metric above the previous check's */
+    int low_gap;              /* the first check after unchecked iterations with the stop
+                                 metric at either end at most DIP x tol (0: none) ... */
+    int low_gap_from;         /* ... and the check before those iterations */
+    int locate_all;           /* the locate rerun checks every iteration */
     /* iteration times, for the distortion estimate */
     double prev_t;
     int post;                 /* the next iteration follows a check */
@@ -160,6 +172,26 @@ static void trace_row(run_ctx *c, int iter, double time_s, const mcb_metrics *mt
     c->last_traced = iter;
 }
 
+/* Non-monotone residuals (docs/metrics.md, "When the harness measures"):
+ * the harness assumes that between two consecutive checks the stop metric
+ * stays above 1/DIP of the smaller of their two values. Once a check has
+ * seen it rise, every iteration is checked while it is at most DIP^2 x tol,
+ * and a gap between checks with either end at most DIP x tol (where a dip
+ * below the tolerance is not excluded) makes the locate rerun check every
+ * iteration from the start of that gap. */
+#define DIP 2.0
+
+/* Records a rise and the first low gap, from the check at `iter`. */
+static void note_shape(run_ctx *c, int iter, double stop)
+{
+    if (c->last_iter > 0 && stop > c->last_stop) c->rose = 1; /* false for NaN */
+    double low = c->last_iter > 0 && c->last_stop < stop ? c->last_stop : stop;
+    if (!c->low_gap && iter > c->last_iter + 1 && low <= DIP * c->o->settings.tol) {
+        c->low_gap = iter;
+        c->low_gap_from = c->last_iter;
+    }
+}
+
 /* The share of the iterations predicted before the tolerance is met that
  * may pass unchecked: small, because residuals often speed up (a locate
  * rerun costs a whole solve, a check a fraction of an iteration). */
@@ -188,11 +220,14 @@ static int next_check_after(const run_ctx *c, int iter, double check_s, double s
     return iter + (int)stride;
 }
 
-static int next_trace_after(const run_ctx *c, int iter)
+/* The next trace row after `iter`; `regular` is the next check of the
+ * schedule without the dense checks near the tolerance (which compute the
+ * stop metric alone). */
+static int next_trace_after(const run_ctx *c, int iter, int regular)
 {
     int every = c->o->trace_every;
     if (every > 0) return (iter / every + 1) * every;
-    return every == 0 ? c->o->settings.max_iters + 1 : c->next_check;
+    return every == 0 ? c->o->settings.max_iters + 1 : regular;
 }
 
 static mcb_cb_action over_time(const run_ctx *c, double solve_s)
@@ -252,19 +287,25 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
         }
     }
     double check_s = mcb_now_s() - t0;
+    note_shape(c, iter, stop);
     c->checks++;
     c->measure_s += check_s;
-    c->next_check = next_check_after(c, iter, check_s, solve_s, stop);
+    int regular = next_check_after(c, iter, check_s, solve_s, stop);
+    int dense = c->o->check_every == MCB_CHECK_AUTO && c->rose &&
+                stop <= DIP * DIP * c->o->settings.tol;
+    c->next_check = dense ? iter + 1 : regular;
     c->last_iter = iter;
     c->last_stop = stop;
-    c->next_trace = next_trace_after(c, iter);
+    if (iter >= c->next_trace) c->next_trace = next_trace_after(c, iter, regular);
     c->post = 1;
     mcb_timer_resume(&c->clock);
     return a;
 }
 
 /* The "locate" rerun's callback: unobserved up to the last unmet check of
- * the observed pass, then a check at every 1% of the iterations. */
+ * the observed pass, then a check at every 1% of the iterations; or, after
+ * a rise (locate_all), unobserved up to the first low gap, then a check at
+ * every iteration. */
 static mcb_cb_action locate_cb(void *ctx, int iter, double own)
 {
     (void)own;
@@ -281,7 +322,7 @@ static mcb_cb_action locate_cb(void *ctx, int iter, double own)
     }
     c->checks++;
     c->measure_s += mcb_now_s() - t0;
-    int stride = (int)floor(0.01 * iter);
+    int stride = c->locate_all ? 1 : (int)floor(0.01 * iter);
     c->next_check = iter + (stride > 1 ? stride : 1);
     if (iter < c->met_iter && c->next_check > c->met_iter) c->next_check = c->met_iter;
     mcb_timer_resume(&c->clock);
@@ -324,7 +365,7 @@ static void observed_pass(run_ctx *c, mcb_run *run)
         run->info.status = MCB_ST_TIME_LIMIT;
     } else {
         c->next_check = o->check_every == MCB_CHECK_NEVER ? o->settings.max_iters + 1 : 1;
-        c->next_trace = next_trace_after(c, 0);
+        c->next_trace = next_trace_after(c, 0, c->next_check);
         mcb_timer_start(&c->clock);
         run->info.status = c->def->solve(c->work, &o->settings, observed_cb, c, &run->info);
         mcb_timer_pause(&c->clock);
@@ -378,12 +419,17 @@ static double distortion_s(run_ctx *c)
     return c->post_n * (median - c->plain_sum / c->plain_n);
 }
 
-/* The tolerance was first seen met further than 1% of the iterations after
- * the last check that missed it: where it was first met is not known to 1%. */
-static int needs_locate(const run_ctx *c, const mcb_run *run)
+/* Where the tolerance was first met is not known to 1% when it was first
+ * seen met further than 1% of the iterations after the last check that
+ * missed it, or, when the stop metric rose between two checks (it may have
+ * dipped below the tolerance and risen again unseen), when a low gap came
+ * before it (the gap ending at the met check is one); the second sets
+ * c->locate_all. */
+static int needs_locate(run_ctx *c, const mcb_run *run)
 {
     if (c->def->black_box || c->o->check_every != MCB_CHECK_AUTO) return 0;
     if (run->info.status != MCB_ST_SOLVED || c->met_iter == 0) return 0;
+    if (c->rose && c->low_gap && c->low_gap <= c->met_iter) return c->locate_all = 1;
     int gap = c->met_iter - c->unmet_iter, allowed = (int)floor(0.01 * c->met_iter);
     return gap > (allowed > 1 ? allowed : 1);
 }
@@ -416,12 +462,14 @@ static int solve_again(run_ctx *c, const void *params, mcb_iter_cb cb, mcb_info 
 }
 
 /* Pass 2a: set up again, run unobserved to the last check that missed the
- * tolerance, then check at every 1% until it is met; the run's iterations,
- * solve time and final iterate become the located ones. */
+ * tolerance, then check at every 1% until it is met (or, with locate_all,
+ * unobserved to the start of the first low gap, then check every
+ * iteration); the run's iterations, solve time and final iterate become
+ * the located ones. */
 static void locate(run_ctx *c, const void *params, mcb_run *run)
 {
     mcb_info info;
-    c->next_check = c->unmet_iter + 1;
+    c->next_check = (c->locate_all ? c->low_gap_from : c->unmet_iter) + 1;
     int st = solve_again(c, params, locate_cb, &info);
     if (st != MCB_ST_SOLVED || info.iterations > c->met_iter) {
         run->timing = MCB_TIMED_RERUN_DIFFERED; /* keep pass 1's figures */

@@ -29,12 +29,16 @@
 /* A test-only solver on the point contact (FX_SLIP): iteration k returns
  * the known solution plus a perturbation 10^(-k/decade) (the natural map
  * residual falls geometrically), or exactly the solution from iteration
- * `drop_at` on (a sudden drop); `fault` makes it crash at iteration 3. */
+ * `drop_at` on (a sudden drop); from iteration `bump_at` on the perturbation
+ * is 100 times larger (the residual rises once), and over iterations
+ * [dip_at, dip_at + dip_len) it is 0.6 times as large (the residual dips
+ * and rises again); `fault` makes it crash at iteration 3. */
 enum { F_NONE, F_SEGV, F_ABORT, F_FPE, F_LOOP, F_ALLOC };
 typedef struct {
     double decade; /* iterations per decade of the perturbation */
     int drop_at;   /* 0: never */
     int fault;
+    int bump_at, dip_at, dip_len; /* 0: never */
 } geo_params;
 typedef struct {
     geo_params prm;
@@ -89,7 +93,11 @@ static void geo_iterate(void *work, double *v, double *lambda)
 {
     geo_work *w = work;
     fx_point_solution(FX_SLIP, v, lambda);
-    if (!w->prm.drop_at || w->it < w->prm.drop_at) lambda[0] += pow(10.0, -w->it / w->prm.decade);
+    const geo_params *p = &w->prm;
+    if (p->drop_at && w->it >= p->drop_at) return;
+    double f = p->bump_at && w->it >= p->bump_at ? 100.0 : 1.0;
+    if (p->dip_len && w->it >= p->dip_at && w->it < p->dip_at + p->dip_len) f *= 0.6;
+    lambda[0] += f * pow(10.0, -w->it / p->decade);
 }
 static void geo_free(void **work)
 {
@@ -101,7 +109,10 @@ static void geo_free(void **work)
 static const mcb_param_desc geo_desc[] = {
     {"decade", 'd', offsetof(geo_params, decade), "iterations per decade"},
     {"drop_at", 'i', offsetof(geo_params, drop_at), "exact from this iteration"},
-    {"fault", 'i', offsetof(geo_params, fault), "crash at iteration 3"}};
+    {"fault", 'i', offsetof(geo_params, fault), "crash at iteration 3"},
+    {"bump_at", 'i', offsetof(geo_params, bump_at), "100 times the perturbation from here"},
+    {"dip_at", 'i', offsetof(geo_params, dip_at), "0.6 times over dip_len iterations from here"},
+    {"dip_len", 'i', offsetof(geo_params, dip_len), "length of the dip"}};
 static const mcb_solver_def geo = {.name = "geo",
                                    .description = "test solver",
                                    .reference = "none",
@@ -109,7 +120,7 @@ static const mcb_solver_def geo = {.name = "geo",
                                    .params_size = sizeof(geo_params),
                                    .default_params = geo_defaults,
                                    .params = geo_desc,
-                                   .nparams = 3,
+                                   .nparams = 6,
                                    .setup = geo_setup,
                                    .solve = geo_solve,
                                    .iterate = geo_iterate,
@@ -139,7 +150,7 @@ START_TEST(schedule_within_one_percent)
         o.settings.max_iters = 1000000;
         o.settings.time_limit_s = 0;
         o.timing = MCB_TIMING_OBSERVED;
-        geo_params p = {decades[d], 0, 0};
+        geo_params p = {decades[d], 0, 0, 0, 0, 0};
         o.check_every = 1;
         mcb_run exact = run_geo(&o, &p);
         o.check_every = MCB_CHECK_AUTO;
@@ -170,7 +181,7 @@ START_TEST(sudden_drop_is_located)
     o.settings.max_iters = 100000;
     o.settings.time_limit_s = 0;
     o.timing = MCB_TIMING_OBSERVED;
-    geo_params p = {4000, 3001, 0}; /* exact from iteration 3001, residual ~1e-1 before */
+    geo_params p = {4000, 3001, 0, 0, 0, 0}; /* exact from iteration 3001, residual ~1e-1 before */
     mcb_run r = run_geo(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
     /* located by a rerun, unless a loaded machine's clock made the checks
@@ -185,6 +196,109 @@ START_TEST(sudden_drop_is_located)
 }
 END_TEST
 
+/* A non-monotone residual: it rises once (x100 at iteration 1000), later
+ * dips by a factor 0.6 for one iteration, 700 iterations before it would
+ * meet the tolerance for good (decade 4000: there it is 1.5 x tol, so the
+ * dip meets it), then rises again. A strided schedule misses a one-iteration
+ * dip (it reports the later crossing, 700 iterations on); having seen the
+ * rise, the harness checks every iteration near the tolerance and reports
+ * the dip, as a check at every iteration does. */
+static mcb_run run_both(mcb_campaign_opts *o, geo_params *p, mcb_run *exact)
+{
+    o->check_every = 1;
+    *exact = run_geo(o, p);
+    o->check_every = MCB_CHECK_AUTO;
+    return run_geo(o, p);
+}
+
+START_TEST(dip_after_rise_is_found)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 100000;
+    o.settings.time_limit_s = 0;
+    o.timing = MCB_TIMING_OBSERVED;
+    geo_params p = {4000, 0, 0, 1000, 0, 0};
+    mcb_run exact, r = run_both(&o, &p, &exact);
+    int k0 = exact.info.iterations; /* for good, without the dip */
+    mcb_run_clear(&exact);
+    mcb_run_clear(&r);
+    p.dip_at = k0 - 700;
+    p.dip_len = 1;
+    r = run_both(&o, &p, &exact);
+    ck_assert_int_eq(exact.info.status, MCB_ST_SOLVED);
+    ck_assert_int_eq(exact.info.iterations, p.dip_at);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    ck_assert_msg(r.info.iterations == p.dip_at,
+                  "reported %d, the tolerance is first met at %d (timing %s, %d checks)",
+                  r.info.iterations, p.dip_at, mcb_timed_name(r.timing), r.checks);
+    ck_assert_double_eq(r.trace[(size_t)(r.trace_rows - 1) * MCB_TRACE_COLS], r.info.iterations);
+    ck_assert(r.final.val[MCB_M_NATMAP] <= o.settings.tol);
+    /* checks: the dense stretch near the tolerance (log10(4) x 4000 = 2400
+     * iterations) and the strided rest */
+    ck_assert_msg(r.checks < 2400 + 300, "%d checks", r.checks);
+    /* the dense checks compute the stop metric alone: trace rows keep the
+     * strided schedule */
+    ck_assert_msg(r.trace_rows < 200, "%d trace rows for %d checks", r.trace_rows, r.checks);
+    mcb_run_clear(&exact);
+    mcb_run_clear(&r);
+}
+END_TEST
+
+/* After a rise, a residual that falls from far above the tolerance to 0 in
+ * one iteration (drop_at) is met after a gap between checks: the locate
+ * rerun checks every iteration of that gap and finds the drop exactly. */
+START_TEST(drop_after_rise_is_exact)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 100000;
+    o.settings.time_limit_s = 0;
+    o.timing = MCB_TIMING_OBSERVED;
+    geo_params p = {4000, 3001, 0, 1000, 0, 0};
+    mcb_run exact, r = run_both(&o, &p, &exact);
+    ck_assert_int_eq(exact.info.iterations, 3001);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    ck_assert_msg(r.info.iterations == 3001, "reported %d (timing %s, %d checks)",
+                  r.info.iterations, mcb_timed_name(r.timing), r.checks);
+    ck_assert_double_eq(r.trace[(size_t)(r.trace_rows - 1) * MCB_TRACE_COLS], 3001);
+    mcb_run_clear(&exact);
+    mcb_run_clear(&r);
+    /* under --timing auto the located run is then timed by a clean rerun
+     * (or keeps the observed time when that rerun differs) */
+    o.timing = MCB_TIMING_AUTO;
+    r = run_geo(&o, &p);
+    ck_assert_int_eq(r.info.iterations, 3001);
+    ck_assert(r.timing == MCB_TIMED_CLEAN || r.timing == MCB_TIMED_RERUN_DIFFERED ||
+              r.timing == MCB_TIMED_LOCATED);
+    mcb_run_clear(&r);
+}
+END_TEST
+
+/* A rise with no dip (a monotone-at-the-end residual): the rerun that
+ * checks every iteration agrees with a check at every iteration. */
+START_TEST(rise_without_dip_stays_exact)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 100000;
+    o.settings.time_limit_s = 0;
+    o.timing = MCB_TIMING_OBSERVED;
+    geo_params p = {300, 0, 0, 500, 0, 0};
+    o.check_every = 1;
+    mcb_run exact = run_geo(&o, &p);
+    o.check_every = MCB_CHECK_AUTO;
+    mcb_run r = run_geo(&o, &p);
+    ck_assert_int_eq(exact.info.status, MCB_ST_SOLVED);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    int k = exact.info.iterations;
+    ck_assert_msg(r.info.iterations >= k && r.info.iterations <= k + k / 100 + 1,
+                  "first met at %d, reported %d", k, r.info.iterations);
+    mcb_run_clear(&exact);
+    mcb_run_clear(&r);
+}
+END_TEST
+
 /* --timing clean reruns unobserved to the same iteration count and keeps
  * the observed time beside it; --check-every 1 checks every iteration. */
 START_TEST(clean_timing_and_exact_checks)
@@ -195,7 +309,7 @@ START_TEST(clean_timing_and_exact_checks)
     o.settings.time_limit_s = 0;
     o.timing = MCB_TIMING_CLEAN;
     o.check_every = 1;
-    geo_params p = {50, 0, 0};
+    geo_params p = {50, 0, 0, 0, 0, 0};
     mcb_run r = run_geo(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
     ck_assert_int_eq(r.timing, MCB_TIMED_CLEAN);
@@ -230,7 +344,7 @@ START_TEST(crash_costs_one_run)
     S.count = 1;
     S.items = items;
     mcb_input in = {"fixtures", &S};
-    geo_params gp = {50, 0, kind};
+    geo_params gp = {50, 0, kind, 0, 0, 0};
     mcb_solver_choice ch[2] = {{&geo, &gp}, {mcb_solver_find("pgs"), NULL}};
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
@@ -318,6 +432,9 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, schedule_within_one_percent);
     tcase_add_test(tc, sudden_drop_is_located);
+    tcase_add_test(tc, dip_after_rise_is_found);
+    tcase_add_test(tc, drop_after_rise_is_exact);
+    tcase_add_test(tc, rise_without_dip_stays_exact);
     tcase_add_test(tc, clean_timing_and_exact_checks);
     suite_add_tcase(s, tc);
     TCase *ti = tcase_create("isolation");

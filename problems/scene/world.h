@@ -104,9 +104,11 @@ mcb_rc mcb_world_describe(mcb_world *w, const char *prefix, const char *scene, c
 double mcb_world_mass_ratio(const mcb_world *w);
 
 /* Estimate of cond(J A^-1 J^T) restricted to its range: the ratio of the
- * largest eigenvalue (power iteration) to the smallest one above 1e-12 of
- * it (power iteration on the shifted operator), with a fixed start vector
- * and iteration count (so deterministic). For primal problems. */
+ * largest to the smallest Ritz value above 1e-12 of it, from at most 80
+ * Lanczos steps with full reorthogonalization started from a fixed vector
+ * in the range (so deterministic; power iteration on a shifted operator
+ * fails when redundant contacts make the operator singular). NaN above
+ * 60 000 constraint rows and for dual problems (docs/stepping.md). */
 double mcb_problem_cond_estimate(const mcb_problem *P);
 
 #endif

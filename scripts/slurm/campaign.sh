@@ -43,8 +43,8 @@ Everything after -- goes to 'mcbench run' unchanged, except -o, --csv,
   --mem M              memory per task, sbatch syntax (default 2G); with --mpi,
                        per CPU (--mem-per-cpu)
   --merge-time T       time limit of the merge job (default 1:00:00)
-  --merge-mem M        memory of the merge job (default 8G; mcbench merge holds
-                       about 45 KB per run: 100 000 runs need 4.5 GB)
+  --merge-mem M        memory of the merge job (default 2G; mcbench merge holds
+                       about 1.3 MB per part: 99 000 runs in 100 parts, 132 MB)
   --mpi                one MPI job instead of an array and a merge job
   --mpirun CMD         MPI launcher for --mpi, split into words (default mpirun;
                        e.g. "srun --mpi=pmix")
@@ -66,7 +66,7 @@ EOF
 die() { echo "$prog: $*" >&2; exit 2; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help)"; }
 
-tasks='' dir='' mcb='' time=1:00:00 cpus=1 mem=2G mtime=1:00:00 mmem=8G maxrun=''
+tasks='' dir='' mcb='' time=1:00:00 cpus=1 mem=2G mtime=1:00:00 mmem=2G maxrun=''
 report=0 resume=0 dry=0 mpi=0 mpirun=mpirun extra=()
 while [ $# -gt 0 ]; do
   case $1 in
