@@ -40,14 +40,13 @@ enum { OPT_WRENCHES = 0, OPT_SETTLE = 1, OPT_SCALE = 2, OPT_SEED = 3 };
 #define DISHES_MU 0.4
 #define DISHES_SPACING_M 0.003 /* surface samples: below the shell thickness, so
                                    that no rim passes between two samples */
-#define DISHES_GAP0_M 0.5e-3
-#define DISHES_SETTLE_TOL 1e-6   /* the settling world's tolerance (not recorded) */
+#define DISHES_GAP0_M 0.5e-3      /* initial clearance between placed dishes */
+#define DISHES_SETTLE_TOL 1e-6    /* the settling world's tolerance (not recorded) */
 #define DISHES_SETTLE_ITERS 5000
-#define DISHES_CASE_ITERS 4000
-#define DISHES_LOOSE_TOL 1e-6  /* accepts up to 1e-4 (world.h: 100 x tol) */
-#define DISHES_LOOSER_TOL 1e-4 /* accepts up to 1e-2 */   /* initial clearance between placed dishes */
-#define DISHES_CAP_PAIR 24     /* clustering caps (the paper caps at 120) */
-#define DISHES_CAP_TOTAL 0
+#define DISHES_CASE_ITERS 4000    /* per solver and tier of a recorded case */
+#define DISHES_LOOSE_TOL 1e-6     /* second tier: accepts up to 1e-4 (world.h: 100 x tol) */
+#define DISHES_LOOSER_TOL 1e-4    /* third tier: accepts up to 1e-2 */
+#define DISHES_CAP_PAIR 24        /* contacts per body pair after clustering */
 #define DISHES_TORQUE_ARM_M 0.05 /* random torque = weight x this arm x scale */
 
 typedef struct {
@@ -58,6 +57,8 @@ typedef struct {
     double thickness_m;
 } dish_spec;
 
+/* The stack from the bottom: name, mass, profile O-A-B (r, z in m), shell
+ * thickness (2 d of eq. (45)); ours, the paper gives the masses only. */
 static const dish_spec DISHES[DISHES_N] = {
     {"bowl", 0.1, 3, {0.0, 0.040, 0.085}, {0.0, 0.0, 0.040}, 0.004},
     {"bowl", 0.1, 3, {0.0, 0.035, 0.080}, {0.0, 0.0, 0.045}, 0.004},
