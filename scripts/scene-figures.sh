@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # scene-figures.sh MCBENCH DIR [SET] [-- RUN OPTIONS]: the figures of
 # docs/performance.md "Scenes": builds the problem set SET (default
-# `scenes`: every scene at its default options) into DIR/problems, runs every
+# `default`: what ./bench.sh runs) into DIR/problems, runs every
 # registered solver on it with ./bench.sh's budgets (plus RUN OPTIONS), and
 # prints per scene (problem set) and solver the success rate and the median
 # time to a natural-map residual of 1e-6 and 1e-8 (from the report's tables,
 # DIR/SCENE_table.md), with the wall time of each stage.
 set -euo pipefail
 mcb=$1 dir=$2
-set_name=${3:-scenes}
+set_name=${3:-default}
 shift 2; [ $# -gt 0 ] && shift
 [ "${1:-}" = "--" ] && shift
 mkdir -p "$dir"

@@ -178,8 +178,8 @@ grep -q "^stack " "$d/out" || { fail=$((fail+1)); echo "FAIL gen --list lacks st
 check gen-scene-help 0 "$mcb" gen stack --help
 grep -q -- "--nx N .*default 5; an integer in \[1, 1000\]" "$d/out" ||
   { fail=$((fail+1)); echo "FAIL gen stack --help lacks --nx with default and range"; cat "$d/out"; }
-check gen-unknown-scene 2 "$mcb" gen stir -o g.h5
-expect_err gen-unknown-scene "unknown scene 'stir' (scenes: stack"
+check gen-unknown-scene 2 "$mcb" gen nosuchscene -o g.h5
+expect_err gen-unknown-scene "unknown scene 'nosuchscene' (scenes: stack, stir"
 check gen-bad-option-named 2 "$mcb" gen stack --spheres 3 -o g.h5
 expect_err gen-bad-option-named "unknown option --spheres"
 check gen-not-integer 2 "$mcb" gen stack --nx 2.5 -o g.h5
@@ -201,9 +201,9 @@ printf '# a set of our own\nstack stack --nx 1 --ny 1 --nz 1 --steps 1\n' > own.
 check gen-set-path 0 "$mcb" gen --set ./own.set -o setdir
 grep -q "setdir/stack.h5$" "$d/out" || { fail=$((fail+1)); echo "FAIL gen --set path: not regenerated"; cat "$d/out"; }
 no_partials gen-set-path setdir
-printf 'ok stack --nx 1 --ny 1 --nz 1 --steps 1\n\nstir-216 stir --spheres 216\n' > later.set
+printf 'ok stack --nx 1 --ny 1 --nz 1 --steps 1\n\nlater nosuchscene --spheres 216\n' > later.set
 check gen-set-unknown-scene 2 "$mcb" gen --set later.set -o setdir2
-expect_err gen-set-unknown-scene "later.set:3: unknown scene 'stir'"
+expect_err gen-set-unknown-scene "later.set:3: unknown scene 'nosuchscene'"
 absent gen-set-unknown-scene setdir2
 check gen-set-missing 2 "$mcb" gen --set nope -o setdir
 expect_err gen-set-missing "unknown problem set 'nope'"
