@@ -88,7 +88,7 @@ void mcb_robot_link_jacobian(const mcb_robot *r, int k, double *Jk);
 void mcb_robot_integrate(mcb_robot *r, const double *v, double h);
 
 /* The robots of the papers, approximated by published link masses and
- * dimensions where known (docs/scenes.md states each approximation). Each
+ * dimensions where known (docs/robots.md states each approximation). Each
  * returns a robot with PD gains set for the papers' high-gain control. */
 mcb_rc mcb_robot_arm7(const mcb_xform *base, mcb_robot **out, mcb_err *err);        /* 7-DOF arm (Franka-like) */
 mcb_rc mcb_robot_quadruped(mcb_robot **out, mcb_err *err);                          /* 18 DOF, floating */
