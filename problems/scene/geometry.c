@@ -568,3 +568,23 @@ int mcb_shape_samples(const mcb_shape *s, double *pts, int cap)
     }
     return sm.n;
 }
+
+void mcb_profile_shell_mass(const mcb_profile *p, double m, double *zc, double I[9])
+{
+    double A = 0, Az = 0, Arr = 0, Azz = 0;
+    const int sub = 64;
+    for (int k = 0; k + 1 < p->npts; k++) {
+        double dr = p->r[k + 1] - p->r[k], dz = p->z[k + 1] - p->z[k];
+        double ds = sqrt(dr * dr + dz * dz) / sub;
+        for (int j = 0; j < sub; j++) {
+            double t = (j + 0.5) / sub, r = p->r[k] + t * dr, z = p->z[k] + t * dz;
+            double dA = 2 * 3.14159265358979323846 * r * ds;
+            A += dA, Az += z * dA, Arr += r * r * dA, Azz += z * z * dA;
+        }
+    }
+    double sigma = m / A;
+    *zc = Az / A;
+    memset(I, 0, 9 * sizeof(double));
+    I[0] = I[4] = sigma * (0.5 * Arr + Azz) - m * (*zc) * (*zc);
+    I[8] = sigma * Arr;
+}

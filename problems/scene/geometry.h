@@ -62,6 +62,13 @@ typedef struct {
  * over-estimate by at most 5.5e-4 of the distance (docs/geometry.md). */
 double mcb_shape_sdf(const mcb_shape *s, const mcb_xform *X, const double x[3], double grad[3]);
 
+/* Mass properties of a thin shell of revolution of total mass m with the
+ * profile's mid-surface (uniform areal density): the height zc of its centre
+ * of mass on the axis (shape frame) and its inertia about the centre of
+ * mass (diagonal, Ixx = Iyy), by summing rings of area 2 pi r ds over each
+ * profile segment (64 per segment). */
+void mcb_profile_shell_mass(const mcb_profile *p, double m, double *zc, double I[9]);
+
 /* Axis-aligned bounding box in world of shape s with frame X, grown by
  * margin. Planes get an infinite box. */
 void mcb_shape_aabb(const mcb_shape *s, const mcb_xform *X, double margin, double lo[3],

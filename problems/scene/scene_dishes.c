@@ -35,7 +35,6 @@
 enum { OPT_WRENCHES = 0, OPT_SETTLE = 1, OPT_SCALE = 2, OPT_SEED = 3 };
 
 #define DISHES_N 4
-#define DISHES_PI 3.14159265358979323846
 #define DISHES_H_S (1.0 / 240.0) /* CANAL Sec. VII: every example uses 1/240 s */
 #define DISHES_MU 0.4
 #define DISHES_SPACING_M 0.003 /* surface samples: below the shell thickness, so
@@ -66,29 +65,6 @@ static const dish_spec DISHES[DISHES_N] = {
     {"pot", 5.0, 3, {0.0, 0.070, 0.070}, {0.0, 0.0, 0.100}, 0.006},
 };
 
-/* Mass properties of a uniform thin shell of revolution of mass m: the
- * height of its centre of mass on the axis (shape frame) and its inertia
- * about the centre of mass (diagonal: Ixx = Iyy, Izz), by summing rings of
- * area dA = 2 pi r ds over each profile segment. */
-static void shell_mass_props(const mcb_profile *p, double m, double *zc, double I[9])
-{
-    double A = 0, Az = 0, Arr = 0, Azz = 0;
-    const int sub = 64;
-    for (int k = 0; k + 1 < p->npts; k++) {
-        double dr = p->r[k + 1] - p->r[k], dz = p->z[k + 1] - p->z[k];
-        double ds = sqrt(dr * dr + dz * dz) / sub;
-        for (int j = 0; j < sub; j++) {
-            double t = (j + 0.5) / sub, r = p->r[k] + t * dr, z = p->z[k] + t * dz;
-            double dA = 2 * DISHES_PI * r * ds;
-            A += dA, Az += z * dA, Arr += r * r * dA, Azz += z * z * dA;
-        }
-    }
-    double sigma = m / A;
-    *zc = Az / A;
-    memset(I, 0, 9 * sizeof(double));
-    I[0] = I[4] = sigma * (0.5 * Arr + Azz) - m * (*zc) * (*zc);
-    I[8] = sigma * Arr;
-}
 
 /* Surface samples of shape s (shape frame); *pts allocated. */
 static mcb_rc shape_samples(const mcb_shape *s, double **pts, int *n, mcb_err *err)
@@ -192,7 +168,7 @@ static mcb_rc place_stack(dish_stack *st, mcb_rng *rng, mcb_err *err)
         s->spacing = DISHES_SPACING_M;
         s->mu = DISHES_MU;
         double zc, I[9];
-        shell_mass_props(&s->profile, ds->mass_kg, &zc, I);
+        mcb_profile_shell_mass(&s->profile, ds->mass_kg, &zc, I);
         s->local = mcb_xform_identity();
         s->local.p[2] = -zc; /* body frame at the centre of mass */
 

@@ -79,27 +79,6 @@ static void profile_shape(mcb_shape *s, const double *r, const double *z, int n,
     s->mu = POUR_MU;
 }
 
-/* Thin-shell mass properties (as scene_dishes.c): centre-of-mass height and
- * inertia about it. */
-static void shell_mass_props(const mcb_profile *p, double m, double *zc, double I[9])
-{
-    double A = 0, Az = 0, Arr = 0, Azz = 0;
-    const int sub = 64;
-    for (int k = 0; k + 1 < p->npts; k++) {
-        double dr = p->r[k + 1] - p->r[k], dz = p->z[k + 1] - p->z[k];
-        double ds = sqrt(dr * dr + dz * dz) / sub;
-        for (int j = 0; j < sub; j++) {
-            double t = (j + 0.5) / sub, r = p->r[k] + t * dr, z = p->z[k] + t * dz;
-            double dA = 2 * POUR_PI * r * ds;
-            A += dA, Az += z * dA, Arr += r * r * dA, Azz += z * z * dA;
-        }
-    }
-    double sigma = m / A;
-    *zc = Az / A;
-    memset(I, 0, 9 * sizeof(double));
-    I[0] = I[4] = sigma * (0.5 * Arr + Azz) - m * (*zc) * (*zc);
-    I[8] = sigma * Arr;
-}
 
 /* The link of the dual arm that holds the bottle: the right palm
  * (robots.c names it "right_palm"; other right-hand names are accepted),
@@ -136,7 +115,7 @@ static mcb_rc with_bottle(const mcb_robot *r0, const mcb_xform *base, int hand,
     b->placement = *grip;
     b->mass_kg = POUR_BOTTLE_KG;
     double zc;
-    shell_mass_props(&bottle.profile, POUR_BOTTLE_KG, &zc, b->inertia);
+    mcb_profile_shell_mass(&bottle.profile, POUR_BOTTLE_KG, &zc, b->inertia);
     b->com[2] = zc;
     mcb_robot *r = NULL;
     mcb_rc rc = mcb_robot_new("dual_arm+bottle", mcb_robot_floating(r0), base, links, n + 1, &r, err);

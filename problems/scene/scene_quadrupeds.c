@@ -119,14 +119,6 @@ static mcb_rc add_quadruped(mcb_world *w, int k, int n, double tilt, mcb_rng *rn
     return mcb_world_add_robot(w, r, &first, err); /* the world owns r */
 }
 
-static void source_string(const double *vals, char *buf, size_t size)
-{
-    const mcb_scene_def *def = mcb_scene_find("quadrupeds");
-    if (def) mcb_scene_args(def, vals, buf, size);
-    else snprintf(buf, size, "quadrupeds --robots %d --steps %d --tilt %.17g",
-                  (int)vals[OPT_ROBOTS], (int)vals[OPT_STEPS], vals[OPT_TILT]);
-}
-
 mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *err)
 {
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "quadrupeds: NULL argument");
@@ -150,7 +142,7 @@ mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *
     if (rc) goto done;
 
     char src[512], prefix[64];
-    source_string(vals, src, sizeof src);
+    mcb_scene_args_named("quadrupeds", vals, src, sizeof src);
     snprintf(prefix, sizeof prefix, "quadrupeds%d", nr);
     rc = mcb_world_describe(w, prefix, "quadrupeds", src,
                             "CANAL/SubADMM paper Sec. VII-D2 (Table III, Fig. 12): quadrupeds "
@@ -164,15 +156,9 @@ mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *
         goto done;
     }
     for (int k = 0; k < steps; k++) {
-        mcb_problem *P = NULL;
         mcb_step_info info;
-        rc = mcb_world_step(w, &P, &info, err);
+        rc = mcb_world_step_into(w, S, &info, err);
         if (rc) goto done;
-        rc = mcb_problem_set_push(S, P, err);
-        if (rc) {
-            mcb_problem_free(&P);
-            goto done;
-        }
     }
 
 done:

@@ -325,14 +325,6 @@ static mcb_rc start_pose(mcb_robot *twin, int ee, const ik_target *t0, double *J
                     best);
 }
 
-static void source_string(const double *vals, char *buf, size_t size)
-{
-    const mcb_scene_def *def = mcb_scene_find("stir");
-    if (def) mcb_scene_args(def, vals, buf, size);
-    else snprintf(buf, size, "stir --spheres %d --steps %d", (int)vals[OPT_SPHERES],
-                  (int)vals[OPT_STEPS]);
-}
-
 mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err)
 {
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "stir: NULL argument");
@@ -387,7 +379,7 @@ mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err)
     if (rc) goto done;
 
     char src[512], prefix[64];
-    source_string(vals, src, sizeof src);
+    mcb_scene_args_named("stir", vals, src, sizeof src);
     snprintf(prefix, sizeof prefix, "stir%d", nsph);
     rc = mcb_world_describe(w, prefix, "stir", src,
                             "SubADMM paper Sec. IV-A 1: spheres stirred by a 7-DOF arm", err);
@@ -409,15 +401,9 @@ mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err)
             qr[j] = qt[j];
             vr[j] = (qt[j] - qprev[j]) / STIR_H_S;
         }
-        mcb_problem *P = NULL;
         mcb_step_info info;
-        rc = mcb_world_step(w, &P, &info, err);
+        rc = mcb_world_step_into(w, S, &info, err);
         if (rc) goto done;
-        rc = mcb_problem_set_push(S, P, err);
-        if (rc) {
-            mcb_problem_free(&P);
-            goto done;
-        }
     }
 
 done:

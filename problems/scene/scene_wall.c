@@ -152,14 +152,6 @@ static mcb_rc add_projectile(mcb_world *w, const wall_layout *L, double *mass_kg
     return add_body_shape(w, &p, MCB_SHAPE_SPHERE, size, err);
 }
 
-static void source_string(const double *vals, char *buf, size_t size)
-{
-    const mcb_scene_def *def = mcb_scene_find("wall");
-    if (def) mcb_scene_args(def, vals, buf, size);
-    else snprintf(buf, size, "wall --bricks %d --steps %d", (int)vals[OPT_BRICKS],
-                  (int)vals[OPT_STEPS]);
-}
-
 mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err)
 {
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "wall: NULL argument");
@@ -187,7 +179,7 @@ mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err)
     if (rc) goto done;
 
     char src[512], prefix[64], notes[256];
-    source_string(vals, src, sizeof src);
+    mcb_scene_args_named("wall", vals, src, sizeof src);
     snprintf(prefix, sizeof prefix, "wall%d", nb);
     snprintf(notes, sizeof notes,
              "Tasora-Negrut GPU CCP paper, 3D wall benchmark (Table 1): %d bricks "
@@ -202,15 +194,9 @@ mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err)
         goto done;
     }
     for (int k = 0; k < steps; k++) {
-        mcb_problem *P = NULL;
         mcb_step_info info;
-        rc = mcb_world_step(w, &P, &info, err);
+        rc = mcb_world_step_into(w, S, &info, err);
         if (rc) goto done;
-        rc = mcb_problem_set_push(S, P, err);
-        if (rc) {
-            mcb_problem_free(&P);
-            goto done;
-        }
     }
 
 done:

@@ -155,3 +155,10 @@ void mcb_scene_args(const mcb_scene_def *def, const double *vals, char *buf, siz
         w = snprintf(buf + len, size - len, " --%s %s", def->opts[k].name, num);
     }
 }
+
+void mcb_scene_args_named(const char *name, const double *vals, char *buf, size_t size)
+{
+    const mcb_scene_def *def = mcb_scene_find(name);
+    if (def) mcb_scene_args(def, vals, buf, size);
+    else if (size) buf[0] = '\0';
+}

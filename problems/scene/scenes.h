@@ -41,6 +41,10 @@ mcb_rc mcb_scene_parse(const mcb_scene_def *def, int argc, char **argv, double *
  * reuse a file. */
 void mcb_scene_args(const mcb_scene_def *def, const double *vals, char *buf, size_t size);
 
+/* mcb_scene_args of the registered scene `name` (an empty string when no
+ * scene has that name): what a generator records as its problems' source. */
+void mcb_scene_args_named(const char *name, const double *vals, char *buf, size_t size);
+
 /* The generators (one file each: scene_NAME.c; stack in gen_stack.c),
  * referenced by the table in scenes.c. */
 mcb_rc mcb_scene_stack(const double *vals, mcb_problem_set **out, mcb_err *err);

@@ -1068,3 +1068,12 @@ done:
     free(be);
     return result;
 }
+
+mcb_rc mcb_world_step_into(mcb_world *w, mcb_problem_set *S, mcb_step_info *info, mcb_err *err)
+{
+    mcb_problem *P = NULL;
+    mcb_rc rc = mcb_world_step(w, &P, info, err);
+    if (!rc) rc = mcb_problem_set_push(S, P, err);
+    if (rc) mcb_problem_free(&P);
+    return rc;
+}

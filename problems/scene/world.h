@@ -95,6 +95,10 @@ typedef struct {
  * reaches 100 x tol. */
 mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, mcb_err *err);
 
+/* One recorded step appended to S (the record is freed if the append
+ * fails). */
+mcb_rc mcb_world_step_into(mcb_world *w, mcb_problem_set *S, mcb_step_info *info, mcb_err *err);
+
 /* Provenance written into every recorded problem. */
 mcb_rc mcb_world_describe(mcb_world *w, const char *prefix, const char *scene, const char *source,
                           const char *notes, mcb_err *err);
