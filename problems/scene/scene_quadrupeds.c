@@ -150,16 +150,7 @@ mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *
                             err);
     if (rc) goto done;
 
-    S = calloc(1, sizeof *S);
-    if (!S) {
-        rc = mcb_fail(err, MCB_E_NOMEM, "quadrupeds: out of memory");
-        goto done;
-    }
-    for (int k = 0; k < steps; k++) {
-        mcb_step_info info;
-        rc = mcb_world_step_into(w, S, &info, err);
-        if (rc) goto done;
-    }
+    rc = mcb_world_record(w, steps, &S, err);
 
 done:
     mcb_world_free(&w);

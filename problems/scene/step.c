@@ -1077,3 +1077,16 @@ mcb_rc mcb_world_step_into(mcb_world *w, mcb_problem_set *S, mcb_step_info *info
     if (rc) mcb_problem_free(&P);
     return rc;
 }
+
+mcb_rc mcb_world_record(mcb_world *w, int steps, mcb_problem_set **out, mcb_err *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    mcb_rc rc = MCB_OK;
+    for (int k = 0; k < steps && !rc; k++) {
+        mcb_step_info info;
+        rc = mcb_world_step_into(w, *out, &info, err);
+    }
+    if (rc) mcb_problem_set_free(out);
+    return rc;
+}

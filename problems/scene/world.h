@@ -99,6 +99,10 @@ mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, m
  * fails). */
 mcb_rc mcb_world_step_into(mcb_world *w, mcb_problem_set *S, mcb_step_info *info, mcb_err *err);
 
+/* `steps` recorded steps into a new set *out (NULL on failure), for scenes
+ * whose targets do not change between steps. */
+mcb_rc mcb_world_record(mcb_world *w, int steps, mcb_problem_set **out, mcb_err *err);
+
 /* Provenance written into every recorded problem. */
 mcb_rc mcb_world_describe(mcb_world *w, const char *prefix, const char *scene, const char *source,
                           const char *notes, mcb_err *err);
