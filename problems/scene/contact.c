@@ -789,7 +789,7 @@ static mcb_rc broad_phase(const mcb_shape *shapes, const mcb_xform *X, int ns, d
         if (shapes[k].type == MCB_SHAPE_PLANE) continue;
         it[m].lo = box[6 * k + ax], it[m].hi = box[6 * k + 3 + ax], it[m].k = k, m++;
     }
-    qsort(it, (size_t)m, sizeof *it, cmp_sweep);
+    if (m) qsort(it, (size_t)m, sizeof *it, cmp_sweep);
     for (int u = 0; u < m; u++) {
         int i = it[u].k;
         const double *bi = box + 6 * (size_t)i;
@@ -818,7 +818,7 @@ static mcb_rc broad_phase(const mcb_shape *shapes, const mcb_xform *X, int ns, d
             if (lowest <= margin && push_pair(&p, &np, &pcap, q, k)) goto oom;
         }
     }
-    qsort(p, (size_t)np, sizeof *p, cmp_pair);
+    if (np) qsort(p, (size_t)np, sizeof *p, cmp_pair);
     free(box);
     free(it);
     *pairs = p, *npairs = np;

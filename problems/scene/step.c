@@ -895,7 +895,7 @@ static mcb_rc remember(mcb_world *w, const mcb_problem *P, mcb_err *err)
     if (P->n) memcpy(w->vhat_prev, P->v_ref, (size_t)P->n * sizeof(double));
     w->n_prev = P->n;
     for (int c = 0; c < nc; c++) w->order[c] = (keyed){w->con[c].key, c};
-    qsort(w->order, (size_t)nc, sizeof *w->order, cmp_key);
+    if (nc) qsort(w->order, (size_t)nc, sizeof *w->order, cmp_key);
     for (int i = 0; i < nc; i++) {
         w->prev_key[i] = w->order[i].key;
         memcpy(w->prev_lambda + 3 * i, P->lambda_ref + 3 * w->order[i].idx, 3 * sizeof(double));
