@@ -717,6 +717,31 @@ START_TEST(wall_8000_bricks)
 }
 END_TEST
 
+/* Thin-shell mass properties against the closed forms: a cylinder shell of
+ * radius R and length L (zc = L/2, Izz = m R^2, Ixx = m (R^2/2 + L^2/12))
+ * and a flat disc (zc = 0, Izz = m R^2/2, Ixx = m R^2/4). */
+START_TEST(shell_mass_known_answers)
+{
+    const double R = 0.1, L = 0.3, m = 2.0;
+    mcb_profile cyl = {.npts = 2, .r = {R, R}, .z = {0, L}, .thickness = 0.002};
+    double zc, I[9];
+    mcb_profile_shell_mass(&cyl, m, &zc, I);
+    ck_assert_double_eq_tol(zc, L / 2, 1e-12);
+    ck_assert_double_eq_tol(I[8], m * R * R, 1e-12);
+    double ixx = m * (R * R / 2 + L * L / 12);
+    ck_assert_msg(fabs(I[0] - ixx) <= 1e-3 * ixx && fabs(I[4] - ixx) <= 1e-3 * ixx,
+                  "cylinder shell: Ixx %.9g, Iyy %.9g, expected %.9g", I[0], I[4], ixx);
+    ck_assert(I[1] == 0 && I[2] == 0 && I[3] == 0 && I[5] == 0 && I[6] == 0 && I[7] == 0);
+    mcb_profile disc = {.npts = 3, .r = {0, R / 2, R}, .z = {0, 0, 0}, .thickness = 0.002};
+    mcb_profile_shell_mass(&disc, m, &zc, I);
+    ck_assert_double_eq_tol(zc, 0, 1e-15);
+    ck_assert_msg(fabs(I[8] - m * R * R / 2) <= 1e-3 * m * R * R / 2, "disc: Izz %.9g, expected %.9g",
+                  I[8], m * R * R / 2);
+    ck_assert_msg(fabs(I[0] - m * R * R / 4) <= 1e-3 * m * R * R / 4, "disc: Ixx %.9g, expected %.9g",
+                  I[0], m * R * R / 4);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("scene_geom");
@@ -727,6 +752,7 @@ static Suite *suite(void)
     tcase_add_test(tc, box_on_box_four_contacts);
     tcase_add_test(tc, capsule_contacts);
     tcase_add_test(tc, revolution_cylinder_and_disc);
+    tcase_add_test(tc, shell_mass_known_answers);
     tcase_add_test(tc, bolt_and_nut_known_points);
     tcase_add_test(tc, gradients_match_finite_differences);
     tcase_add_test(tc, nut_on_bolt_contacts);
