@@ -207,17 +207,8 @@ static mcb_rc add_particles(mcb_world *w, const mcb_xform *X, int n, mcb_rng *rn
                 b.inertia[0] = b.inertia[4] = b.inertia[8] = inertia;
                 mcb_xform_point(X, loc, b.pos);
                 b.quat[0] = 1;
-                int idx;
-                rc = mcb_world_add_body(w, &b, &idx, err);
-                if (rc) break;
-                mcb_shape s;
-                memset(&s, 0, sizeof s);
-                s.type = MCB_SHAPE_SPHERE;
-                s.body = idx;
-                s.local = mcb_xform_identity();
-                s.size[0] = POUR_R_M;
-                s.mu = POUR_MU;
-                rc = mcb_world_add_shape(w, &s, err);
+                rc = mcb_world_add_primitive(w, &b, MCB_SHAPE_SPHERE, (double[3]){POUR_R_M},
+                                             POUR_MU, NULL, err);
                 placed++;
             }
     }

@@ -75,17 +75,6 @@ static void tilted_yaw(double yaw, double roll, double pitch, double q[4])
     q[3] = qz[0] * t[3] + qz[1] * t[2] - qz[2] * t[1] + qz[3] * t[0];
 }
 
-static mcb_rc add_floor(mcb_world *w, mcb_err *err)
-{
-    mcb_shape s;
-    memset(&s, 0, sizeof s);
-    s.type = MCB_SHAPE_PLANE;
-    s.body = -1;
-    s.local = mcb_xform_identity();
-    s.mu = QUAD_MU;
-    return mcb_world_add_shape(w, &s, err);
-}
-
 /* Robot k of n: built, posed on the lattice with its random perturbation,
  * targets set, added to the world. */
 static mcb_rc add_quadruped(mcb_world *w, int k, int n, double tilt, mcb_rng *rng, mcb_err *err)
@@ -137,7 +126,8 @@ mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *
     mcb_rng rng;
     mcb_rng_seed(&rng, QUAD_SEED);
     mcb_rc rc = mcb_world_new(&o, &w, err);
-    if (!rc) rc = add_floor(w, err);
+    if (!rc)
+        rc = mcb_world_add_primitive(w, NULL, MCB_SHAPE_PLANE, (double[3]){0}, QUAD_MU, NULL, err);
     for (int k = 0; k < nr && !rc; k++) rc = add_quadruped(w, k, nr, vals[OPT_TILT], &rng, err);
     if (rc) goto done;
 

@@ -265,17 +265,8 @@ static mcb_rc add_spheres(mcb_world *w, const stir_layout *L, int n, const doubl
                 b.pos[1] = y + STIR_JITTER_M * (2 * mcb_rng_uniform(&rng) - 1);
                 b.pos[2] = STIR_R_M + 0.0005 + layer * STIR_SPACING_M;
                 b.quat[0] = 1;
-                int idx;
-                mcb_rc rc = mcb_world_add_body(w, &b, &idx, err);
-                if (rc) return rc;
-                mcb_shape s;
-                memset(&s, 0, sizeof s);
-                s.type = MCB_SHAPE_SPHERE;
-                s.body = idx;
-                s.local = mcb_xform_identity();
-                s.size[0] = STIR_R_M;
-                s.mu = STIR_MU;
-                rc = mcb_world_add_shape(w, &s, err);
+                mcb_rc rc = mcb_world_add_primitive(w, &b, MCB_SHAPE_SPHERE, (double[3]){STIR_R_M},
+                                                    STIR_MU, NULL, err);
                 if (rc) return rc;
                 placed++;
             }

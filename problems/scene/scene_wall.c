@@ -69,34 +69,7 @@ static wall_layout layout_for(int n)
     return L;
 }
 
-static mcb_rc add_ground(mcb_world *w, mcb_err *err)
-{
-    mcb_shape s;
-    memset(&s, 0, sizeof s);
-    s.type = MCB_SHAPE_PLANE;
-    s.body = -1;
-    s.local = mcb_xform_identity();
-    s.mu = WALL_MU;
-    return mcb_world_add_shape(w, &s, err);
-}
-
 /* One free body with one shape (centred on the body frame). */
-static mcb_rc add_body_shape(mcb_world *w, const mcb_rigid *b, int type, const double size[3],
-                             mcb_err *err)
-{
-    int idx;
-    mcb_rc rc = mcb_world_add_body(w, b, &idx, err);
-    if (rc) return rc;
-    mcb_shape s;
-    memset(&s, 0, sizeof s);
-    s.type = type;
-    s.body = idx;
-    s.local = mcb_xform_identity();
-    memcpy(s.size, size, sizeof s.size);
-    s.mu = WALL_MU;
-    return mcb_world_add_shape(w, &s, err);
-}
-
 /* The bricks in running bond, course by course. */
 static mcb_rc add_bricks(mcb_world *w, const wall_layout *L, int n, mcb_err *err)
 {
@@ -121,7 +94,8 @@ static mcb_rc add_bricks(mcb_world *w, const wall_layout *L, int n, mcb_err *err
                             WALL_JITTER_M * (2 * mcb_rng_uniform(&rng) - 1);
                 br.pos[1] = (k - 0.5 * (L->wythes - 1)) * (b + WALL_GAP_M);
                 br.pos[2] = WALL_HZ_M + course * c;
-                mcb_rc rc = add_body_shape(w, &br, MCB_SHAPE_BOX, size, err);
+                mcb_rc rc =
+                    mcb_world_add_primitive(w, &br, MCB_SHAPE_BOX, size, WALL_MU, NULL, err);
                 if (rc) return rc;
                 placed++;
             }
@@ -149,7 +123,7 @@ static mcb_rc add_projectile(mcb_world *w, const wall_layout *L, double *mass_kg
     p.vel[1] = WALL_SPEED_M_S;
     *mass_kg = m;
     const double size[3] = {r, 0, 0};
-    return add_body_shape(w, &p, MCB_SHAPE_SPHERE, size, err);
+    return mcb_world_add_primitive(w, &p, MCB_SHAPE_SPHERE, size, WALL_MU, NULL, err);
 }
 
 mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err)
@@ -173,7 +147,8 @@ mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err)
     mcb_problem_set *S = NULL;
     double mproj = 0;
     mcb_rc rc = mcb_world_new(&o, &w, err);
-    if (!rc) rc = add_ground(w, err);
+    if (!rc)
+        rc = mcb_world_add_primitive(w, NULL, MCB_SHAPE_PLANE, (double[3]){0}, WALL_MU, NULL, err);
     if (!rc) rc = add_bricks(w, &L, nb, err);
     if (!rc) rc = add_projectile(w, &L, &mproj, err);
     if (rc) goto done;

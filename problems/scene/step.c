@@ -280,6 +280,23 @@ mcb_rc mcb_world_add_shape(mcb_world *w, const mcb_shape *s, mcb_err *err)
     return MCB_OK;
 }
 
+mcb_rc mcb_world_add_primitive(mcb_world *w, const mcb_rigid *b, int type, const double size[3],
+                               double mu, int *index, mcb_err *err)
+{
+    int idx = -1;
+    mcb_rc rc = b ? mcb_world_add_body(w, b, &idx, err) : MCB_OK;
+    if (rc) return rc;
+    if (index) *index = idx;
+    mcb_shape s;
+    memset(&s, 0, sizeof s);
+    s.type = type;
+    s.body = idx;
+    s.local = mcb_xform_identity();
+    memcpy(s.size, size, sizeof s.size);
+    s.mu = mu;
+    return mcb_world_add_shape(w, &s, err);
+}
+
 mcb_rc mcb_world_describe(mcb_world *w, const char *prefix, const char *scene, const char *source,
                           const char *notes, mcb_err *err)
 {

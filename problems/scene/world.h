@@ -64,6 +64,12 @@ mcb_rc mcb_world_add_body(mcb_world *w, const mcb_rigid *b, int *index, mcb_err 
 mcb_rc mcb_world_add_robot(mcb_world *w, mcb_robot *r, int *first, mcb_err *err);
 /* Adds a shape attached to scene body s->body (-1: static). */
 mcb_rc mcb_world_add_shape(mcb_world *w, const mcb_shape *s, mcb_err *err);
+/* A body b (copied; NULL: none, the shape is static) with one primitive
+ * shape of `type`, `size` and friction mu in its frame (a plane: the
+ * half-space z <= 0 of the world). *index (may be NULL) receives the body's
+ * index, -1 when static. */
+mcb_rc mcb_world_add_primitive(mcb_world *w, const mcb_rigid *b, int type, const double size[3],
+                               double mu, int *index, mcb_err *err);
 
 int mcb_world_nrigid(const mcb_world *w);
 mcb_rigid *mcb_world_body(mcb_world *w, int k);
