@@ -6,7 +6,7 @@
  * 144 DOF (the paper: typically 80-100 contacts per step); the paper's
  * larger case has 27 robots.
  *
- * What we build (docs/scenes-a.md says what differs): the robots on a
+ * What we build (docs/scenes.md says what differs): the robots on a
  * g x g x g lattice, g = ceil(cbrt(N)) (8 = 2^3 and 27 = 3^3: two or three
  * layers, so that the upper robots land on the lower ones, as in the
  * paper's snapshots of robots piling up), filled layer by layer from the

@@ -4,7 +4,7 @@
  * high-gain joint PD). With N = 216 the dimension is 216 * 6 + 7 = 1303 and
  * there are 217 subsystems (each sphere and the arm), h = 10 ms.
  *
- * What we build (docs/scenes-a.md states what differs from the paper):
+ * What we build (docs/scenes.md states what differs from the paper):
  *  - the box: a static floor slab and four static wall slabs (boxes);
  *  - the spheres on a jittered cubic lattice inside it (fixed seed), with
  *    the lattice sites the rod occupies at the start left empty;

@@ -4,7 +4,7 @@
  * friction 0.6 between bricks and between bricks and ground, h = 0.01 s.
  *
  * What we build (the paper gives neither the brick size nor the wall's
- * shape nor the projectile; docs/scenes-a.md says what we chose):
+ * shape nor the projectile; docs/scenes.md says what we chose):
  *  - bricks of 215 x 102.5 x 65 mm (the common metric brick), 2000 kg/m^3,
  *    laid in running bond: courses along x, odd courses shifted by half a
  *    brick, at most WALL_LEN bricks per course and WALL_COURSES courses per
@@ -141,7 +141,7 @@ mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err)
     o.margin_m = WALL_MARGIN_M;
     o.tol = WALL_TOL;
     o.max_iters = WALL_MAX_ITERS;
-    o.fallback = ""; /* no registered solver does better here (docs/scenes-a.md) */
+    o.fallback = ""; /* no registered solver does better here (docs/scenes.md) */
 
     mcb_world *w = NULL;
     mcb_problem_set *S = NULL;
