@@ -10,10 +10,14 @@
  *
  * Scene body indices (as in mcb_contact and mcb_shape): free rigid bodies
  * 0..nrigid-1 in order of mcb_world_add_body, then the links of each robot
- * in order of mcb_world_add_robot; -1 is the static world. DOF order: the
- * rigid bodies' 6 DOFs each ([linear velocity of the centre of mass;
- * angular velocity], world coordinates), then each robot's ndof. Each rigid
- * body and each robot is one subsystem. */
+ * in order of mcb_world_add_robot, then the nodes of each mesh in order of
+ * mcb_world_add_fem; -1 is the static world. DOF order: the rigid bodies'
+ * 6 DOFs each ([linear velocity of the centre of mass; angular velocity],
+ * world coordinates), then each robot's ndof, then 3 per mesh node. Each
+ * rigid body (or group merged by mcb_world_merge_subsystem), each robot and
+ * each mesh piece is one subsystem. Constraint rows: 3 per contact, then
+ * the joints' rows in order of addition (mesh ties first, as the meshes
+ * add them). */
 #ifndef MCB_SCENE_WORLD_H
 #define MCB_SCENE_WORLD_H
 
@@ -70,6 +74,75 @@ mcb_rc mcb_world_add_shape(mcb_world *w, const mcb_shape *s, mcb_err *err);
  * index, -1 when static. */
 mcb_rc mcb_world_add_primitive(mcb_world *w, const mcb_rigid *b, int type, const double size[3],
                                double mu, int *index, mcb_err *err);
+
+/* ---------- joints, soft couplings, meshes (docs/stepping.md) ----------
+ * Body order: free rigid bodies, robot links, then the nodes of each mesh
+ * (a node is a point body: pose = its position with identity rotation, its
+ * twist [node velocity; 0]). Meshes must be added after every rigid body
+ * and robot, joints after every body, robot and mesh (so that the scene
+ * indices they name stay put): the world refuses other orders. */
+
+/* A joint's rows (world.h's joint kinds):
+ *  MCB_WJ_POINT:   phi = Ra^T (xb - xa) - rest, xa = point pa of body a,
+ *                  xb = point pb of body b: rows along body a's frame axes
+ *                  (world axes when a = -1), row r of J v = (Ra e_r) .
+ *                  (u_b(xb) - u_a(xa)) (the relative velocity of the points);
+ *  MCB_WJ_ANGULAR: phi = log(Ra^T Rb Rrest^T) (rotation vector, body a's
+ *                  frame): rows (Ra e_r) . (w_b - w_a);
+ *  MCB_WJ_ROLLING: body a is a wheel of radius `radius` about its frame's
+ *                  axis `axis` (pa: wheel centre in its frame) rolling on
+ *                  the horizontal plane under it: two rows, the velocity of
+ *                  the lowest wheel point along the rolling direction and
+ *                  along the axle's horizontal projection (no slip, no skid:
+ *                  non-holonomic, phi = 0, body b ignored).
+ * A hard joint (soft = 0) gives bilateral rows J v + e = 0 with
+ * e = erp phi / h. A soft joint gives, per row r with stiffness K_r > 0
+ * (N/m or N m/rad) and damping D_r >= 0, the SubADMM paper's eq. (3)
+ * lambda = -k (e + alpha J v) with k = h^2 K_r, e = phi_r / h and
+ * alpha = 1 + D_r / (h K_r): the implicit spring impulse
+ * -h K (phi + h J v) - h D J v. Rows whose mask bit is clear are left out;
+ * consecutive rows with equal (K, D) share one constraint block. */
+typedef enum { MCB_WJ_POINT = 0, MCB_WJ_ANGULAR = 1, MCB_WJ_ROLLING = 2 } mcb_wjoint_kind;
+
+typedef struct {
+    int kind;            /* mcb_wjoint_kind */
+    int body_a, body_b;  /* scene indices; -1: the static world */
+    double pa[3], pb[3]; /* anchors in each body's frame (world frame for -1) */
+    double rest[3];      /* POINT: rest offset in body a's frame */
+    double rest_q[4];    /* ANGULAR: rest relative rotation Ra^T Rb (w x y z;
+                            all zero means identity) */
+    double axis[3];      /* ROLLING: the wheel axle in body a's frame */
+    double radius;       /* ROLLING: wheel radius (m) */
+    int mask;            /* rows kept (bits 0..2; 0 means all) */
+    int soft;            /* 0: hard (bilateral), 1: soft (eq. (3)) */
+    double stiffness[3]; /* soft: K per row (> 0) */
+    double damping[3];   /* soft: D per row (>= 0) */
+} mcb_wjoint;
+
+/* Adds a joint (copied); its index (in order of addition) in *index (may
+ * be NULL). Checks body indices, finite fields, positive stiffness for
+ * soft rows and radius for rolling. */
+mcb_rc mcb_world_add_joint(mcb_world *w, const mcb_wjoint *j, int *index, mcb_err *err);
+int mcb_world_njoints(const mcb_world *w);
+/* The joint's rows' impulses at the last step (its row count in *rows). */
+const double *mcb_world_joint_lambda(const mcb_world *w, int joint, int *rows);
+
+/* The free rigid bodies first .. first+count-1 (consecutive, not
+ * kinematic) form one subsystem (the SubADMM paper's cable: 4 segments
+ * per subsystem). */
+mcb_rc mcb_world_merge_subsystem(mcb_world *w, int first, int count, mcb_err *err);
+
+struct mcb_fem;
+/* Adds a tetrahedral mesh (fem.h); the world owns it from now on (also on
+ * failure). Each of its pieces is a subsystem, its ties become hard point
+ * joints, and each of its surface nodes gets a sphere of radius
+ * node_radius_m (> 0) with friction mu for contacts (the mesh's own nodes
+ * never collide with each other). *first_node receives the scene index of
+ * node 0. */
+mcb_rc mcb_world_add_fem(mcb_world *w, struct mcb_fem *f, double node_radius_m, double mu,
+                         int *first_node, mcb_err *err);
+int mcb_world_nfems(const mcb_world *w);
+struct mcb_fem *mcb_world_fem(mcb_world *w, int k);
 
 int mcb_world_nrigid(const mcb_world *w);
 mcb_rigid *mcb_world_body(mcb_world *w, int k);
