@@ -94,6 +94,15 @@ mcb_rc mcb_robot_arm7(const mcb_xform *base, mcb_robot **out, mcb_err *err);    
 mcb_rc mcb_robot_quadruped(mcb_robot **out, mcb_err *err);                          /* 18 DOF, floating */
 mcb_rc mcb_robot_dual_arm(const mcb_xform *base, mcb_robot **out, mcb_err *err);    /* 28-DOF upper body */
 mcb_rc mcb_robot_gripper2(const mcb_xform *base, mcb_robot **out, mcb_err *err);    /* 2-finger gripper */
+/* 10-DOF mobile manipulator (SubADMM paper's cable scene): a planar base
+ * (prismatic x, prismatic y, revolute yaw about z, from the fixed frame
+ * `base`), two driven wheels (links "wheel_l", "wheel_r", revolute about
+ * their axle; roll without slipping through MCB_WJ_ROLLING joints that the
+ * scene adds) and a 5-DOF arm whose last link is "ee". */
+mcb_rc mcb_robot_mobile_manipulator(const mcb_xform *base, mcb_robot **out, mcb_err *err);
+
+/* Index of the link named `name`, -1 if none. */
+int mcb_robot_link_index(const mcb_robot *r, const char *name);
 
 /* Link geometry: shapes with s->body = the link index and s->local the
  * shape frame in the link frame (copied). The built-in robots come with
