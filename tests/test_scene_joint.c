@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fem.h"
 #include "joint.h"
 #include "mcb_problem.h"
 #include "world.h"
@@ -407,6 +408,104 @@ START_TEST(bad_joints_are_refused)
 }
 END_TEST
 
+/* A two-piece FEM block (0.2 x 0.1 x 0.1 m, ties on the cut) dropped 1 cm
+ * onto the ground: pieces are subsystems, the ties hard point rows, the
+ * surface nodes contact spheres; at rest the normal impulses carry m g h,
+ * the tied duplicates coincide and every recorded problem is valid with
+ * J = Jc Jb. */
+START_TEST(mesh_rests_on_ground)
+{
+    double h = 0.01, r = 1e-3;
+    mcb_world *w = new_world(h, -G);
+    mcb_err err = {{0}};
+    mcb_shape pl;
+    memset(&pl, 0, sizeof pl);
+    pl.type = MCB_SHAPE_PLANE;
+    pl.body = -1;
+    pl.local = mcb_xform_identity();
+    pl.mu = 0.5;
+    ck_assert_msg(mcb_world_add_shape(w, &pl, &err) == MCB_OK, "%s", err.msg);
+    mcb_fem_opts o;
+    mcb_fem_defaults(&o);
+    o.size[0] = 0.2;
+    o.size[1] = o.size[2] = 0.1;
+    o.cells[0] = 4;
+    o.cells[1] = o.cells[2] = 2;
+    o.pieces = 2;
+    o.young_pa = 1e5;
+    o.poisson = 0.3;
+    o.density = 500;
+    o.rayleigh_mass = 2.0;
+    o.rayleigh_stiff = 0.01;
+    o.pose.p[2] = 0.05 + r + 0.01;
+    mcb_fem *f = NULL;
+    ck_assert_msg(mcb_fem_box(&o, &f, &err) == MCB_OK, "%s", err.msg);
+    int nn = mcb_fem_nnodes(f), nties = 0;
+    const int *ties = mcb_fem_ties(f, &nties);
+    double mass = mcb_fem_total_mass(f);
+    int first = -1;
+    ck_assert_msg(mcb_world_add_fem(w, f, r, 0.5, &first, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(first, 0);
+    ck_assert_int_eq(mcb_world_ndof(w), 3 * nn);
+    ck_assert_int_eq(mcb_world_nbodies(w), nn);
+    ck_assert_int_eq(mcb_world_njoints(w), nties);
+    ck_assert_int_eq(nties, 9);
+    /* no rigid body after a mesh */
+    mcb_rigid rb;
+    memset(&rb, 0, sizeof rb);
+    rb.mass_kg = 1;
+    rb.inertia[0] = rb.inertia[4] = rb.inertia[8] = 1;
+    rb.quat[0] = 1;
+    ck_assert_int_eq(mcb_world_add_body(w, &rb, NULL, &err), MCB_E_INPUT);
+    mcb_step_info info;
+    double lastsum = 0.0;
+    for (int k = 0; k < 150; k++) {
+        mcb_problem *P = NULL;
+        ck_assert_msg(mcb_world_step(w, &P, &info, &err) == MCB_OK, "step %d: %s", k, err.msg);
+        ck_assert_msg(mcb_problem_validate(P, P->name, &err) == MCB_OK, "%s", err.msg);
+        ck_assert_int_eq(P->nsub, 2);
+        ck_assert_int_eq(P->n, 3 * nn);
+        if (k % 50 == 0) ck_assert_msg(factorization_error(P) <= 1e-12, "J != Jc Jb");
+        int nc = 0, nbil = 0;
+        double sum = 0.0;
+        for (int b = 0; b < P->nblocks; b++) {
+            if (P->blocks[b].type == MCB_CONTACT) {
+                nc++;
+                sum += P->lambda_ref[P->blocks[b].row];
+            } else {
+                ck_assert_int_eq(P->blocks[b].type, MCB_BILATERAL);
+                ck_assert_int_eq(P->blocks[b].nrows, 3);
+                nbil++;
+            }
+        }
+        ck_assert_int_eq(nbil, nties);
+        ck_assert_int_eq(P->m, 3 * nc + 3 * nties);
+        lastsum = sum;
+        mcb_problem_free(&P);
+    }
+    ck_assert_msg(fabs(lastsum - mass * G * h) <= 1e-6 * mass * G * h,
+                  "normal impulses %.9g, m g h %.9g", lastsum, mass * G * h);
+    mcb_fem *F = mcb_world_fem(w, 0);
+    const double *x = mcb_fem_x(F), *v = mcb_fem_v(F);
+    double vmax = 0.0, zmin = 1.0, tie = 0.0;
+    for (int i = 0; i < nn; i++) {
+        for (int c = 0; c < 3; c++) vmax = fabs(v[3 * i + c]) > vmax ? fabs(v[3 * i + c]) : vmax;
+        zmin = x[3 * i + 2] < zmin ? x[3 * i + 2] : zmin;
+    }
+    for (int t = 0; t < nties; t++) {
+        const double *a = x + 3 * ties[2 * t], *b = x + 3 * ties[2 * t + 1];
+        double d = fabs(a[0] - b[0]) + fabs(a[1] - b[1]) + fabs(a[2] - b[2]);
+        tie = d > tie ? d : tie;
+    }
+    ck_assert_msg(vmax <= 1e-4, "still moving: %g m/s", vmax);
+    ck_assert_msg(fabs(zmin - r) <= 1e-6, "lowest node at %g m, expected the node radius %g", zmin, r);
+    ck_assert_msg(tie <= 1e-9, "tied duplicates %g m apart", tie);
+    ck_assert_ptr_nonnull(mcb_world_body_pose(w, nn - 1));
+    ck_assert_ptr_null(mcb_world_body_pose(w, nn));
+    mcb_world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scene_joint");
@@ -421,6 +520,7 @@ int main(void)
     tcase_add_test(tc, merged_subsystems);
     tcase_add_test(tc, rotation_log);
     tcase_add_test(tc, bad_joints_are_refused);
+    tcase_add_test(tc, mesh_rests_on_ground);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }

@@ -21,12 +21,14 @@
  *      (1 - theta).
  * Buffers live in the world and grow as needed; a step allocates only the
  * problem it solves (and records). Fails cleanly: on error nothing moves. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "body.h"
+#include "fem.h"
 #include "joint.h"
 #include "mcb_chol.h"
 #include "mcb_timer.h"
@@ -61,7 +63,11 @@ struct mcb_world {
     int nrobots, cap_robots, nlinks;
     wshape *shapes;
     int nshapes, cap_shapes;
-    int nfems, nnodes;    /* meshes (fem.h) and their nodes in all */
+    mcb_fem **fems;       /* meshes (fem.h), owned */
+    int nfems, cap_fems, nnodes; /* ... and their nodes in all */
+    int *fem_node0;       /* global ordinal of each mesh's node 0 */
+    int *fem_dof, *fem_sub; /* first DOF and first subsystem of each mesh */
+    int cap_fem_buf;
     unsigned char *merge; /* per rigid body: 1 = in the subsystem of the body before it */
     int cap_merge;
     mcb_wjoint *joints;
@@ -211,6 +217,11 @@ void mcb_world_free(mcb_world **pw)
     free(w->robot_link0);
     free(w->rigid);
     free(w->shapes);
+    for (int k = 0; k < w->nfems; k++) mcb_fem_free(&w->fems[k]);
+    free(w->fems);
+    free(w->fem_node0);
+    free(w->fem_dof);
+    free(w->fem_sub);
     free(w->merge);
     free(w->joints);
     free(w->joint_row);
@@ -385,6 +396,84 @@ mcb_rc mcb_world_add_joint(mcb_world *w, const mcb_wjoint *j, int *index, mcb_er
 
 int mcb_world_njoints(const mcb_world *w) { return w ? w->njoints : 0; }
 
+/* Collision groups of the meshes' node spheres: above the robots'. */
+#define FEM_GROUP_BASE (1 << 25)
+
+mcb_rc mcb_world_add_fem(mcb_world *w, mcb_fem *f, double node_radius_m, double mu,
+                         int *first_node, mcb_err *err)
+{
+    if (!w) {
+        mcb_fem_free(&f);
+        return mcb_fail(err, MCB_E_INPUT, "world: NULL");
+    }
+    if (!f) return mcb_fail(err, MCB_E_INPUT, "world: NULL mesh");
+    mcb_rc rc = MCB_OK;
+    if (w->user_joints)
+        rc = mcb_fail(err, MCB_E_INPUT, "world: a mesh added after a joint (add joints last)");
+    else if (!(node_radius_m > 0) || !isfinite(node_radius_m) || !(mu >= 0) || !isfinite(mu))
+        rc = mcb_fail(err, MCB_E_INPUT, "world: mesh node radius %g m and mu %g must be > 0 "
+                                        "and >= 0", node_radius_m, mu);
+    int nn = mcb_fem_nnodes(f), nsurf = 0, nties = 0;
+    const int *surf = mcb_fem_surface(f, &nsurf), *ties = mcb_fem_ties(f, &nties);
+    int nb = w->nrigid + w->nlinks + w->nnodes + nn;
+    /* every buffer first, so that the additions below cannot fail half-way */
+    int c1 = w->cap_fem_buf, c2 = w->cap_fem_buf, c3 = w->cap_fem_buf, cj = w->cap_joints;
+    if (!rc && (!grow((void **)&w->fems, &w->cap_fems, w->nfems + 1, sizeof *w->fems) ||
+                !grow((void **)&w->fem_node0, &c1, w->nfems + 1, sizeof(int)) ||
+                !grow((void **)&w->fem_dof, &c2, w->nfems + 1, sizeof(int)) ||
+                !grow((void **)&w->fem_sub, &c3, w->nfems + 1, sizeof(int)) ||
+                !grow((void **)&w->pose, &w->cap_pose, nb, sizeof *w->pose) ||
+                !grow((void **)&w->shapes, &w->cap_shapes, w->nshapes + nsurf, sizeof *w->shapes) ||
+                !grow((void **)&w->joints, &cj, w->njoints + nties, sizeof *w->joints) ||
+                !grow((void **)&w->joint_row, &w->cap_joint_row, w->njoints + nties, sizeof(int)) ||
+                !grow((void **)&w->joint_lambda, &w->cap_jl, w->jrows + 3 * nties + 3,
+                      sizeof(double)) ||
+                (!w->jr && !(w->jr = malloc(3 * sizeof *w->jr)))))
+        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    w->cap_fem_buf = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+    w->cap_joints = cj;
+    if (rc) {
+        mcb_fem_free(&f);
+        return rc;
+    }
+    int k = w->nfems, base = w->nrigid + w->nlinks + w->nnodes;
+    w->fems[k] = f;
+    w->fem_node0[k] = w->nnodes;
+    w->nfems++;
+    w->nnodes += nn;
+    if (first_node) *first_node = base;
+    const double *x = mcb_fem_x(f);
+    for (int i = 0; i < nn; i++)
+        w->pose[base + i] = (mcb_xform){{1, 0, 0, 0, 1, 0, 0, 0, 1}, {x[3 * i], x[3 * i + 1], x[3 * i + 2]}};
+    for (int i = 0; i < nsurf; i++) {
+        wshape *ws = &w->shapes[w->nshapes++];
+        memset(ws, 0, sizeof *ws);
+        ws->s.type = MCB_SHAPE_SPHERE;
+        ws->s.body = base + surf[i];
+        ws->s.local = mcb_xform_identity();
+        ws->s.size[0] = node_radius_m;
+        ws->s.mu = mu;
+        ws->s.group = FEM_GROUP_BASE + k;
+        ws->link = -1;
+    }
+    for (int t = 0; t < nties; t++) {
+        mcb_wjoint j;
+        memset(&j, 0, sizeof j);
+        j.kind = MCB_WJ_POINT;
+        j.body_a = base + ties[2 * t];
+        j.body_b = base + ties[2 * t + 1];
+        if ((rc = append_joint(w, &j, NULL, err))) return rc; /* checked above: cannot fail */
+    }
+    return MCB_OK;
+}
+
+int mcb_world_nfems(const mcb_world *w) { return w ? w->nfems : 0; }
+
+mcb_fem *mcb_world_fem(mcb_world *w, int k)
+{
+    return w && k >= 0 && k < w->nfems ? w->fems[k] : NULL;
+}
+
 const double *mcb_world_joint_lambda(const mcb_world *w, int joint, int *rows)
 {
     if (rows) *rows = 0;
@@ -416,7 +505,7 @@ mcb_robot *mcb_world_robot(mcb_world *w, int k)
 {
     return w && k >= 0 && k < w->nrobots ? w->robots[k] : NULL;
 }
-int mcb_world_nbodies(const mcb_world *w) { return w ? w->nrigid + w->nlinks : 0; }
+int mcb_world_nbodies(const mcb_world *w) { return w ? w->nrigid + w->nlinks + w->nnodes : 0; }
 
 int mcb_world_ndof(const mcb_world *w)
 {
@@ -424,7 +513,7 @@ int mcb_world_ndof(const mcb_world *w)
     int n = 0;
     for (int k = 0; k < w->nrigid; k++) n += w->rigid[k].kinematic ? 0 : 6;
     for (int r = 0; r < w->nrobots; r++) n += mcb_robot_ndof(w->robots[r]);
-    return n;
+    return n + 3 * w->nnodes;
 }
 
 /* Robot and link of global link ordinal g (binary search over robot_link0). */
@@ -442,7 +531,14 @@ static void link_of(const mcb_world *w, int g, int *robot, int *link)
 
 const mcb_xform *mcb_world_body_pose(const mcb_world *w, int body)
 {
-    if (!w || body < 0 || body >= w->nrigid + w->nlinks) return NULL;
+    if (!w || body < 0 || body >= w->nrigid + w->nlinks + w->nnodes) return NULL;
+    if (body >= w->nrigid + w->nlinks) { /* a mesh node */
+        int g = body - w->nrigid - w->nlinks, k = w->nfems - 1;
+        while (k > 0 && w->fem_node0[k] > g) k--;
+        const double *x = mcb_fem_x(w->fems[k]) + 3 * (g - w->fem_node0[k]);
+        w->pose[body] = (mcb_xform){{1, 0, 0, 0, 1, 0, 0, 0, 1}, {x[0], x[1], x[2]}};
+        return &w->pose[body];
+    }
     if (body >= w->nrigid) {
         int r, k;
         link_of(w, body - w->nrigid, &r, &k);
@@ -471,6 +567,13 @@ double mcb_world_mass_ratio(const mcb_world *w)
             lo = m < lo ? m : lo;
             hi = m > hi ? m : hi;
         }
+    for (int k = 0; k < w->nfems; k++) { /* a node's lumped mass */
+        const double *nm = mcb_fem_node_mass(w->fems[k]);
+        for (int i = 0; i < mcb_fem_nnodes(w->fems[k]); i++) {
+            lo = nm[i] < lo ? nm[i] : lo;
+            hi = nm[i] > hi ? nm[i] : hi;
+        }
+    }
     return hi > 0 ? hi / lo : NAN;
 }
 
@@ -480,7 +583,7 @@ double mcb_world_mass_ratio(const mcb_world *w)
  * every body pose. Returns n (DOFs) in *n and the subsystem count in *nsub. */
 static mcb_rc layout(mcb_world *w, int *n, int *nsub, mcb_err *err)
 {
-    int nb = w->nrigid + w->nlinks;
+    int nb = w->nrigid + w->nlinks + w->nnodes;
     int c2 = w->cap_bodies, c3 = w->cap_bodies, c4 = w->cap_bodies;
     if (!grow((void **)&w->pose, &w->cap_pose, nb, sizeof *w->pose) ||
         !grow((void **)&w->body_dof, &c2, nb, sizeof(int)) ||
@@ -491,7 +594,7 @@ static mcb_rc layout(mcb_world *w, int *n, int *nsub, mcb_err *err)
     int rc2 = w->cap_rob_buf;
     if (!grow((void **)&w->robot_dof, &rc2, w->nrobots, sizeof(int)) ||
         !grow((void **)&w->robot_sub, &w->cap_rob_buf, w->nrobots, sizeof(int)) ||
-        !grow((void **)&w->sub_start, &w->cap_sub, nb + 1, sizeof(int)))
+        !grow((void **)&w->sub_start, &w->cap_sub, nb + w->nfems + 1, sizeof(int)))
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     int dof = 0, sub = 0;
     for (int k = 0; k < w->nrigid; k++) {
@@ -524,6 +627,29 @@ static mcb_rc layout(mcb_world *w, int *n, int *nsub, mcb_err *err)
         }
         dof += mcb_robot_ndof(R);
         sub++;
+    }
+    /* meshes: 3 DOFs per node, one subsystem per piece */
+    for (int k = 0; k < w->nfems; k++) {
+        const mcb_fem *f = w->fems[k];
+        const int *ps = mcb_fem_piece_start(f);
+        const double *x = mcb_fem_x(w->fems[k]);
+        int np = mcb_fem_npieces(f), b0 = w->nrigid + w->nlinks + w->fem_node0[k];
+        w->fem_dof[k] = dof;
+        w->fem_sub[k] = sub;
+        for (int p = 0; p < np; p++) {
+            w->sub_start[sub] = dof + 3 * ps[p];
+            for (int i = ps[p]; i < ps[p + 1]; i++) {
+                int b = b0 + i;
+                w->pose[b] = (mcb_xform){{1, 0, 0, 0, 1, 0, 0, 0, 1},
+                                         {x[3 * i], x[3 * i + 1], x[3 * i + 2]}};
+                w->body_robot[b] = -1;
+                w->body_link[b] = -1;
+                w->body_dof[b] = dof + 3 * i;
+                w->body_sub[b] = sub;
+            }
+            sub++;
+        }
+        dof += 3 * mcb_fem_nnodes(f);
     }
     w->sub_start[sub] = dof;
     *n = dof;
@@ -676,6 +802,23 @@ static int robot_dynamics(mcb_world *w, int r, int d, double *b, int *t)
     return 1;
 }
 
+/* Mesh k: A += M / (1 - theta) + h D + h^2 K(x), b += M v / (1 - theta) +
+ * h (M g - f_elastic(x)) (fem.h, docs/fem.md). */
+static mcb_rc fem_dynamics(mcb_world *w, int k, double *b, int *t, mcb_err *err)
+{
+    int nt = 0, d = w->fem_dof[k], nd = 3 * mcb_fem_nnodes(w->fems[k]);
+    const int *ti, *tj;
+    const double *tx, *bf;
+    mcb_rc rc = mcb_fem_assemble(w->fems[k], w->o.h_s, w->o.theta, w->o.gravity, &nt, &ti, &tj,
+                                 &tx, &bf, err);
+    if (rc) return rc;
+    for (int q = 0; q < nt; q++)
+        if (!push(w, t, d + ti[q], d + tj[q], tx[q]))
+            return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    memcpy(b + d, bf, (size_t)nd * sizeof(double));
+    return MCB_OK;
+}
+
 static mcb_rc assemble_dynamics(mcb_world *w, mcb_problem *P, mcb_err *err)
 {
     int n = P->n, t = 0;
@@ -690,6 +833,10 @@ static mcb_rc assemble_dynamics(mcb_world *w, mcb_problem *P, mcb_err *err)
     for (int r = 0; r < w->nrobots; r++)
         if (!robot_dynamics(w, r, w->robot_dof[r], P->b, &t))
             return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    for (int k = 0; k < w->nfems; k++) {
+        mcb_rc rc = fem_dynamics(w, k, P->b, &t, err);
+        if (rc) return rc;
+    }
     P->A = mcb_csc_from_triplets(n, n, t, w->ti, w->tj, w->tx);
     if (!P->A) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     return MCB_OK;
@@ -773,7 +920,7 @@ static int assemble_joints(mcb_world *w, mcb_problem *P, int *t)
 
 static mcb_rc assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err)
 {
-    int nc = w->ncon, m = 3 * nc + w->jrows, nb = w->nrigid + w->nlinks, n = P->n;
+    int nc = w->ncon, m = 3 * nc + w->jrows, nb = w->nrigid + w->nlinks + w->nnodes, n = P->n;
     double h = w->o.h_s;
     P->e = mcb_calloc((size_t)m, sizeof(double));
     P->blocks = mcb_calloc((size_t)nc + (size_t)w->jrows, sizeof(mcb_block));
@@ -841,6 +988,14 @@ static mcb_rc assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err)
                 }
         }
     }
+    /* a mesh node's twist is [its velocity; 0] */
+    for (int b = w->nrigid + w->nlinks; b < nb; b++) {
+        P->body_parent[b] = -1;
+        P->body_sub[b] = w->body_sub[b];
+        for (int q = 0; q < 3; q++)
+            if (!push(w, &t, 6 * b + q, w->body_dof[b] + q, 1.0))
+                return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
     P->Jb = mcb_csc_from_triplets(6 * nb, n, t, w->ti, w->tj, w->tx);
     if (!P->Jb) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     P->J = mcb_csc_multiply(P->Jc, P->Jb);
@@ -889,6 +1044,9 @@ static mcb_rc warm_start(mcb_world *w, mcb_problem *P, mcb_err *err)
         for (int r = 0; r < w->nrobots; r++)
             memcpy(P->v0 + w->robot_dof[r], mcb_robot_v(w->robots[r]),
                    (size_t)mcb_robot_ndof(w->robots[r]) * sizeof(double));
+        for (int k = 0; k < w->nfems; k++)
+            memcpy(P->v0 + w->fem_dof[k], mcb_fem_v(w->fems[k]),
+                   3 * (size_t)mcb_fem_nnodes(w->fems[k]) * sizeof(double));
     }
     for (int c = 0; c < w->ncon; c++) {
         int i = find_key(w, w->con[c].key);
@@ -901,19 +1059,53 @@ static mcb_rc warm_start(mcb_world *w, mcb_problem *P, mcb_err *err)
 
 typedef struct {
     mcb_metrics_ws *ws;
+    const mcb_problem *P;
     const mcb_solver_def *def;
     void *work;
-    double *v, *lambda, tol;
+    double *v, *lambda, tol, jrow;
 } solve_ctx;
 
-/* Checks the natural map at iteration 1 and every 10th (as gen_stack.c). */
+/* The step's acceptance measure: the harness's natural-map residual, or,
+ * when every constraint quantity is at round-off level (the relative
+ * natural map is then 0/0: the unloaded ties of a falling mesh), the
+ * relative dynamics residual, provided the absolute Fischer-Burmeister
+ * residual is within 1000 eps of the scale of u = J v + e
+ * (max_r sum_j |J_rj| ||v||_inf + ||e||_inf). */
+static double step_residual(mcb_metrics_ws *ws, const mcb_problem *P, const double *v,
+                            const double *lambda, double tol, double jrow)
+{
+    double res = mcb_metrics_one(ws, MCB_M_NATMAP, v, lambda);
+    if (res <= tol || !isfinite(res)) return res;
+    double vmax = 0.0, emax = 0.0;
+    for (int i = 0; i < P->n; i++) vmax = fabs(v[i]) > vmax ? fabs(v[i]) : vmax;
+    for (int r = 0; r < P->m; r++) emax = fabs(P->e[r]) > emax ? fabs(P->e[r]) : emax;
+    mcb_metrics all;
+    mcb_metrics_compute(ws, v, lambda, &all);
+    if (all.val[MCB_M_FB] <= 1e3 * DBL_EPSILON * (jrow * vmax + emax) &&
+        all.val[MCB_M_DYN_REL] <= tol)
+        return all.val[MCB_M_DYN_REL];
+    return res;
+}
+
+/* max_r sum_j |J_rj| */
+static double row_abs_max(const mcb_csc *J)
+{
+    double *sum = mcb_calloc((size_t)J->m + 1, sizeof(double)), mx = 0.0;
+    if (!sum) return INFINITY; /* no round-off acceptance then */
+    for (int k = 0; k < J->p[J->n]; k++) sum[J->i[k]] += fabs(J->x[k]);
+    for (int r = 0; r < J->m; r++) mx = sum[r] > mx ? sum[r] : mx;
+    free(sum);
+    return mx;
+}
+
+/* Checks the step residual at iteration 1 and every 10th (as gen_stack.c). */
 static mcb_cb_action solve_cb(void *c, int iter, double own)
 {
     (void)own;
     solve_ctx *r = c;
     if (iter > 1 && iter % 10) return MCB_CB_CONTINUE;
     r->def->iterate(r->work, r->v, r->lambda);
-    double res = mcb_metrics_one(r->ws, MCB_M_NATMAP, r->v, r->lambda);
+    double res = step_residual(r->ws, r->P, r->v, r->lambda, r->tol, r->jrow);
     if (!isfinite(res)) return MCB_CB_DIVERGED;
     return res <= r->tol ? MCB_CB_CONVERGED : MCB_CB_CONTINUE;
 }
@@ -922,7 +1114,8 @@ static mcb_cb_action solve_cb(void *c, int iter, double own)
  * iterate into v, lambda, its natural-map residual into *res (inf when its
  * setup failed) and its iteration count into *iters. */
 static void run_solver(const mcb_world *w, const char *name, const mcb_problem *P,
-                       mcb_metrics_ws *ws, double *v, double *lambda, double *res, int *iters)
+                       mcb_metrics_ws *ws, double jrow, double *v, double *lambda, double *res,
+                       int *iters)
 {
     *res = INFINITY;
     *iters = 0;
@@ -940,7 +1133,7 @@ static void run_solver(const mcb_world *w, const char *name, const mcb_problem *
     void *params = mcb_calloc(def->params_size / sizeof(double) + 1, sizeof(double));
     if (!params) return;
     def->default_params(params);
-    solve_ctx r = {ws, def, NULL, v, lambda, w->o.tol};
+    solve_ctx r = {ws, P, def, NULL, v, lambda, w->o.tol, jrow};
     mcb_err e2;
     if (!def->setup(P, &s, params, &r.work, &e2)) {
         mcb_info info;
@@ -948,7 +1141,7 @@ static void run_solver(const mcb_world *w, const char *name, const mcb_problem *
         def->solve(r.work, &s, solve_cb, &r, &info);
         def->iterate(r.work, v, lambda);
         *iters = info.iterations;
-        double x = mcb_metrics_one(ws, MCB_M_NATMAP, v, lambda);
+        double x = step_residual(ws, P, v, lambda, w->o.tol, jrow);
         *res = isfinite(x) ? x : INFINITY;
     }
     def->free(&r.work);
@@ -990,11 +1183,12 @@ static mcb_rc solve(mcb_world *w, mcb_problem *P, mcb_step_info *info, mcb_err *
     }
     double r1, r2 = INFINITY;
     int it1, it2 = 0;
-    run_solver(w, w->solver, P, ws, P->v_ref, P->lambda_ref, &r1, &it1);
+    double jrow = row_abs_max(P->J);
+    run_solver(w, w->solver, P, ws, jrow, P->v_ref, P->lambda_ref, &r1, &it1);
     info->residual = r1;
     info->iterations = it1;
     if (!(r1 <= w->o.tol) && w->fallback[0]) {
-        run_solver(w, w->fallback, P, ws, v2, l2, &r2, &it2);
+        run_solver(w, w->fallback, P, ws, jrow, v2, l2, &r2, &it2);
         if (r2 < r1) {
             memcpy(P->v_ref, v2, (size_t)n * sizeof(double));
             memcpy(P->lambda_ref, l2, (size_t)m * sizeof(double));
@@ -1064,6 +1258,7 @@ static void advance(mcb_world *w, const double *vhat)
         mcb_robot_integrate(R, vh, h);
         for (int j = 0; j < mcb_robot_ndof(R); j++) v[j] = s * (vh[j] - th * v[j]);
     }
+    for (int k = 0; k < w->nfems; k++) mcb_fem_advance(w->fems[k], vhat + w->fem_dof[k], h, th);
 }
 
 /* Keeps v^ and the impulses (sorted by contact key) for the next warm start. */

@@ -149,7 +149,7 @@ mcb_rigid *mcb_world_body(mcb_world *w, int k);
 int mcb_world_nrobots(const mcb_world *w);
 mcb_robot *mcb_world_robot(mcb_world *w, int k);
 int mcb_world_ndof(const mcb_world *w);
-int mcb_world_nbodies(const mcb_world *w);   /* rigid bodies + robot links */
+int mcb_world_nbodies(const mcb_world *w);   /* rigid bodies + robot links + mesh nodes */
 const mcb_xform *mcb_world_body_pose(const mcb_world *w, int body); /* frame in world */
 
 /* What a step did. */
