@@ -427,12 +427,48 @@ void mcb_delassus_rows(const mcb_delassus *D, int r0, int len, const double *lam
 
 /* ---- the local step ---- */
 
-/* The local contact problem u = w x + r (w the 3x3 block, row-major) by
+/* x = -w^-1 r for the 3x3 row-major w by Cramer's rule; 0 when w is
+ * singular to 1e-12 relative (then x is untouched), 1 otherwise. */
+static int stick3(const double *w, const double *r, double *x)
+{
+    double c0 = w[4] * w[8] - w[5] * w[7];
+    double c1 = w[5] * w[6] - w[3] * w[8];
+    double c2 = w[3] * w[7] - w[4] * w[6];
+    double det = w[0] * c0 + w[1] * c1 + w[2] * c2;
+    double scale = fabs(w[0]) + fabs(w[4]) + fabs(w[8]);
+    if (!(fabs(det) > 1e-12 * scale * scale * scale)) return 0;
+    /* inverse = adjugate / det; x = -inverse r */
+    double inv[9] = {c0,
+                     w[2] * w[7] - w[1] * w[8],
+                     w[1] * w[5] - w[2] * w[4],
+                     c1,
+                     w[0] * w[8] - w[2] * w[6],
+                     w[2] * w[3] - w[0] * w[5],
+                     c2,
+                     w[1] * w[6] - w[0] * w[7],
+                     w[0] * w[4] - w[1] * w[3]};
+    for (int i = 0; i < 3; i++)
+        x[i] = -(inv[3 * i] * r[0] + inv[3 * i + 1] * r[1] + inv[3 * i + 2] * r[2]) / det;
+    return 1;
+}
+
+/* The local contact problem u = w x + r (w the 3x3 block, row-major),
+ * from x; see mcb_block_step(). In order: separation (x = 0 when r_n >= 0:
+ * exact), sticking (x = -w^-1 r when it lies in the cone: exact), else
  * inner projected Gauss-Seidel steps between the normal row and the
- * tangential pair, from x; see mcb_block_step(). */
+ * tangential pair (strict operator) from x, at most MCB_LOCAL_ITERS. */
 static void local_contact(double mu, const double *w, const double *d, const double *r,
                           double *x)
 {
+    if (r[0] >= 0.0) {
+        x[0] = x[1] = x[2] = 0.0;
+        return;
+    }
+    double xs[3];
+    if (stick3(w, r, xs) && xs[0] >= 0.0 && hypot(xs[1], xs[2]) <= mu * xs[0]) {
+        memcpy(x, xs, sizeof xs);
+        return;
+    }
     for (int it = 0; it < MCB_LOCAL_ITERS; it++) {
         double x0[3] = {x[0], x[1], x[2]};
         if (isfinite(d[0])) {

@@ -63,7 +63,9 @@ void mcb_delassus_rows(const mcb_delassus *D, int r0, int len, const double *lam
 /* One local step on block B (the per-constraint update shared by PGS and
  * PJ), given u = W lambda + q on the block's rows:
  *   - contact: the local Signorini-Coulomb problem with the exact 3x3 block
- *     Wbb, u_loc = Wbb x + (u - Wbb lambda), is solved for x by at most
+ *     Wbb, u_loc = Wbb x + r, r = u - Wbb lambda, is solved for x: if
+ *     r_n >= 0, separation (x = 0, exact); else if x = -Wbb^-1 r (Cramer's
+ *     rule) lies in the cone, sticking (exact); else sliding, by at most
  *     MCB_LOCAL_ITERS inner fixed-point steps started at lambda: the normal
  *     row x_n <- max(0, x_n - u_n / W_nn), then the tangential pair
  *     x_t <- clamp to the disk of radius mu x_n of (x_t - u_t / d_t) with
@@ -72,8 +74,9 @@ void mcb_delassus_rows(const mcb_delassus *D, int r0, int len, const double *lam
  *     eq. (17)); it stops early when a step changes x by less than 1e-14
  *     relative. Then out = P_K(lambda + omega (x - lambda)), P_K the
  *     Euclidean projection on the friction cone (out = x for omega = 1).
- *     A fixed point (out = lambda) has x = lambda, and a fixed point of the
- *     inner step satisfies the Signorini-Coulomb law exactly.
+ *     A fixed point (out = lambda) has x = lambda, and x is an exact local
+ *     solution in the first two cases, a fixed point of the inner step (which
+ *     satisfies the Signorini-Coulomb law exactly) in the third.
  *   - unilateral: max(0, lambda - omega u / d) row-wise; bilateral:
  *     lambda - omega u / d; soft: the exact scalar solution of
  *     lambda = -k (e + alpha J v) relaxed by omega.
