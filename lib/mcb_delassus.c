@@ -6,8 +6,10 @@
  * Fails with MCB_E_NUMERIC (A not positive definite) or MCB_E_NOMEM; on
  * failure nothing is left allocated. Allocates W, W^T, q, the weights and
  * the 3x3 blocks (O(m + nnz(W))), the factor of A and, during assembly
- * only, the triplets of W and per-block dense work of at most
- * MCB_DELASSUS_DENSE_MAX x (rows touching one subsystem). */
+ * only, per-block dense work of at most
+ * MCB_DELASSUS_DENSE_MAX x (rows touching one subsystem), the dense
+ * per-subsystem blocks (sum of r_s^2, r_s the rows touching subsystem s)
+ * and, for the sparse path, G and G^T G. */
 #include "mcb_delassus.h"
 
 #include "mcb_cone.h"
@@ -15,89 +17,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- triplets, summed into a sorted CSC matrix ---- */
-
-typedef struct {
-    int *r, *c;
-    double *x;
-    size_t n, cap;
-} triplets;
-
-static int trip_push(triplets *T, int r, int c, double x)
-{
-    if (T->n == T->cap) {
-        size_t cap = T->cap ? 2 * T->cap : 1024;
-        int *nr = realloc(T->r, cap * sizeof(int));
-        if (nr) T->r = nr;
-        int *nc = realloc(T->c, cap * sizeof(int));
-        if (nc) T->c = nc;
-        double *nx = realloc(T->x, cap * sizeof(double));
-        if (nx) T->x = nx;
-        if (!nr || !nc || !nx) return 1;
-        T->cap = cap;
-    }
-    T->r[T->n] = r;
-    T->c[T->n] = c;
-    T->x[T->n] = x;
-    T->n++;
-    return 0;
-}
-
-static void trip_free(triplets *T)
-{
-    free(T->r);
-    free(T->c);
-    free(T->x);
-    memset(T, 0, sizeof *T);
-}
-
-/* m x m CSC from triplets, duplicates summed in triplet order: a counting
- * sort by row, then a stable one by column (rows come out sorted). */
-static mcb_csc *assemble(int m, const triplets *T)
-{
-    size_t nz = T->n;
-    int *rp = mcb_calloc((size_t)m + 1, sizeof(int));
-    int *next = mcb_malloc((size_t)m + 1, sizeof(int));
-    size_t *byrow = mcb_malloc(nz, sizeof(size_t));
-    mcb_csc *W = NULL;
-    if (!rp || !next || !byrow) goto done;
-    for (size_t k = 0; k < nz; k++) rp[T->r[k] + 1]++;
-    for (int r = 0; r < m; r++) rp[r + 1] += rp[r];
-    memcpy(next, rp, (size_t)m * sizeof(int));
-    for (size_t k = 0; k < nz; k++) byrow[next[T->r[k]]++] = k;
-    W = mcb_csc_alloc(m, m, (int)nz);
-    if (!W) goto done;
-    for (size_t k = 0; k < nz; k++) W->p[T->c[k] + 1]++;
-    for (int c = 0; c < m; c++) W->p[c + 1] += W->p[c];
-    memcpy(next, W->p, (size_t)m * sizeof(int));
-    for (size_t q = 0; q < nz; q++) {
-        size_t k = byrow[q];
-        int pos = next[T->c[k]]++;
-        W->i[pos] = T->r[k];
-        W->x[pos] = T->x[k];
-    }
-    int out = 0;
-    for (int c = 0; c < m; c++) {
-        int lo = W->p[c], hi = W->p[c + 1];
-        W->p[c] = out;
-        for (int k = lo; k < hi; k++) {
-            if (out > W->p[c] && W->i[out - 1] == W->i[k]) {
-                W->x[out - 1] += W->x[k];
-            } else {
-                W->i[out] = W->i[k];
-                W->x[out] = W->x[k];
-                out++;
-            }
-        }
-    }
-    W->p[m] = out;
-done:
-    free(rp);
-    free(next);
-    free(byrow);
-    return W;
-}
 
 /* ---- the dense per-subsystem path ---- */
 
@@ -132,8 +51,18 @@ static void dense_lsolve(int n, const double *l, double *y)
 
 typedef struct {
     int *mark, *loc, *rows; /* m each */
-    double *a, *y;          /* ns_max^2, ns_max * rs_max */
+    double *a;              /* ns_max^2 */
 } dense_work;
+
+/* The per-subsystem blocks W_s = J_s A_s^-1 J_s^T of the dense path: for
+ * subsystem s, its r_s touching rows at rows + off[s] and the r_s x r_s
+ * block (exactly symmetric) at w + woff[s]. */
+typedef struct {
+    int *off;     /* nsub + 1 */
+    size_t *woff; /* nsub + 1 */
+    int *rows;    /* off[nsub] */
+    double *w;    /* woff[nsub] */
+} sub_blocks;
 
 /* Rows of J touching the DOFs [a, b): written to rows[], their count
  * returned; mark[] stamped with s, loc[] the local index. */
@@ -152,15 +81,16 @@ static int touching_rows(const mcb_csc *J, int a, int b, int s, dense_work *w)
     return rs;
 }
 
-/* J_s A_s^-1 J_s^T for the subsystem s = DOFs [a, b) as triplets: Y =
- * L_s^-1 J_s^T dense (ns x rs), then the rs x rs block Y^T Y (computed on
- * one triangle and mirrored: exactly symmetric). */
+/* W_s = J_s A_s^-1 J_s^T for the subsystem s = DOFs [a, b) into SB: Y =
+ * L_s^-1 J_s^T dense (ns x rs, in SB's block storage), then the rs x rs
+ * block Y^T Y, computed on one triangle and mirrored (exactly symmetric). */
 static mcb_rc dense_block(const mcb_problem *P, int s, int a, int b, dense_work *w,
-                          triplets *T, mcb_err *err)
+                          sub_blocks *SB, double *y, mcb_err *err)
 {
     int ns = b - a;
     int rs = touching_rows(P->J, a, b, s, w);
     if (rs == 0) return MCB_OK;
+    memcpy(SB->rows + SB->off[s], w->rows, (size_t)rs * sizeof(int));
     memset(w->a, 0, (size_t)ns * (size_t)ns * sizeof(double));
     for (int j = a; j < b; j++)
         for (int k = P->A->p[j]; k < P->A->p[j + 1]; k++)
@@ -169,17 +99,16 @@ static mcb_rc dense_block(const mcb_problem *P, int s, int a, int b, dense_work 
         return mcb_fail(err, MCB_E_NUMERIC,
                         "the block of A of subsystem %d (DOFs %d..%d) is not positive definite",
                         s, a, b - 1);
-    memset(w->y, 0, (size_t)ns * (size_t)rs * sizeof(double));
+    memset(y, 0, (size_t)ns * (size_t)rs * sizeof(double));
     for (int j = a; j < b; j++)
         for (int k = P->J->p[j]; k < P->J->p[j + 1]; k++)
-            w->y[(j - a) + ns * w->loc[P->J->i[k]]] = P->J->x[k];
-    for (int c = 0; c < rs; c++) dense_lsolve(ns, w->a, w->y + (size_t)ns * c);
+            y[(j - a) + ns * w->loc[P->J->i[k]]] = P->J->x[k];
+    for (int c = 0; c < rs; c++) dense_lsolve(ns, w->a, y + (size_t)ns * c);
+    double *ws = SB->w + SB->woff[s];
     for (int c = 0; c < rs; c++)
-        for (int r = 0; r <= c; r++) {
-            double v = mcb_dot(ns, w->y + (size_t)ns * r, w->y + (size_t)ns * c);
-            if (trip_push(T, w->rows[r], w->rows[c], v)) return MCB_E_NOMEM;
-            if (r != c && trip_push(T, w->rows[c], w->rows[r], v)) return MCB_E_NOMEM;
-        }
+        for (int r = 0; r <= c; r++)
+            ws[(size_t)rs * c + r] = ws[(size_t)rs * r + c] =
+                mcb_dot(ns, y + (size_t)ns * r, y + (size_t)ns * c);
     return MCB_OK;
 }
 
@@ -196,12 +125,13 @@ static int block_diagonal(const mcb_problem *P, int *sub_of)
     return 1;
 }
 
-/* The DOFs with big[j] != 0: G = L^-1 P J_big^T, W += G^T G as triplets. */
-static mcb_rc sparse_part(const mcb_problem *P, mcb_chol *F, const unsigned char *big,
-                          triplets *T)
+/* Wg = G^T G, G = L^-1 P J_big^T, for the DOFs with big[j] != 0 (m x m,
+ * rows unsorted, exactly symmetric: entry (r, c) and (c, r) sum the same
+ * products in the same order). NULL on allocation failure. */
+static mcb_csc *sparse_part(const mcb_problem *P, mcb_chol *F, const unsigned char *big)
 {
     mcb_csc *JT = mcb_csc_transpose(P->J);
-    if (!JT) return MCB_E_NOMEM;
+    if (!JT) return NULL;
     /* keep the entries on big DOFs (rows of J^T) */
     int out = 0;
     for (int c = 0; c < JT->n; c++) {
@@ -221,16 +151,83 @@ static mcb_rc sparse_part(const mcb_problem *P, mcb_chol *F, const unsigned char
     mcb_csc *Wg = GT ? mcb_csc_multiply(GT, G) : NULL;
     mcb_csc_free(&G);
     mcb_csc_free(&GT);
-    if (!Wg) return MCB_E_NOMEM;
-    mcb_rc rc = MCB_OK;
-    for (int c = 0; c < Wg->n && !rc; c++)
-        for (int k = Wg->p[c]; k < Wg->p[c + 1]; k++)
-            if (trip_push(T, Wg->i[k], c, Wg->x[k])) {
-                rc = MCB_E_NOMEM;
-                break;
+    return Wg;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* W column by column: column c sums, over the dense subsystems touching row
+ * c of J (in subsystem order), column c of their blocks, then column c of
+ * Wg; a dense accumulator with a marker, the pattern sorted. Sequential
+ * writes, no triplets. W is exactly symmetric when Wg is. */
+static mcb_csc *assemble(int m, int nsub, const sub_blocks *SB, const mcb_csc *Wg)
+{
+    int R = nsub ? SB->off[nsub] : 0;
+    size_t cap = (nsub ? SB->woff[nsub] : 0) + (size_t)(Wg ? mcb_csc_nnz(Wg) : 0);
+    int *pp = mcb_calloc((size_t)m + 1, sizeof(int));
+    int *ps = mcb_malloc((size_t)R, sizeof(int));
+    int *pi = mcb_malloc((size_t)R, sizeof(int));
+    int *next = mcb_malloc((size_t)m + 1, sizeof(int));
+    int *mark = mcb_malloc((size_t)m + 1, sizeof(int));
+    double *acc = mcb_malloc((size_t)m + 1, sizeof(double));
+    mcb_csc *W = NULL;
+    if (!pp || !ps || !pi || !next || !mark || !acc || cap > (size_t)0x7fffffff) goto done;
+    /* (subsystem, local index) pairs of every row, subsystems ascending */
+    for (int k = 0; k < R; k++) pp[SB->rows[k] + 1]++;
+    for (int r = 0; r < m; r++) pp[r + 1] += pp[r];
+    memcpy(next, pp, (size_t)m * sizeof(int));
+    for (int s = 0; s < nsub; s++)
+        for (int k = SB->off[s]; k < SB->off[s + 1]; k++) {
+            int pos = next[SB->rows[k]]++;
+            ps[pos] = s;
+            pi[pos] = k - SB->off[s];
+        }
+    W = mcb_csc_alloc(m, m, (int)cap);
+    if (!W) goto done;
+    for (int r = 0; r < m; r++) mark[r] = -1;
+    int out = 0;
+    for (int c = 0; c < m; c++) {
+        int start = out;
+        for (int q = pp[c]; q < pp[c + 1]; q++) {
+            int s = ps[q], rs = SB->off[s + 1] - SB->off[s];
+            const int *rows = SB->rows + SB->off[s];
+            const double *col = SB->w + SB->woff[s] + (size_t)rs * pi[q];
+            for (int j = 0; j < rs; j++) {
+                int r = rows[j];
+                if (mark[r] != c) {
+                    mark[r] = c;
+                    acc[r] = 0.0;
+                    W->i[out++] = r;
+                }
+                acc[r] += col[j];
             }
-    mcb_csc_free(&Wg);
-    return rc;
+        }
+        if (Wg)
+            for (int k = Wg->p[c]; k < Wg->p[c + 1]; k++) {
+                int r = Wg->i[k];
+                if (mark[r] != c) {
+                    mark[r] = c;
+                    acc[r] = 0.0;
+                    W->i[out++] = r;
+                }
+                acc[r] += Wg->x[k];
+            }
+        qsort(W->i + start, (size_t)(out - start), sizeof(int), cmp_int);
+        for (int k = start; k < out; k++) W->x[k] = acc[W->i[k]];
+        W->p[c + 1] = out;
+    }
+done:
+    free(pp);
+    free(ps);
+    free(pi);
+    free(next);
+    free(mark);
+    free(acc);
+    return W;
 }
 
 /* W of a primal problem (D->F already holds the factor of A). */
@@ -238,8 +235,11 @@ static mcb_rc assemble_primal(mcb_delassus *D, int dense_max, mcb_err *err)
 {
     const mcb_problem *P = D->P;
     int n = P->n, m = P->m;
-    triplets T = {0};
     dense_work w = {0};
+    sub_blocks SB = {0};
+    mcb_csc *Wg = NULL;
+    double *y = NULL;
+    int nsub = 0;
     int *sub_of = mcb_malloc((size_t)n, sizeof(int));
     unsigned char *big = mcb_calloc((size_t)n, 1);
     w.mark = mcb_malloc((size_t)m, sizeof(int));
@@ -250,27 +250,33 @@ static mcb_rc assemble_primal(mcb_delassus *D, int dense_max, mcb_err *err)
     for (int r = 0; r < m; r++) w.mark[r] = -1;
     D->blockwise = block_diagonal(P, sub_of);
     if (D->blockwise) {
-        /* sizes of the dense work: the largest dense block and row count */
-        int ns_max = 0, rs_max = 0;
-        for (int s = 0; s < P->nsub; s++) {
+        nsub = P->nsub;
+        SB.off = mcb_calloc((size_t)nsub + 1, sizeof(int));
+        SB.woff = mcb_calloc((size_t)nsub + 1, sizeof(size_t));
+        if (!SB.off || !SB.woff) goto done;
+        /* storage of the dense blocks and the largest dense work */
+        int ns_max = 0;
+        size_t y_max = 0;
+        for (int s = 0; s < nsub; s++) {
             int a = P->sub_start[s], b = P->sub_start[s + 1];
-            if (b - a > dense_max || b == a) continue;
-            int rs = touching_rows(P->J, a, b, s, &w);
-            if (b - a > ns_max) ns_max = b - a;
-            if (rs > rs_max) rs_max = rs;
+            int rs = 0;
+            if (b - a > dense_max) memset(big + a, 1, (size_t)(b - a));
+            else if (b > a) rs = touching_rows(P->J, a, b, s, &w);
+            SB.off[s + 1] = SB.off[s] + rs;
+            SB.woff[s + 1] = SB.woff[s] + (size_t)rs * (size_t)rs;
+            if (rs && b - a > ns_max) ns_max = b - a;
+            if ((size_t)rs * (size_t)(b - a) > y_max && rs) y_max = (size_t)rs * (size_t)(b - a);
         }
         for (int r = 0; r < m; r++) w.mark[r] = -1;
         w.a = mcb_malloc((size_t)ns_max * (size_t)ns_max, sizeof(double));
-        w.y = mcb_malloc((size_t)ns_max * (size_t)rs_max, sizeof(double));
-        if (!w.a || !w.y) goto done;
-        for (int s = 0; s < P->nsub; s++) {
+        y = mcb_malloc(y_max, sizeof(double));
+        SB.rows = mcb_malloc((size_t)SB.off[nsub], sizeof(int));
+        SB.w = mcb_malloc(SB.woff[nsub], sizeof(double));
+        if (!w.a || !y || !SB.rows || !SB.w) goto done;
+        for (int s = 0; s < nsub; s++) {
             int a = P->sub_start[s], b = P->sub_start[s + 1];
-            if (b - a > dense_max) {
-                memset(big + a, 1, (size_t)(b - a));
-                continue;
-            }
-            if (b == a) continue;
-            rc = dense_block(P, s, a, b, &w, &T, err);
+            if (b - a > dense_max || b == a) continue;
+            rc = dense_block(P, s, a, b, &w, &SB, y, err);
             if (rc) goto done;
             D->ndense++;
         }
@@ -278,21 +284,25 @@ static mcb_rc assemble_primal(mcb_delassus *D, int dense_max, mcb_err *err)
         memset(big, 1, (size_t)n);
     }
     for (int j = 0; j < n; j++) D->nsparse_dofs += big[j];
-    rc = D->nsparse_dofs ? sparse_part(P, D->F, big, &T) : MCB_OK;
-    if (rc) goto done;
-    D->W = assemble(m, &T);
+    rc = MCB_E_NOMEM;
+    if (D->nsparse_dofs && !(Wg = sparse_part(P, D->F, big))) goto done;
+    D->W = assemble(m, nsub, &SB, Wg);
     rc = D->W ? MCB_OK : MCB_E_NOMEM;
 done:
     if (rc == MCB_E_NOMEM)
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory assembling the Delassus operator");
-    trip_free(&T);
+    mcb_csc_free(&Wg);
+    free(SB.off);
+    free(SB.woff);
+    free(SB.rows);
+    free(SB.w);
+    free(y);
     free(sub_of);
     free(big);
     free(w.mark);
     free(w.loc);
     free(w.rows);
     free(w.a);
-    free(w.y);
     return rc;
 }
 
@@ -337,7 +347,9 @@ static void chol3(const double *w, double *l)
 static int finish(mcb_delassus *D)
 {
     const mcb_problem *P = D->P;
-    D->WT = mcb_csc_transpose(D->W);
+    /* a primal W is exactly symmetric by construction (see assemble()):
+     * its transpose is a copy */
+    D->WT = D->P->form == MCB_PRIMAL ? mcb_csc_copy(D->W) : mcb_csc_transpose(D->W);
     D->d = mcb_malloc((size_t)D->m, sizeof(double));
     D->Wb = mcb_calloc((size_t)D->m * 3, sizeof(double));
     D->Lb = mcb_calloc((size_t)D->m * 3, sizeof(double));
