@@ -20,6 +20,30 @@
 
 /* ---- the dense per-subsystem path ---- */
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Ascending; insertion sort for the short lists (a few sorted runs), qsort
+ * beyond. */
+static void sort_ints(int *v, int n)
+{
+    if (n > 64) {
+        qsort(v, (size_t)n, sizeof(int), cmp_int);
+        return;
+    }
+    for (int a = 1; a < n; a++) {
+        int x = v[a], b = a - 1;
+        while (b >= 0 && v[b] > x) {
+            v[b + 1] = v[b];
+            b--;
+        }
+        v[b + 1] = x;
+    }
+}
+
 /* In-place lower Cholesky of the n x n column-major a; non-zero when a
  * pivot is not positive. */
 static int dense_chol(int n, double *a)
@@ -90,6 +114,9 @@ static mcb_rc dense_block(const mcb_problem *P, int s, int a, int b, dense_work 
     int ns = b - a;
     int rs = touching_rows(P->J, a, b, s, w);
     if (rs == 0) return MCB_OK;
+    /* rows ascending (so that W's columns are a few sorted runs) */
+    sort_ints(w->rows, rs);
+    for (int k = 0; k < rs; k++) w->loc[w->rows[k]] = k;
     memcpy(SB->rows + SB->off[s], w->rows, (size_t)rs * sizeof(int));
     memset(w->a, 0, (size_t)ns * (size_t)ns * sizeof(double));
     for (int j = a; j < b; j++)
@@ -154,12 +181,6 @@ static mcb_csc *sparse_part(const mcb_problem *P, mcb_chol *F, const unsigned ch
     return Wg;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 /* W column by column: column c sums, over the dense subsystems touching row
  * c of J (in subsystem order), column c of their blocks, then column c of
  * Wg; a dense accumulator with a marker, the pattern sorted. Sequential
@@ -216,7 +237,7 @@ static mcb_csc *assemble(int m, int nsub, const sub_blocks *SB, const mcb_csc *W
                 }
                 acc[r] += Wg->x[k];
             }
-        qsort(W->i + start, (size_t)(out - start), sizeof(int), cmp_int);
+        sort_ints(W->i + start, out - start);
         for (int k = start; k < out; k++) W->x[k] = acc[W->i[k]];
         W->p[c + 1] = out;
     }
@@ -348,8 +369,8 @@ static int finish(mcb_delassus *D)
 {
     const mcb_problem *P = D->P;
     /* a primal W is exactly symmetric by construction (see assemble()):
-     * its transpose is a copy */
-    D->WT = D->P->form == MCB_PRIMAL ? mcb_csc_copy(D->W) : mcb_csc_transpose(D->W);
+     * it is its own transpose */
+    D->WT = D->P->form == MCB_PRIMAL ? D->W : mcb_csc_transpose(D->W);
     D->d = mcb_malloc((size_t)D->m, sizeof(double));
     D->Wb = mcb_calloc((size_t)D->m * 3, sizeof(double));
     D->Lb = mcb_calloc((size_t)D->m * 3, sizeof(double));
@@ -575,7 +596,7 @@ void mcb_delassus_block_solve(const mcb_delassus *D, const double *x, double *y)
 void mcb_delassus_free(mcb_delassus **D)
 {
     if (!D || !*D) return;
-    mcb_csc_free(&(*D)->WT);
+    if ((*D)->WT != (*D)->W) mcb_csc_free(&(*D)->WT);
     free((*D)->d);
     free((*D)->Wb);
     free((*D)->Lb);

@@ -28,7 +28,9 @@ typedef struct {
     const mcb_problem *P;
     int m;
     mcb_csc *W;   /* m x m, owned */
-    mcb_csc *WT;  /* W^T: column r holds row r of W (W need not be symmetric) */
+    mcb_csc *WT;  /* W^T: column r holds row r of W (a dual W need not be
+                   * symmetric); for a primal problem W is exactly symmetric
+                   * by construction and WT == W (one matrix) */
     double *d;    /* m per-row step weights, see mcb_delassus_build() */
     double *Wb;   /* 3 m: for a contact at rows r..r+2, Wb + 3 r is its 3x3
                    * diagonal block of W, row-major; zero for other rows */

@@ -159,7 +159,8 @@ START_TEST(stack_paths_agree)
         double diff = max_diff(D->W, W0);
         ck_assert_msg(diff <= 1e-12 * wmax, "path %d: max |W - J A^-1 J^T| = %g (max |W| %g)",
                       path, diff, wmax);
-        /* exactly symmetric by construction (W^T is stored as a copy) */
+        /* exactly symmetric by construction (WT is W itself) */
+        ck_assert_ptr_eq(D->WT, D->W);
         ck_assert_double_eq(mcb_csc_asymmetry(D->W), 0.0);
         /* sorted unique rows in every column (the CSC invariant) */
         for (int j = 0; j < D->W->n; j++)
