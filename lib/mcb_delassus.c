@@ -7,9 +7,10 @@
  * failure nothing is left allocated. Allocates W, W^T, q, the weights and
  * the 3x3 blocks (O(m + nnz(W))), the factor of A and, during assembly
  * only, per-block dense work of at most
- * MCB_DELASSUS_DENSE_MAX x (rows touching one subsystem), the dense
- * per-subsystem blocks (sum of r_s^2, r_s the rows touching subsystem s)
- * and, for the sparse path, G and G^T G. */
+ * MCB_DELASSUS_DENSE_MAX x (rows touching one subsystem), the lists of
+ * those rows and, for the sparse path, G and G^T G. W's pattern is built
+ * first (integers only), then the per-subsystem blocks are added in place:
+ * no triplets, no intermediate block storage. */
 #include "mcb_delassus.h"
 
 #include "mcb_cone.h"
@@ -76,17 +77,15 @@ static void dense_lsolve(int n, const double *l, double *y)
 typedef struct {
     int *mark, *loc, *rows; /* m each */
     double *a;              /* ns_max^2 */
+    double *col;            /* rs_max */
 } dense_work;
 
-/* The per-subsystem blocks W_s = J_s A_s^-1 J_s^T of the dense path: for
- * subsystem s, its r_s touching rows at rows + off[s] and the r_s x r_s
- * block (exactly symmetric) at w + woff[s]. */
+/* The rows of J touching each subsystem of the dense path: subsystem s's
+ * r_s rows, ascending, at rows + off[s]. */
 typedef struct {
-    int *off;     /* nsub + 1 */
-    size_t *woff; /* nsub + 1 */
-    int *rows;    /* off[nsub] */
-    double *w;    /* woff[nsub] */
-} sub_blocks;
+    int *off;  /* nsub + 1 */
+    int *rows; /* off[nsub] */
+} sub_rows;
 
 /* Rows of J touching the DOFs [a, b): written to rows[], their count
  * returned; mark[] stamped with s, loc[] the local index. */
@@ -105,19 +104,19 @@ static int touching_rows(const mcb_csc *J, int a, int b, int s, dense_work *w)
     return rs;
 }
 
-/* W_s = J_s A_s^-1 J_s^T for the subsystem s = DOFs [a, b) into SB: Y =
- * L_s^-1 J_s^T dense (ns x rs, in SB's block storage), then the rs x rs
- * block Y^T Y, computed on one triangle and mirrored (exactly symmetric). */
+/* W += J_s A_s^-1 J_s^T for the subsystem s = DOFs [a, b), W's pattern
+ * already in place (pattern()): Y = L_s^-1 J_s^T dense (ns x rs), then
+ * the entries of Y^T Y, each computed once for both triangles (exactly
+ * symmetric), added into the columns of the touching rows by a merge walk
+ * (both row lists ascending). */
 static mcb_rc dense_block(const mcb_problem *P, int s, int a, int b, dense_work *w,
-                          sub_blocks *SB, double *y, mcb_err *err)
+                          const sub_rows *SR, double *y, mcb_csc *W, mcb_err *err)
 {
     int ns = b - a;
-    int rs = touching_rows(P->J, a, b, s, w);
+    int rs = SR->off[s + 1] - SR->off[s];
+    const int *rows = SR->rows + SR->off[s];
     if (rs == 0) return MCB_OK;
-    /* rows ascending (so that W's columns are a few sorted runs) */
-    sort_ints(w->rows, rs);
-    for (int k = 0; k < rs; k++) w->loc[w->rows[k]] = k;
-    memcpy(SB->rows + SB->off[s], w->rows, (size_t)rs * sizeof(int));
+    for (int k = 0; k < rs; k++) w->loc[rows[k]] = k;
     memset(w->a, 0, (size_t)ns * (size_t)ns * sizeof(double));
     for (int j = a; j < b; j++)
         for (int k = P->A->p[j]; k < P->A->p[j + 1]; k++)
@@ -131,11 +130,15 @@ static mcb_rc dense_block(const mcb_problem *P, int s, int a, int b, dense_work 
         for (int k = P->J->p[j]; k < P->J->p[j + 1]; k++)
             y[(j - a) + ns * w->loc[P->J->i[k]]] = P->J->x[k];
     for (int c = 0; c < rs; c++) dense_lsolve(ns, w->a, y + (size_t)ns * c);
-    double *ws = SB->w + SB->woff[s];
-    for (int c = 0; c < rs; c++)
-        for (int r = 0; r <= c; r++)
-            ws[(size_t)rs * c + r] = ws[(size_t)rs * r + c] =
-                mcb_dot(ns, y + (size_t)ns * r, y + (size_t)ns * c);
+    for (int c = 0; c < rs; c++) {
+        /* column c of the block; y_r . y_c = y_c . y_r exactly */
+        for (int r = 0; r < rs; r++) w->col[r] = mcb_dot(ns, y + (size_t)ns * r, y + (size_t)ns * c);
+        int col = rows[c], k = W->p[col], end = W->p[col + 1];
+        for (int r = 0; r < rs; r++) {
+            while (k < end && W->i[k] < rows[r]) k++;
+            W->x[k] += w->col[r]; /* rows[r] is in the pattern of column rows[c] */
+        }
+    }
     return MCB_OK;
 }
 
@@ -181,74 +184,72 @@ static mcb_csc *sparse_part(const mcb_problem *P, mcb_chol *F, const unsigned ch
     return Wg;
 }
 
-/* W column by column: column c sums, over the dense subsystems touching row
- * c of J (in subsystem order), column c of their blocks, then column c of
- * Wg; a dense accumulator with a marker, the pattern sorted. Sequential
- * writes, no triplets. W is exactly symmetric when Wg is. */
-static mcb_csc *assemble(int m, int nsub, const sub_blocks *SB, const mcb_csc *Wg)
+/* W's pattern, column by column: column c is the union of the rows of the
+ * dense subsystems touching row c of J and of column c of Wg, sorted; a
+ * marker, sequential writes. W->x is zeroed. */
+static mcb_csc *pattern(int m, int nsub, const sub_rows *SR, const mcb_csc *Wg)
 {
-    int R = nsub ? SB->off[nsub] : 0;
-    size_t cap = (nsub ? SB->woff[nsub] : 0) + (size_t)(Wg ? mcb_csc_nnz(Wg) : 0);
+    int R = nsub ? SR->off[nsub] : 0;
+    /* an upper bound on nnz(W): sum of r_s^2 plus nnz(Wg) */
+    size_t cap = (size_t)(Wg ? mcb_csc_nnz(Wg) : 0);
+    for (int s = 0; s < nsub; s++) {
+        size_t rs = (size_t)(SR->off[s + 1] - SR->off[s]);
+        cap += rs * rs;
+    }
     int *pp = mcb_calloc((size_t)m + 1, sizeof(int));
     int *ps = mcb_malloc((size_t)R, sizeof(int));
-    int *pi = mcb_malloc((size_t)R, sizeof(int));
     int *next = mcb_malloc((size_t)m + 1, sizeof(int));
     int *mark = mcb_malloc((size_t)m + 1, sizeof(int));
-    double *acc = mcb_malloc((size_t)m + 1, sizeof(double));
     mcb_csc *W = NULL;
-    if (!pp || !ps || !pi || !next || !mark || !acc || cap > (size_t)0x7fffffff) goto done;
-    /* (subsystem, local index) pairs of every row, subsystems ascending */
-    for (int k = 0; k < R; k++) pp[SB->rows[k] + 1]++;
+    if (!pp || !ps || !next || !mark || cap > (size_t)0x7fffffff) goto done;
+    /* the subsystems touching every row */
+    for (int k = 0; k < R; k++) pp[SR->rows[k] + 1]++;
     for (int r = 0; r < m; r++) pp[r + 1] += pp[r];
     memcpy(next, pp, (size_t)m * sizeof(int));
     for (int s = 0; s < nsub; s++)
-        for (int k = SB->off[s]; k < SB->off[s + 1]; k++) {
-            int pos = next[SB->rows[k]]++;
-            ps[pos] = s;
-            pi[pos] = k - SB->off[s];
-        }
+        for (int k = SR->off[s]; k < SR->off[s + 1]; k++) ps[next[SR->rows[k]]++] = s;
     W = mcb_csc_alloc(m, m, (int)cap);
     if (!W) goto done;
     for (int r = 0; r < m; r++) mark[r] = -1;
     int out = 0;
     for (int c = 0; c < m; c++) {
         int start = out;
-        for (int q = pp[c]; q < pp[c + 1]; q++) {
-            int s = ps[q], rs = SB->off[s + 1] - SB->off[s];
-            const int *rows = SB->rows + SB->off[s];
-            const double *col = SB->w + SB->woff[s] + (size_t)rs * pi[q];
-            for (int j = 0; j < rs; j++) {
-                int r = rows[j];
+        for (int q = pp[c]; q < pp[c + 1]; q++)
+            for (int k = SR->off[ps[q]]; k < SR->off[ps[q] + 1]; k++) {
+                int r = SR->rows[k];
                 if (mark[r] != c) {
                     mark[r] = c;
-                    acc[r] = 0.0;
                     W->i[out++] = r;
                 }
-                acc[r] += col[j];
             }
-        }
         if (Wg)
-            for (int k = Wg->p[c]; k < Wg->p[c + 1]; k++) {
-                int r = Wg->i[k];
-                if (mark[r] != c) {
-                    mark[r] = c;
-                    acc[r] = 0.0;
-                    W->i[out++] = r;
+            for (int k = Wg->p[c]; k < Wg->p[c + 1]; k++)
+                if (mark[Wg->i[k]] != c) {
+                    mark[Wg->i[k]] = c;
+                    W->i[out++] = Wg->i[k];
                 }
-                acc[r] += Wg->x[k];
-            }
         sort_ints(W->i + start, out - start);
-        for (int k = start; k < out; k++) W->x[k] = acc[W->i[k]];
         W->p[c + 1] = out;
     }
+    free(W->x);
+    W->x = mcb_calloc((size_t)out, sizeof(double));
+    if (!W->x) mcb_csc_free(&W);
 done:
     free(pp);
     free(ps);
-    free(pi);
     free(next);
     free(mark);
-    free(acc);
     return W;
+}
+
+/* W += Wg (W's pattern holds Wg's), after the dense blocks: each entry's
+ * sum has the same order as its transposed entry's. */
+static void add_sparse(mcb_csc *W, const mcb_csc *Wg, int *pos)
+{
+    for (int c = 0; c < W->n; c++) {
+        for (int k = W->p[c]; k < W->p[c + 1]; k++) pos[W->i[k]] = k;
+        for (int k = Wg->p[c]; k < Wg->p[c + 1]; k++) W->x[pos[Wg->i[k]]] += Wg->x[k];
+    }
 }
 
 /* W of a primal problem (D->F already holds the factor of A). */
@@ -257,7 +258,7 @@ static mcb_rc assemble_primal(mcb_delassus *D, int dense_max, mcb_err *err)
     const mcb_problem *P = D->P;
     int n = P->n, m = P->m;
     dense_work w = {0};
-    sub_blocks SB = {0};
+    sub_rows SR = {0};
     mcb_csc *Wg = NULL;
     double *y = NULL;
     int nsub = 0;
@@ -272,51 +273,57 @@ static mcb_rc assemble_primal(mcb_delassus *D, int dense_max, mcb_err *err)
     D->blockwise = block_diagonal(P, sub_of);
     if (D->blockwise) {
         nsub = P->nsub;
-        SB.off = mcb_calloc((size_t)nsub + 1, sizeof(int));
-        SB.woff = mcb_calloc((size_t)nsub + 1, sizeof(size_t));
-        if (!SB.off || !SB.woff) goto done;
-        /* storage of the dense blocks and the largest dense work */
-        int ns_max = 0;
+        SR.off = mcb_calloc((size_t)nsub + 1, sizeof(int));
+        if (!SR.off) goto done;
+        /* the touching rows' counts and the largest dense work */
+        int ns_max = 0, rs_max = 0;
         size_t y_max = 0;
         for (int s = 0; s < nsub; s++) {
             int a = P->sub_start[s], b = P->sub_start[s + 1];
             int rs = 0;
             if (b - a > dense_max) memset(big + a, 1, (size_t)(b - a));
             else if (b > a) rs = touching_rows(P->J, a, b, s, &w);
-            SB.off[s + 1] = SB.off[s] + rs;
-            SB.woff[s + 1] = SB.woff[s] + (size_t)rs * (size_t)rs;
+            SR.off[s + 1] = SR.off[s] + rs;
             if (rs && b - a > ns_max) ns_max = b - a;
-            if ((size_t)rs * (size_t)(b - a) > y_max && rs) y_max = (size_t)rs * (size_t)(b - a);
+            if (rs > rs_max) rs_max = rs;
+            if (rs && (size_t)rs * (size_t)(b - a) > y_max) y_max = (size_t)rs * (size_t)(b - a);
         }
         for (int r = 0; r < m; r++) w.mark[r] = -1;
         w.a = mcb_malloc((size_t)ns_max * (size_t)ns_max, sizeof(double));
+        w.col = mcb_malloc((size_t)rs_max, sizeof(double));
         y = mcb_malloc(y_max, sizeof(double));
-        SB.rows = mcb_malloc((size_t)SB.off[nsub], sizeof(int));
-        SB.w = mcb_malloc(SB.woff[nsub], sizeof(double));
-        if (!w.a || !y || !SB.rows || !SB.w) goto done;
+        SR.rows = mcb_malloc((size_t)SR.off[nsub], sizeof(int));
+        if (!w.a || !w.col || !y || !SR.rows) goto done;
         for (int s = 0; s < nsub; s++) {
             int a = P->sub_start[s], b = P->sub_start[s + 1];
-            if (b - a > dense_max || b == a) continue;
-            rc = dense_block(P, s, a, b, &w, &SB, y, err);
-            if (rc) goto done;
-            D->ndense++;
+            if (SR.off[s + 1] == SR.off[s]) continue;
+            touching_rows(P->J, a, b, s, &w);
+            /* rows ascending (W's columns are then a few sorted runs) */
+            memcpy(SR.rows + SR.off[s], w.rows, (size_t)(SR.off[s + 1] - SR.off[s]) * sizeof(int));
+            sort_ints(SR.rows + SR.off[s], SR.off[s + 1] - SR.off[s]);
         }
     } else {
         memset(big, 1, (size_t)n);
     }
     for (int j = 0; j < n; j++) D->nsparse_dofs += big[j];
-    rc = MCB_E_NOMEM;
     if (D->nsparse_dofs && !(Wg = sparse_part(P, D->F, big))) goto done;
-    D->W = assemble(m, nsub, &SB, Wg);
-    rc = D->W ? MCB_OK : MCB_E_NOMEM;
+    D->W = pattern(m, nsub, &SR, Wg);
+    if (!D->W) goto done;
+    for (int s = 0; s < nsub; s++) {
+        int a = P->sub_start[s], b = P->sub_start[s + 1];
+        if (SR.off[s + 1] == SR.off[s]) continue;
+        rc = dense_block(P, s, a, b, &w, &SR, y, D->W, err);
+        if (rc) goto done;
+        D->ndense++;
+    }
+    if (Wg) add_sparse(D->W, Wg, w.loc);
+    rc = MCB_OK;
 done:
     if (rc == MCB_E_NOMEM)
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory assembling the Delassus operator");
     mcb_csc_free(&Wg);
-    free(SB.off);
-    free(SB.woff);
-    free(SB.rows);
-    free(SB.w);
+    free(SR.off);
+    free(SR.rows);
     free(y);
     free(sub_of);
     free(big);
@@ -324,6 +331,7 @@ done:
     free(w.loc);
     free(w.rows);
     free(w.a);
+    free(w.col);
     return rc;
 }
 
