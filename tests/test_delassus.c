@@ -230,6 +230,7 @@ static mcb_problem *coupled_contact(const double q[3])
     P->nblocks = 1;
     P->blocks = calloc(1, sizeof(mcb_block));
     P->blocks[0] = (mcb_block){MCB_CONTACT, 0, 3, 0.5, 0, 0};
+    free(P->name);
     P->name = strdup("coupled");
     return P;
 }
