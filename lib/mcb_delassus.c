@@ -378,7 +378,8 @@ static int finish(mcb_delassus *D)
     const mcb_problem *P = D->P;
     /* a primal W is exactly symmetric by construction (see assemble()):
      * it is its own transpose */
-    D->WT = D->P->form == MCB_PRIMAL ? D->W : mcb_csc_transpose(D->W);
+    D->wt_is_w = D->P->form == MCB_PRIMAL;
+    D->WT = D->wt_is_w ? D->W : mcb_csc_transpose(D->W);
     D->d = mcb_malloc((size_t)D->m, sizeof(double));
     D->Wb = mcb_calloc((size_t)D->m * 3, sizeof(double));
     D->Lb = mcb_calloc((size_t)D->m * 3, sizeof(double));
@@ -604,7 +605,7 @@ void mcb_delassus_block_solve(const mcb_delassus *D, const double *x, double *y)
 void mcb_delassus_free(mcb_delassus **D)
 {
     if (!D || !*D) return;
-    if ((*D)->WT != (*D)->W) mcb_csc_free(&(*D)->WT);
+    if (!(*D)->wt_is_w) mcb_csc_free(&(*D)->WT);
     free((*D)->d);
     free((*D)->Wb);
     free((*D)->Lb);

@@ -30,7 +30,8 @@ typedef struct {
     mcb_csc *W;   /* m x m, owned */
     mcb_csc *WT;  /* W^T: column r holds row r of W (a dual W need not be
                    * symmetric); for a primal problem W is exactly symmetric
-                   * by construction and WT == W (one matrix) */
+                   * by construction and WT == W (one matrix, owned through
+                   * W: a caller may take W and set D->W = NULL) */
     double *d;    /* m per-row step weights, see mcb_delassus_build() */
     double *Wb;   /* 3 m: for a contact at rows r..r+2, Wb + 3 r is its 3x3
                    * diagonal block of W, row-major; zero for other rows */
@@ -43,6 +44,7 @@ typedef struct {
     int blockwise; /* primal: A was block diagonal over the subsystems */
     int ndense;    /* subsystems assembled by the dense per-block path */
     int nsparse_dofs; /* DOFs assembled by the sparse triangular solves */
+    int wt_is_w;   /* WT aliases W (primal): freed only through W */
 } mcb_delassus;
 
 /* Builds W, q, W^T, the contacts' 3x3 blocks and the per-row weights d:
