@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "body.h"
+#include "joint.h"
 #include "mcb_chol.h"
 #include "mcb_timer.h"
 #include "metrics.h"
@@ -60,6 +61,16 @@ struct mcb_world {
     int nrobots, cap_robots, nlinks;
     wshape *shapes;
     int nshapes, cap_shapes;
+    int nfems, nnodes;    /* meshes (fem.h) and their nodes in all */
+    unsigned char *merge; /* per rigid body: 1 = in the subsystem of the body before it */
+    int cap_merge;
+    mcb_wjoint *joints;
+    int njoints, cap_joints, user_joints;
+    int *joint_row;       /* first row of each joint among the joints' rows */
+    int cap_joint_row, jrows;
+    double *joint_lambda; /* the last step's impulses of the joints' rows */
+    int cap_jl;
+    mcb_wjoint_row *jr;   /* scratch: one joint's rows */
 
     /* per-body buffers (nbodies) */
     mcb_xform *pose;
@@ -72,6 +83,8 @@ struct mcb_world {
     int *robot_dof;  /* first DOF of each robot */
     int *robot_sub;
     int cap_rob_buf;
+    int *sub_start;  /* first DOF of each subsystem, nsub + 1 entries */
+    int cap_sub;
 
     /* per-shape buffers */
     mcb_shape *sh;
@@ -198,6 +211,12 @@ void mcb_world_free(mcb_world **pw)
     free(w->robot_link0);
     free(w->rigid);
     free(w->shapes);
+    free(w->merge);
+    free(w->joints);
+    free(w->joint_row);
+    free(w->joint_lambda);
+    free(w->jr);
+    free(w->sub_start);
     free(w->solver);
     free(w->fallback);
     free(w->prefix);
@@ -226,11 +245,28 @@ void mcb_world_free(mcb_world **pw)
     *pw = NULL;
 }
 
+/* Scene indices stay put: no body, robot or mesh after a joint (a mesh's
+ * own ties excepted), no body or robot after a mesh. */
+static mcb_rc order_check(const mcb_world *w, const char *what, mcb_err *err)
+{
+    if (w->user_joints)
+        return mcb_fail(err, MCB_E_INPUT, "world: %s added after a joint (add joints last)", what);
+    if (w->nfems)
+        return mcb_fail(err, MCB_E_INPUT, "world: %s added after a mesh (add meshes after "
+                                          "every rigid body and robot)", what);
+    return MCB_OK;
+}
+
 mcb_rc mcb_world_add_body(mcb_world *w, const mcb_rigid *b, int *index, mcb_err *err)
 {
     if (!w) return mcb_fail(err, MCB_E_INPUT, "world: NULL");
     mcb_rc rc = mcb_rigid_check(b, err);
     if (rc) return rc;
+    if ((rc = order_check(w, "a rigid body", err))) return rc;
+    int cm = w->cap_merge;
+    if (!grow((void **)&w->merge, &cm, w->nrigid + 1, 1)) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    w->cap_merge = cm;
+    w->merge[w->nrigid] = 0;
     if (!grow((void **)&w->rigid, &w->cap_rigid, w->nrigid + 1, sizeof *w->rigid) ||
         !grow((void **)&w->pose, &w->cap_pose, w->nrigid + w->nlinks + 1, sizeof *w->pose))
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
@@ -248,6 +284,11 @@ mcb_rc mcb_world_add_robot(mcb_world *w, mcb_robot *r, int *first, mcb_err *err)
         return mcb_fail(err, MCB_E_INPUT, "world: NULL");
     }
     if (!r) return mcb_fail(err, MCB_E_INPUT, "world: NULL robot");
+    mcb_rc orc = order_check(w, "a robot", err);
+    if (orc) {
+        mcb_robot_free(&r);
+        return orc;
+    }
     int cap = w->cap_robots;
     if (!grow((void **)&w->robots, &cap, w->nrobots + 1, sizeof *w->robots) ||
         !grow((void **)&w->robot_link0, &w->cap_robots, w->nrobots + 1, sizeof *w->robot_link0)) {
@@ -295,6 +336,61 @@ mcb_rc mcb_world_add_primitive(mcb_world *w, const mcb_rigid *b, int type, const
     memcpy(s.size, size, sizeof s.size);
     s.mu = mu;
     return mcb_world_add_shape(w, &s, err);
+}
+
+mcb_rc mcb_world_merge_subsystem(mcb_world *w, int first, int count, mcb_err *err)
+{
+    if (!w) return mcb_fail(err, MCB_E_INPUT, "world: NULL");
+    if (first < 0 || count < 1 || first + count > w->nrigid)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "world: merge of rigid bodies %d..%d outside the %d rigid bodies", first,
+                        first + count - 1, w->nrigid);
+    for (int k = first; k < first + count; k++)
+        if (w->rigid[k].kinematic)
+            return mcb_fail(err, MCB_E_INPUT, "world: merge: rigid body %d is kinematic", k);
+    for (int k = first + 1; k < first + count; k++) w->merge[k] = 1;
+    return MCB_OK;
+}
+
+/* Appends a joint without the order rule (a mesh's ties). */
+static mcb_rc append_joint(mcb_world *w, const mcb_wjoint *j, int *index, mcb_err *err)
+{
+    mcb_rc rc = mcb_wjoint_check(j, w->nrigid + w->nlinks + w->nnodes, err);
+    if (rc) return rc;
+    int c1 = w->cap_joints;
+    if (!grow((void **)&w->joints, &c1, w->njoints + 1, sizeof *w->joints) ||
+        !grow((void **)&w->joint_row, &w->cap_joint_row, w->njoints + 1, sizeof(int)) ||
+        !grow((void **)&w->joint_lambda, &w->cap_jl, w->jrows + 3, sizeof(double)))
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    w->cap_joints = c1;
+    if (!w->jr && !(w->jr = malloc(3 * sizeof *w->jr)))
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    w->joints[w->njoints] = *j;
+    w->joint_row[w->njoints] = w->jrows;
+    int nr = mcb_wjoint_nrows(j);
+    memset(w->joint_lambda + w->jrows, 0, (size_t)nr * sizeof(double));
+    w->jrows += nr;
+    if (index) *index = w->njoints;
+    w->njoints++;
+    return MCB_OK;
+}
+
+mcb_rc mcb_world_add_joint(mcb_world *w, const mcb_wjoint *j, int *index, mcb_err *err)
+{
+    if (!w) return mcb_fail(err, MCB_E_INPUT, "world: NULL");
+    mcb_rc rc = append_joint(w, j, index, err);
+    if (!rc) w->user_joints++;
+    return rc;
+}
+
+int mcb_world_njoints(const mcb_world *w) { return w ? w->njoints : 0; }
+
+const double *mcb_world_joint_lambda(const mcb_world *w, int joint, int *rows)
+{
+    if (rows) *rows = 0;
+    if (!w || joint < 0 || joint >= w->njoints) return NULL;
+    if (rows) *rows = mcb_wjoint_nrows(&w->joints[joint]);
+    return w->joint_lambda + w->joint_row[joint];
 }
 
 mcb_rc mcb_world_describe(mcb_world *w, const char *prefix, const char *scene, const char *source,
@@ -394,7 +490,8 @@ static mcb_rc layout(mcb_world *w, int *n, int *nsub, mcb_err *err)
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     int rc2 = w->cap_rob_buf;
     if (!grow((void **)&w->robot_dof, &rc2, w->nrobots, sizeof(int)) ||
-        !grow((void **)&w->robot_sub, &w->cap_rob_buf, w->nrobots, sizeof(int)))
+        !grow((void **)&w->robot_sub, &w->cap_rob_buf, w->nrobots, sizeof(int)) ||
+        !grow((void **)&w->sub_start, &w->cap_sub, nb + 1, sizeof(int)))
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     int dof = 0, sub = 0;
     for (int k = 0; k < w->nrigid; k++) {
@@ -406,7 +503,8 @@ static mcb_rc layout(mcb_world *w, int *n, int *nsub, mcb_err *err)
             w->body_sub[k] = -1;
         } else {
             w->body_dof[k] = dof;
-            w->body_sub[k] = sub++;
+            if (!(w->merge[k] && sub > 0)) w->sub_start[sub++] = dof;
+            w->body_sub[k] = sub - 1;
             dof += 6;
         }
     }
@@ -414,6 +512,7 @@ static mcb_rc layout(mcb_world *w, int *n, int *nsub, mcb_err *err)
         mcb_robot *R = w->robots[r];
         mcb_robot_update(R);
         w->robot_dof[r] = dof;
+        w->sub_start[sub] = dof;
         w->robot_sub[r] = sub;
         for (int k = 0; k < mcb_robot_nlinks(R); k++) {
             int b = w->nrigid + w->robot_link0[r] + k;
@@ -426,6 +525,7 @@ static mcb_rc layout(mcb_world *w, int *n, int *nsub, mcb_err *err)
         dof += mcb_robot_ndof(R);
         sub++;
     }
+    w->sub_start[sub] = dof;
     *n = dof;
     *nsub = sub;
     return MCB_OK;
@@ -609,12 +709,74 @@ static double kinematic_term(const mcb_world *w, int body, const double x[3], co
     return mcb_v3_dot(d, u);
 }
 
+/* The prescribed velocity a kinematic rigid body gives a joint row with
+ * coefficients c on its twist. */
+static double joint_kinematic(const mcb_world *w, int body, const double c[6])
+{
+    if (body < 0 || body >= w->nrigid || !w->rigid[body].kinematic) return 0.0;
+    double s = 0.0;
+    for (int q = 0; q < 6; q++) s += c[q] * w->rigid[body].vel[q];
+    return s;
+}
+
+/* Jc coefficients of one side of a joint row. */
+static int push_side(mcb_world *w, int *t, int row, int body, const double c[6])
+{
+    if (!is_dof_body(w, body)) return 1;
+    for (int q = 0; q < 6; q++)
+        if (c[q] != 0.0 && !push(w, t, row, 6 * body + q, c[q])) return 0;
+    return 1;
+}
+
+/* The joints' rows after the contacts' (docs/stepping.md "Joints"): a hard
+ * joint is one bilateral block with e = erp phi / h; a soft joint's rows
+ * follow eq. (3) with k = h^2 K, e = phi / h, alpha = 1 + D / (h K), rows
+ * with equal (K, D) in one block. Kinematic bodies' motion enters e. */
+static int assemble_joints(mcb_world *w, mcb_problem *P, int *t)
+{
+    static const mcb_xform ident = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+    double h = w->o.h_s;
+    int nb = P->nblocks, r00 = 3 * w->ncon;
+    for (int q = 0; q < w->njoints; q++) {
+        const mcb_wjoint *J = &w->joints[q];
+        const mcb_xform *Xa = J->body_a >= 0 ? &w->pose[J->body_a] : &ident;
+        const mcb_xform *Xb = J->body_b >= 0 ? &w->pose[J->body_b] : &ident;
+        mcb_wjoint_eval(J, Xa, Xb, w->jr);
+        int nr = mcb_wjoint_nrows(J), r0 = r00 + w->joint_row[q];
+        int bodyb = J->kind == MCB_WJ_ROLLING ? -1 : J->body_b;
+        for (int r = 0; r < nr; r++) {
+            const mcb_wjoint_row *R = &w->jr[r];
+            int row = r0 + r;
+            double kin = joint_kinematic(w, J->body_a, R->ja) + joint_kinematic(w, bodyb, R->jb);
+            if (!push_side(w, t, row, J->body_a, R->ja) || !push_side(w, t, row, bodyb, R->jb))
+                return 0;
+            if (J->soft)
+                P->e[row] = R->phi / h + (1.0 + R->D / (h * R->K)) * kin;
+            else
+                P->e[row] = w->o.erp * R->phi / h + kin;
+        }
+        if (!J->soft) {
+            P->blocks[nb++] = (mcb_block){MCB_BILATERAL, r0, nr, 0.0, 0.0, 0.0};
+            continue;
+        }
+        for (int r = 0; r < nr;) {
+            int e = r + 1;
+            while (e < nr && w->jr[e].K == w->jr[r].K && w->jr[e].D == w->jr[r].D) e++;
+            double K = w->jr[r].K, D = w->jr[r].D;
+            P->blocks[nb++] = (mcb_block){MCB_SOFT, r0 + r, e - r, 0.0, h * h * K, 1.0 + D / (h * K)};
+            r = e;
+        }
+    }
+    P->nblocks = nb;
+    return 1;
+}
+
 static mcb_rc assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err)
 {
-    int nc = w->ncon, m = 3 * nc, nb = w->nrigid + w->nlinks, n = P->n;
+    int nc = w->ncon, m = 3 * nc + w->jrows, nb = w->nrigid + w->nlinks, n = P->n;
     double h = w->o.h_s;
     P->e = mcb_calloc((size_t)m, sizeof(double));
-    P->blocks = mcb_calloc((size_t)nc, sizeof(mcb_block));
+    P->blocks = mcb_calloc((size_t)nc + (size_t)w->jrows, sizeof(mcb_block));
     P->body_parent = mcb_malloc((size_t)nb, sizeof(int));
     P->body_sub = mcb_malloc((size_t)nb, sizeof(int));
     if (!P->e || !P->blocks || !P->body_parent || !P->body_sub)
@@ -647,6 +809,7 @@ static mcb_rc assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err)
         P->e[3 * c] += w->o.erp * C->gap / h;
         P->blocks[c] = (mcb_block){MCB_CONTACT, 3 * c, 3, C->mu, 0.0, 0.0};
     }
+    if (!assemble_joints(w, P, &t)) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     P->Jc = mcb_csc_from_triplets(m, 6 * nb, t, w->ti, w->tj, w->tx);
     if (!P->Jc) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     /* Jb: identity for a free rigid body, the link Jacobian for a link */
@@ -731,6 +894,8 @@ static mcb_rc warm_start(mcb_world *w, mcb_problem *P, mcb_err *err)
         int i = find_key(w, w->con[c].key);
         if (i >= 0) memcpy(P->lambda0 + 3 * c, w->prev_lambda + 3 * i, 3 * sizeof(double));
     }
+    if (w->jrows)
+        memcpy(P->lambda0 + 3 * w->ncon, w->joint_lambda, (size_t)w->jrows * sizeof(double));
     return MCB_OK;
 }
 
@@ -865,9 +1030,10 @@ static mcb_rc describe(mcb_world *w, mcb_problem *P, const mcb_step_info *info, 
     char *notes = malloc(len);
     if (!notes) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     snprintf(notes, len,
-             "%s%sstep %d: %d contacts, %d DOFs, theta %g, erp %g; reference by %s to "
-             "natural-map residual %.3g (%d iterations)",
-             w->notes, w->notes[0] ? "; " : "", w->step, w->ncon, P->n, w->o.theta, w->o.erp,
+             "%s%sstep %d: %d contacts, %d joint rows, %d DOFs, theta %g, erp %g; reference by "
+             "%s to natural-map residual %.3g (%d iterations)",
+             w->notes, w->notes[0] ? "; " : "", w->step, w->ncon, w->jrows, P->n, w->o.theta,
+             w->o.erp,
              info->used_fallback ? w->fallback : w->solver, info->residual, info->iterations);
     free(P->notes);
     P->notes = notes;
@@ -918,6 +1084,8 @@ static mcb_rc remember(mcb_world *w, const mcb_problem *P, mcb_err *err)
         memcpy(w->prev_lambda + 3 * i, P->lambda_ref + 3 * w->order[i].idx, 3 * sizeof(double));
     }
     w->nprev = nc;
+    if (w->jrows)
+        memcpy(w->joint_lambda, P->lambda_ref + 3 * nc, (size_t)w->jrows * sizeof(double));
     return MCB_OK;
 }
 
@@ -939,20 +1107,14 @@ mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, m
     if (!rc) {
         P->form = MCB_PRIMAL;
         P->n = n;
-        P->m = 3 * w->ncon;
+        P->m = 3 * w->ncon + w->jrows;
         P->h = w->o.h_s;
         P->step = w->step;
         P->nsub = nsub;
         P->sub_start = mcb_malloc((size_t)nsub + 1, sizeof(int));
         if (!P->sub_start) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
-    if (!rc) {
-        int s = 0;
-        for (int k = 0; k < w->nrigid; k++)
-            if (!w->rigid[k].kinematic) P->sub_start[s++] = w->body_dof[k];
-        for (int r = 0; r < w->nrobots; r++) P->sub_start[s++] = w->robot_dof[r];
-        P->sub_start[nsub] = n;
-    }
+    if (!rc) memcpy(P->sub_start, w->sub_start, ((size_t)nsub + 1) * sizeof(int));
     if (!rc) rc = assemble_dynamics(w, P, err);
     if (!rc) rc = assemble_constraints(w, P, err);
     if (!rc) rc = warm_start(w, P, err);
