@@ -52,8 +52,9 @@
 #define CABLE_WHEEL_R_M 0.08     /* robots.c's wheel radius */
 #define CABLE_PI 3.14159265358979323846
 
-/* Options in table order (scenes.c): --segments, --steps. */
-enum { OPT_SEGMENTS, OPT_STEPS };
+/* Options in table order (scenes.c): --segments, --steps, --tol (the
+ * advance's natural-map residual), --iters (per solver and step). */
+enum { OPT_SEGMENTS, OPT_STEPS, OPT_TOL, OPT_ITERS };
 
 /* Link indices of mcb_robot_mobile_manipulator (looked up by name). */
 typedef struct {
@@ -245,12 +246,15 @@ mcb_rc mcb_scene_cable(const double *vals, mcb_problem_set **out, mcb_err *err)
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "cable: NULL argument");
     *out = NULL;
     int nseg = (int)vals[OPT_SEGMENTS], steps = (int)vals[OPT_STEPS];
-    if (nseg < 2 || steps < 1)
-        return mcb_fail(err, MCB_E_INPUT, "cable: --segments must be >= 2, --steps >= 1");
+    if (nseg < 2 || steps < 1 || !(vals[OPT_TOL] > 0) || vals[OPT_ITERS] < 1)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "cable: --segments must be >= 2, --steps and --iters >= 1, --tol > 0");
 
     mcb_world_opts o;
     mcb_world_defaults(&o);
     o.h_s = CABLE_H_S;
+    o.tol = vals[OPT_TOL];
+    o.max_iters = (int)vals[OPT_ITERS];
 
     mcb_world *w = NULL;
     mcb_robot *rob[2] = {NULL, NULL};
