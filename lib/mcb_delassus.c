@@ -10,7 +10,11 @@
  * MCB_DELASSUS_DENSE_MAX x (rows touching one subsystem), the lists of
  * those rows and, for the sparse path, G and G^T G. W's pattern is built
  * first (integers only), then the per-subsystem blocks are added in place:
- * no triplets, no intermediate block storage. */
+ * no triplets, no intermediate block storage. When G fills in (an A that
+ * couples everything, such as a stiff cable's soft rows folded into it:
+ * then W is dense and G^T G costs ~ n m^2), the sparse path takes
+ * W = J (A^-1 J^T) instead, symmetrised exactly, at ~ nnz(A^-1 J^T) times
+ * J's column counts. */
 #include "mcb_delassus.h"
 
 #include "mcb_cone.h"
@@ -155,6 +159,40 @@ static int block_diagonal(const mcb_problem *P, int *sub_of)
     return 1;
 }
 
+/* Above this fill of G (its non-zeros over J's and m), W = J (A^-1 J^T). */
+#define FILL_MAX 8
+
+/* W = J X, X = A^-1 J^T by a sparse solve, made exactly symmetric as
+ * (J X + (J X)^T) / 2 (each entry the sum of the same two halves). NULL on
+ * allocation failure. */
+static mcb_csc *coupled_part(mcb_chol *F, const mcb_csc *JT)
+{
+    mcb_csc *X = mcb_chol_spsolve(F, JT);
+    mcb_csc *J = mcb_csc_transpose(JT);
+    mcb_csc *JX = X && J ? mcb_csc_multiply(J, X) : NULL;
+    mcb_csc_free(&X);
+    mcb_csc_free(&J);
+    if (!JX) return NULL;
+    int nz = mcb_csc_nnz(JX), m = JX->m;
+    int *ri = mcb_malloc(2 * (size_t)nz + 1, sizeof(int)), *ci = mcb_malloc(2 * (size_t)nz + 1, sizeof(int));
+    double *x = mcb_malloc(2 * (size_t)nz + 1, sizeof(double));
+    mcb_csc *W = NULL;
+    if (ri && ci && x) {
+        int t = 0;
+        for (int c = 0; c < JX->n; c++)
+            for (int k = JX->p[c]; k < JX->p[c + 1]; k++) {
+                ri[t] = JX->i[k], ci[t] = c, x[t++] = 0.5 * JX->x[k];
+                ri[t] = c, ci[t] = JX->i[k], x[t++] = 0.5 * JX->x[k];
+            }
+        W = mcb_csc_from_triplets(m, m, t, ri, ci, x);
+    }
+    free(ri);
+    free(ci);
+    free(x);
+    mcb_csc_free(&JX);
+    return W;
+}
+
 /* Wg = G^T G, G = L^-1 P J_big^T, for the DOFs with big[j] != 0 (m x m,
  * rows unsorted, exactly symmetric: entry (r, c) and (c, r) sum the same
  * products in the same order). NULL on allocation failure. */
@@ -176,6 +214,15 @@ static mcb_csc *sparse_part(const mcb_problem *P, mcb_chol *F, const unsigned ch
     }
     JT->p[JT->n] = out;
     mcb_csc *G = mcb_chol_lsolve_sparse(F, JT);
+    if (G && mcb_csc_nnz(G) > FILL_MAX * (mcb_csc_nnz(JT) + P->m)) {
+        /* G filled in (A couples everything, e.g. a stiff chain): G^T G
+         * costs sum over G's rows of nnz^2 ~ n m^2; J (A^-1 J^T) costs
+         * nnz(X) times J's column counts */
+        mcb_csc_free(&G);
+        mcb_csc *Wg = coupled_part(F, JT);
+        mcb_csc_free(&JT);
+        return Wg;
+    }
     mcb_csc_free(&JT);
     mcb_csc *GT = G ? mcb_csc_transpose(G) : NULL;
     mcb_csc *Wg = GT ? mcb_csc_multiply(GT, G) : NULL;
