@@ -196,7 +196,8 @@ static mcb_csc *coupled_part(mcb_chol *F, const mcb_csc *JT)
 /* Wg = G^T G, G = L^-1 P J_big^T, for the DOFs with big[j] != 0 (m x m,
  * rows unsorted, exactly symmetric: entry (r, c) and (c, r) sum the same
  * products in the same order). NULL on allocation failure. */
-static mcb_csc *sparse_part(const mcb_problem *P, mcb_chol *F, const unsigned char *big)
+static mcb_csc *sparse_part(const mcb_problem *P, mcb_chol *F, const unsigned char *big,
+                            int *coupled)
 {
     mcb_csc *JT = mcb_csc_transpose(P->J);
     if (!JT) return NULL;
@@ -219,6 +220,7 @@ static mcb_csc *sparse_part(const mcb_problem *P, mcb_chol *F, const unsigned ch
          * costs sum over G's rows of nnz^2 ~ n m^2; J (A^-1 J^T) costs
          * nnz(X) times J's column counts */
         mcb_csc_free(&G);
+        *coupled = 1;
         mcb_csc *Wg = coupled_part(F, JT);
         mcb_csc_free(&JT);
         return Wg;
@@ -353,7 +355,7 @@ static mcb_rc assemble_primal(mcb_delassus *D, int dense_max, mcb_err *err)
         memset(big, 1, (size_t)n);
     }
     for (int j = 0; j < n; j++) D->nsparse_dofs += big[j];
-    if (D->nsparse_dofs && !(Wg = sparse_part(P, D->F, big))) goto done;
+    if (D->nsparse_dofs && !(Wg = sparse_part(P, D->F, big, &D->coupled))) goto done;
     D->W = pattern(m, nsub, &SR, Wg);
     if (!D->W) goto done;
     for (int s = 0; s < nsub; s++) {

@@ -44,6 +44,7 @@ typedef struct {
     int blockwise; /* primal: A was block diagonal over the subsystems */
     int ndense;    /* subsystems assembled by the dense per-block path */
     int nsparse_dofs; /* DOFs assembled by the sparse triangular solves */
+    int coupled;   /* 1: G filled in, the sparse part was J (A^-1 J^T) */
     int wt_is_w;   /* WT aliases W (primal): freed only through W */
 } mcb_delassus;
 

@@ -334,6 +334,68 @@ START_TEST(not_positive_definite_fails_cleanly)
 }
 END_TEST
 
+/* A 2D grid Laplacian (20 x 20 DOFs, one subsystem: any ordering fills
+ * its factor) with contacts spread over it: G = L^-1 P J^T fills in, so W
+ * is assembled as J (A^-1 J^T); it equals the reference and is exactly
+ * symmetric. */
+START_TEST(filled_g_takes_the_coupled_product)
+{
+    int g = 20, n = g * g, nc = 10, m = 3 * nc;
+    mcb_problem *P = mcb_problem_new();
+    P->form = MCB_PRIMAL;
+    P->n = n;
+    P->m = m;
+    int *ti = malloc(5 * (size_t)n * sizeof(int)), *tj = malloc(5 * (size_t)n * sizeof(int));
+    double *tx = malloc(5 * (size_t)n * sizeof(double));
+    int t = 0;
+    for (int y = 0; y < g; y++)
+        for (int x = 0; x < g; x++) {
+            int j = y * g + x;
+            ti[t] = j, tj[t] = j, tx[t++] = 4.2;
+            if (x + 1 < g) ti[t] = j, tj[t] = j + 1, tx[t++] = -1.0;
+            if (x > 0) ti[t] = j, tj[t] = j - 1, tx[t++] = -1.0;
+            if (y + 1 < g) ti[t] = j, tj[t] = j + g, tx[t++] = -1.0;
+            if (y > 0) ti[t] = j, tj[t] = j - g, tx[t++] = -1.0;
+        }
+    P->A = mcb_csc_from_triplets(n, n, t, ti, tj, tx);
+    t = 0;
+    for (int r = 0; r < m; r++) {
+        ti[t] = r, tj[t] = (37 * r + 11) % n, tx[t++] = 1.0;
+        ti[t] = r, tj[t] = (53 * r + 5) % n, tx[t++] = -0.5 + 0.01 * r;
+    }
+    P->J = mcb_csc_from_triplets(m, n, t, ti, tj, tx);
+    free(ti);
+    free(tj);
+    free(tx);
+    P->b = calloc((size_t)n, sizeof(double));
+    P->e = calloc((size_t)m, sizeof(double));
+    P->nblocks = nc;
+    P->blocks = calloc((size_t)nc, sizeof(mcb_block));
+    for (int c = 0; c < nc; c++) P->blocks[c] = (mcb_block){MCB_CONTACT, 3 * c, 3, 0.5, 0, 0};
+    P->nsub = 1;
+    P->sub_start = malloc(2 * sizeof(int));
+    P->sub_start[0] = 0;
+    P->sub_start[1] = n;
+    mcb_delassus *D = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_delassus_build(P, &D, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(D->coupled, 1);
+    mcb_csc *W0 = reference_w(P);
+    double *w = dense(D->W), *w0 = dense(W0), scale = 0.0;
+    for (int k = 0; k < m * m; k++) scale = fabs(w0[k]) > scale ? fabs(w0[k]) : scale;
+    for (int r = 0; r < m; r++)
+        for (int c = 0; c < m; c++) {
+            ck_assert_msg(fabs(w[m * r + c] - w0[m * r + c]) <= 1e-13 * scale, "W[%d][%d]", r, c);
+            ck_assert(w[m * r + c] == w[m * c + r]);
+        }
+    free(w);
+    free(w0);
+    mcb_csc_free(&W0);
+    mcb_delassus_free(&D);
+    mcb_problem_free(&P);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("delassus");
@@ -341,6 +403,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, two_bodies_known_w_both_paths, 0, 2);
     tcase_add_test(tc, coupled_a_takes_the_sparse_path);
     tcase_add_test(tc, stack_paths_agree);
+    tcase_add_test(tc, filled_g_takes_the_coupled_product);
     tcase_add_test(tc, lsolve_sparse_known_answer);
     tcase_add_loop_test(tc, local_step_solves_the_coupled_contact, 0, 3);
     tcase_add_test(tc, pgs_pj_solve_the_coupled_contact_at_once);
