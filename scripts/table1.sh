@@ -7,12 +7,15 @@
 # and solver
 #   AT: the average time per step, setup + solve (ms), and
 #   AA: the average accuracy, the mean over the steps of -log10 of the
-#       harness's Fischer-Burmeister residual (bigger is better),
+#       harness's (absolute) Fischer-Burmeister residual (bigger is better),
+#   AN: the same for the (relative) natural-map residual,
 # as the paper's rows do; "-" where a run failed (a status other than
 # solved or max-iterations: diverged, numerical failure, budget, crash).
+# Every run starts from the problem's recorded initial guess (the previous
+# step's solution, --warm-start), as the simulator does.
 # The campaigns are DIR/table1-ITERS.h5 (and .csv).
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n '2,13p' "$0" >&2; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
 mcb=$1 dir=$2
 shift 2
 files=()
@@ -28,7 +31,7 @@ csvs=()
 for it in $iters; do
   rm -f "$dir/table1-$it.h5" "$dir/table1-$it.h5.journal" "$dir/table1-$it.csv"
   "$mcb" run "${files[@]}" --iters "$it" --tol 0 --trace-every 0 "${opts[@]}" \
-    -o "$dir/table1-$it.h5" >/dev/null 2>"$dir/table1-$it.log" || {
+    --warm-start -o "$dir/table1-$it.h5" >/dev/null 2>"$dir/table1-$it.log" || {
     echo "table1.sh: the campaign at $it iterations failed (see $dir/table1-$it.log)" >&2
     exit 1
   }
@@ -45,6 +48,8 @@ FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   t[k] += $(col["setup_s"]) + $(col["solve_s"]);
   fb = $(col["fb"]) + 0;
   a[k] += fb > 1e-16 ? -log(fb) / log(10) : 16;
+  nm = $(col["natmap"]) + 0;
+  an[k] += nm > 1e-16 ? -log(nm) / log(10) : 16;
   if (st != "solved" && st != "max-iterations") bad[k] = 1;
 }
 END {
@@ -55,13 +60,13 @@ END {
     for (i = 1; i <= nit; i++) { hdr = hdr " " solvers[s] " " its[i] " |"; sep = sep "---|" }
   print hdr; print sep;
   for (p = 1; p <= nsets; p++)
-    for (row = 0; row < 2; row++) {
-      line = "| " (row ? "" : sets[p]) " | " (row ? "AA" : "AT (ms)") " |";
+    for (row = 0; row < 3; row++) {
+      line = "| " (row ? "" : sets[p]) " | " (row == 2 ? "AN" : row ? "AA" : "AT (ms)") " |";
       for (s = 1; s <= nsolvers; s++)
         for (i = 1; i <= nit; i++) {
           k = sets[p] SUBSEP solvers[s] SUBSEP fl[i];
           if (!(k in n) || (k in bad)) { line = line " - |"; continue }
-          line = line sprintf(" %.4g |", row ? a[k] / n[k] : 1000 * t[k] / n[k]);
+          line = line sprintf(" %.4g |", row == 2 ? an[k] / n[k] : row ? a[k] / n[k] : 1000 * t[k] / n[k]);
         }
       print line;
     }
