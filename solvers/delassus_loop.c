@@ -2,6 +2,7 @@
 #include "delassus_loop.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 int mcb_delassus_loop(void *work, double (*step)(void *work), const double *(*lambda)(void *work),
@@ -16,7 +17,15 @@ int mcb_delassus_loop(void *work, double (*step)(void *work), const double *(*la
         if (!isfinite(info->own_residual)) return MCB_ST_DIVERGED;
         mcb_cb_action a = cb(ctx, it, info->own_residual);
         if (a != MCB_CB_CONTINUE) return mcb_status_from_cb(a);
-        if (info->own_residual <= own_tol) return MCB_ST_STALLED;
+        if (info->own_residual <= own_tol) {
+            /* own_tol = 0: only a sweep that changed nothing, a fixed point */
+            snprintf(info->reason, sizeof info->reason,
+                     own_tol > 0.0 ? "own residual %.3g at or below own_tol"
+                                   : "a sweep left lambda unchanged (own residual %.3g): a "
+                                     "fixed point",
+                     info->own_residual);
+            return MCB_ST_STALLED;
+        }
     }
     return MCB_ST_MAX_ITERS;
 }

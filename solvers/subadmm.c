@@ -568,7 +568,14 @@ static int subadmm_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void
         if (!isfinite(info->own_residual)) return MCB_ST_DIVERGED;
         mcb_cb_action a = cb(ctx, it, info->own_residual);
         if (a != MCB_CB_CONTINUE) return mcb_status_from_cb(a);
-        if (info->own_residual <= w->prm.own_tol) return MCB_ST_STALLED;
+        /* own_tol = 0 never stops: theta is also 0 when y did not move
+         * while u still does (b = 0 and a cold start: v = 0 at iteration 1) */
+        if (w->prm.own_tol > 0.0 && info->own_residual <= w->prm.own_tol) {
+            snprintf(info->reason, sizeof info->reason,
+                     "own residual sqrt(theta) = %.3g at or below own_tol = %.3g",
+                     info->own_residual, w->prm.own_tol);
+            return MCB_ST_STALLED;
+        }
         if (w->prm.adaptive && it % w->prm.adapt_every == 0 && rebalance(w)) {
             snprintf(info->reason, sizeof info->reason,
                      "refactorization after a beta update failed");

@@ -148,3 +148,22 @@ mcb_problem *fx_small_stack(void)
     mcb_problem_set_free(&S);
     return P;
 }
+
+mcb_problem *fx_gfc3d_example1(void)
+{
+    /* Siconos' numerics/src/FrictionContact/test/data/GFC3D_Example1.dat:
+     * M v + q = H r, u = H^T v + b with H = I, q = 0; in our form A = M,
+     * b = -q = 0, J = H^T = I, e = b_siconos, one contact with mu 0.5 */
+    double A[9] = {106.5, 81, 126.5, 81, 91.5, 110, 126.5, 110, 163.5};
+    double b[3] = {0, 0, 0};
+    double J[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double e[3] = {-2.5, -10, -5.5};
+    mcb_problem *P = fx_dense_primal(3, 3, A, b, J, e);
+    P->nblocks = 1;
+    P->blocks = calloc(1, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){MCB_CONTACT, 0, 3, 0.5, 0, 0};
+    mcb_problem_infer_subsystems(P, NULL);
+    free(P->name);
+    P->name = strdup("gfc3d_example1");
+    return P;
+}

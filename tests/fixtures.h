@@ -34,6 +34,8 @@ mcb_problem *fx_one_row(int type, double a, double b, double e, double k, double
 
 /* A 2x2x2 sphere stack step from the generator (8 subsystems). */
 mcb_problem *fx_small_stack(void);
+/* Siconos' GFC3D_Example1 (one contact on a dense 3-DOF body, mu 0.5). */
+mcb_problem *fx_gfc3d_example1(void);
 
 /* Builds a primal problem from dense row-major arrays (for tests). */
 mcb_problem *fx_dense_primal(int n, int m, const double *A, const double *b, const double *J,

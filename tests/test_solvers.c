@@ -40,6 +40,7 @@ static const struct {
     {"mixed", fx_mixed, {OK, OK, OK, OK SICONOS_COLS(SKIP, SKIP, SKIP)}},
     {"mixed_active", fx_mixed_active, {OK, OK, OK, OK SICONOS_COLS(SKIP, SKIP, SKIP)}},
     {"stack2", fx_small_stack, {OK, OK, OK, OK SICONOS_COLS(OK, OK, OK)}},
+    {"gfc3d_example1", fx_gfc3d_example1, {OK, OK, OK, OK SICONOS_COLS(OK, OK, OK)}},
 };
 static const char *solver_cols[NSOLV] = {
     "pgs", "pj", "subadmm", "fadmm" SICONOS_COLS("siconos_nsgs", "siconos_nsn_ac", "siconos_admm")};
