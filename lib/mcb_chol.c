@@ -1,5 +1,7 @@
 /* mcb_chol.c: CHOLMOD wrapper. Allocates one cholmod_common, the symbolic
- * and numeric factor, and the dense work arrays reused by every solve. */
+ * and numeric factor, and the dense work arrays reused by every solve; on
+ * the first sparse-right-hand-side solve, a simplicial copy of L and the
+ * inverse permutation (kept until the factor is freed or refactored). */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "mcb_chol.h"
 
@@ -13,6 +15,8 @@ struct mcb_chol {
     cholmod_factor *L;
     cholmod_dense *B, *X, *Y, *E; /* solve2 work, reused */
     int n;
+    mcb_csc *Lc; /* simplicial L (diagonal first in each column), lazily */
+    int *pinv;   /* pinv[original DOF] = its position in L's order */
 };
 
 /* A read-only cholmod_sparse view of A (no copy). stype = 1: CHOLMOD reads
@@ -85,6 +89,9 @@ mcb_rc mcb_chol_factor(const mcb_csc *A, mcb_chol **out, mcb_err *err)
 
 mcb_rc mcb_chol_refactor(mcb_chol *F, const mcb_csc *A, mcb_err *err)
 {
+    mcb_csc_free(&F->Lc);
+    free(F->pinv);
+    F->pinv = NULL;
     return numeric(F, A, err);
 }
 
@@ -116,6 +123,152 @@ mcb_csc *mcb_chol_spsolve(mcb_chol *F, const mcb_csc *B)
     return R;
 }
 
+/* F->Lc and F->pinv from a simplicial LL' copy of the factor; non-zero on
+ * allocation failure. */
+static int extract_l(mcb_chol *F)
+{
+    cholmod_factor *Lf = cholmod_copy_factor(F->L, &F->c);
+    if (!Lf) return 1;
+    cholmod_sparse *S = NULL;
+    int ok = cholmod_change_factor(CHOLMOD_REAL, 1, 0, 1, 1, Lf, &F->c);
+    F->pinv = mcb_malloc((size_t)F->n + 1, sizeof(int));
+    if (ok && F->pinv) {
+        const int *perm = Lf->Perm;
+        for (int k = 0; k < F->n; k++) F->pinv[perm ? perm[k] : k] = k;
+        S = cholmod_factor_to_sparse(Lf, &F->c);
+    }
+    cholmod_free_factor(&Lf, &F->c);
+    if (!S) return 1;
+    const int *Sp = S->p, *Si = S->i;
+    const double *Sx = S->x;
+    F->Lc = mcb_csc_alloc(F->n, F->n, Sp[F->n]);
+    if (F->Lc) {
+        mcb_csc *L = F->Lc;
+        memcpy(L->p, Sp, ((size_t)F->n + 1) * sizeof(int));
+        memcpy(L->i, Si, (size_t)Sp[F->n] * sizeof(int));
+        memcpy(L->x, Sx, (size_t)Sp[F->n] * sizeof(double));
+        /* the diagonal first in each column (CHOLMOD's simplicial layout;
+         * moved there if a column had it elsewhere) */
+        for (int j = 0; j < F->n; j++)
+            for (int k = L->p[j]; k < L->p[j + 1]; k++)
+                if (L->i[k] == j && k != L->p[j]) {
+                    int t = L->i[L->p[j]];
+                    double x = L->x[L->p[j]];
+                    L->i[L->p[j]] = j;
+                    L->x[L->p[j]] = L->x[k];
+                    L->i[k] = t;
+                    L->x[k] = x;
+                }
+    }
+    cholmod_free_sparse(&S, &F->c);
+    return F->Lc ? 0 : 1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The reach of column c of B in the graph of L (edges j -> i for L_ij != 0,
+ * i > j), by depth-first search; written to xi[top..n) in topological
+ * order (every node before the nodes it updates). Returns top. */
+static int reach(const mcb_csc *L, const mcb_csc *B, int c, const int *pinv, int *mark,
+                 int *stack, int *pos, int *xi)
+{
+    int top = L->n;
+    for (int kb = B->p[c]; kb < B->p[c + 1]; kb++) {
+        int j0 = pinv[B->i[kb]];
+        if (mark[j0] == c) continue;
+        int head = 0;
+        stack[0] = j0;
+        mark[j0] = c;
+        pos[j0] = L->p[j0];
+        while (head >= 0) {
+            int j = stack[head], k = pos[j], end = L->p[j + 1];
+            while (k < end && mark[L->i[k]] == c) k++;
+            pos[j] = k;
+            if (k < end) {
+                int i = L->i[k];
+                mark[i] = c;
+                pos[i] = L->p[i];
+                stack[++head] = i;
+            } else {
+                head--;
+                xi[--top] = j;
+            }
+        }
+    }
+    return top;
+}
+
+mcb_csc *mcb_chol_lsolve_sparse(mcb_chol *F, const mcb_csc *B)
+{
+    if (!F || !B || B->m != F->n) return NULL;
+    if (!F->Lc && extract_l(F)) return NULL;
+    const mcb_csc *L = F->Lc;
+    int n = F->n, k = B->n;
+    int *mark = mcb_malloc((size_t)n + 1, sizeof(int));
+    int *stack = mcb_malloc((size_t)n + 1, sizeof(int));
+    int *pos = mcb_malloc((size_t)n + 1, sizeof(int));
+    int *xi = mcb_malloc((size_t)n + 1, sizeof(int));
+    double *x = mcb_calloc((size_t)n + 1, sizeof(double));
+    size_t cap = (size_t)mcb_csc_nnz(B) * 4 + 16;
+    mcb_csc *G = mcb_csc_alloc(n, k, 0);
+    int *gi = mcb_malloc(cap, sizeof(int));
+    double *gx = mcb_malloc(cap, sizeof(double));
+    if (!mark || !stack || !pos || !xi || !x || !G || !gi || !gx) goto fail;
+    for (int j = 0; j < n; j++) mark[j] = -1;
+    size_t nz = 0;
+    for (int c = 0; c < k; c++) {
+        int top = reach(L, B, c, F->pinv, mark, stack, pos, xi);
+        for (int kb = B->p[c]; kb < B->p[c + 1]; kb++) x[F->pinv[B->i[kb]]] += B->x[kb];
+        for (int p = top; p < n; p++) {
+            int j = xi[p];
+            double xj = x[j] / L->x[L->p[j]];
+            x[j] = xj;
+            for (int q = L->p[j] + 1; q < L->p[j + 1]; q++) x[L->i[q]] -= L->x[q] * xj;
+        }
+        size_t len = (size_t)(n - top);
+        if (nz + len > cap) {
+            while (nz + len > cap) cap *= 2;
+            int *ni = realloc(gi, cap * sizeof(int));
+            if (ni) gi = ni;
+            double *nx = realloc(gx, cap * sizeof(double));
+            if (nx) gx = nx;
+            if (!ni || !nx) goto fail;
+        }
+        memcpy(gi + nz, xi + top, len * sizeof(int));
+        qsort(gi + nz, len, sizeof(int), cmp_int);
+        for (size_t p = nz; p < nz + len; p++) {
+            gx[p] = x[gi[p]];
+            x[gi[p]] = 0.0;
+        }
+        nz += len;
+        G->p[c + 1] = (int)nz;
+    }
+    free(G->i);
+    free(G->x);
+    G->i = gi;
+    G->x = gx;
+    free(mark);
+    free(stack);
+    free(pos);
+    free(xi);
+    free(x);
+    return G;
+fail:
+    free(mark);
+    free(stack);
+    free(pos);
+    free(xi);
+    free(x);
+    free(gi);
+    free(gx);
+    mcb_csc_free(&G);
+    return NULL;
+}
+
 int mcb_chol_n(const mcb_chol *F) { return F ? F->n : 0; }
 
 void mcb_chol_free(mcb_chol **F)
@@ -127,6 +280,8 @@ void mcb_chol_free(mcb_chol **F)
     if (f->X) cholmod_free_dense(&f->X, &f->c);
     if (f->Y) cholmod_free_dense(&f->Y, &f->c);
     if (f->E) cholmod_free_dense(&f->E, &f->c);
+    mcb_csc_free(&f->Lc);
+    free(f->pinv);
     cholmod_finish(&f->c);
     free(f);
     *F = NULL;

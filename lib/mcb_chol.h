@@ -21,6 +21,17 @@ mcb_rc mcb_chol_refactor(mcb_chol *F, const mcb_csc *A, mcb_err *err);
 mcb_rc mcb_chol_solve(mcb_chol *F, const double *b, double *x);
 /* X = A^-1 B for a sparse B, returned as CSC (n x B->n). */
 mcb_csc *mcb_chol_spsolve(mcb_chol *F, const mcb_csc *B);
+/* G = L^-1 P B for a sparse B (n x k), with L L^T = P A P^T the factor's
+ * lower triangle and fill-reducing permutation, so that
+ * B^T A^-1 B = G^T G. Each column is a sparse-right-hand-side triangular
+ * solve (the reach of B's pattern in the graph of L, then the numeric
+ * solve on that reach only): the work is the flops of the solve, never n
+ * per column. Rows of G are in the permuted order and sorted within each
+ * column. The first call extracts L from CHOLMOD as a simplicial LL' copy
+ * and keeps it with the factor (freed by mcb_chol_free()); later calls
+ * reuse it (a refactorization drops it). Returns NULL on allocation
+ * failure or a shape mismatch. */
+mcb_csc *mcb_chol_lsolve_sparse(mcb_chol *F, const mcb_csc *B);
 int mcb_chol_n(const mcb_chol *F);
 void mcb_chol_free(mcb_chol **F);
 

@@ -1,17 +1,21 @@
 /* pgs.c: projected Gauss-Seidel on the Delassus operator.
  *
  * The classical solver of robotics and graphics engines (SubADMM paper,
- * Sec. IV-B1; RPIsim's PSOR family). On u = W lambda + q with
+ * Sec. IV-B1; RPIsim's PSOR family; Siconos' NSGS). On u = W lambda + q with
  * W = J A^-1 J^T assembled sparse (lib/mcb_delassus.c), one sweep visits the
- * constraint blocks in order and replaces each block's impulse by
- *     lambda_b <- Proj_b(lambda_b - omega D_b^-1 u_b),
- * with u_b computed from the freshest impulses (Gauss-Seidel) and Proj_b the
- * exact per-constraint projection: the strict friction-cone operator of the
- * CANAL paper eq. (17) for contacts, max(0, .) for unilateral rows, the exact
- * scalar law for soft rows. D_b holds the scalar weights of
- * mcb_delassus_build(), so a fixed point satisfies the Signorini-Coulomb
- * conditions exactly. Accepts primal and dual problems; warm-starts from the
- * problem's initial impulses. Own residual: ||lambda^{l+1} - lambda^l|| /
+ * constraint blocks in order and replaces each block's impulse by the
+ * solution of its local problem, u_b computed from the freshest impulses
+ * (Gauss-Seidel):
+ *   - a contact solves its local Signorini-Coulomb problem with the exact
+ *     3x3 block W_bb (normal-tangent coupling included) by at most
+ *     MCB_LOCAL_ITERS inner projected fixed-point steps (the strict
+ *     operator of the CANAL paper eq. (17), normal row then tangential pair),
+ *     relaxed by omega and projected on the cone;
+ *   - unilateral rows max(0, lambda - omega u / W_rr), bilateral rows the
+ *     scalar step, soft rows the exact scalar law (mcb_block_step()).
+ * A fixed point satisfies the Signorini-Coulomb conditions exactly.
+ * Accepts primal and dual problems; warm-starts from the problem's initial
+ * impulses. Own residual: ||lambda^{l+1} - lambda^l|| /
  * max(1, ||lambda^{l+1}||). */
 #include <math.h>
 #include <stddef.h>
@@ -111,7 +115,7 @@ static double sweep(pgs_work *w)
             mcb_delassus_rows(w->D, r, step, w->lambda, w->u);
             memcpy(w->prev, l, (size_t)step * sizeof(double));
             mcb_block_step(&one, P->e ? P->e + r : NULL, w->prev, w->u, w->D->d + r,
-                           w->prm.omega, l);
+                           w->D->Wb + 3 * (size_t)r, w->prm.omega, l);
             for (int k = 0; k < step; k++) change2 += (l[k] - w->prev[k]) * (l[k] - w->prev[k]);
         }
     }
@@ -137,8 +141,8 @@ static void pgs_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_pgs = {
     .name = "pgs",
-    .description = "projected Gauss-Seidel on the sparse Delassus operator, exact per-contact "
-                   "(strict) projection",
+    .description = "projected Gauss-Seidel on the sparse Delassus operator, per-contact local "
+                   "solve with the exact 3x3 block",
     .reference = "SubADMM paper Sec. IV-B1; CANAL paper eq. (17) for the projection",
     .accepts = MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL,
     .params_size = sizeof(pgs_params),

@@ -4,14 +4,16 @@
  * the Tasora-Negrut cone-complementarity iteration). Every block is updated
  * from the same previous iterate,
  *     u = W lambda^l + q,
- *     lambda_b^{l+1} = Proj_b(lambda_b^l - omega D_b^-1 u_b)     for all b at once,
- * with the same exact per-constraint projection and weights as PGS
- * (lib/mcb_delassus.c). Both loops run in parallel with OpenMP (static
+ *     lambda_b^{l+1} = P_K(lambda_b^l + omega (x_b - lambda_b^l))  for all b at once,
+ * x_b the solution of block b's local problem with the exact 3x3 block W_bb
+ * for contacts (the same local step as PGS, mcb_block_step()), the scalar
+ * step for the other rows. Both loops run in parallel with OpenMP (static
  * schedule, no reductions on the iterate: results do not depend on the thread
  * count). Jacobi needs damping: omega = 0 (the default) picks
- * omega = 1 / rho(D^-1/2 W D^-1/2), the spectral radius estimated by power
- * iteration at setup, which makes the step a contraction for the convex
- * (associated) relaxation. */
+ * omega = 1 / rho(Db^-1 W), Db the block diagonal of W (3x3 contact blocks,
+ * scalar rows otherwise), the spectral radius estimated by power iteration
+ * at setup: the block-Jacobi step of the linear (all-sticking) case is then
+ * a contraction. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -36,7 +38,8 @@ static void pj_defaults(void *p)
 
 static const mcb_param_desc pj_desc[] = {
     {"omega", 'd', offsetof(pj_params, omega),
-     "step scale (0: automatic, 1 / spectral radius of the scaled Delassus operator)"},
+     "step scale (0: automatic, 1 / spectral radius of the block-Jacobi-scaled Delassus "
+     "operator)"},
     {"power_iters", 'i', offsetof(pj_params, power_iters),
      "power iterations used to estimate the spectral radius for the automatic omega"},
     {"own_tol", 'd', offsetof(pj_params, own_tol),
@@ -63,9 +66,11 @@ static void pj_free(void **work)
     *work = NULL;
 }
 
-/* rho(D^-1/2 W D^-1/2) by power iteration from a fixed start vector; rows
- * with infinite weight are left out. */
-static double spectral_radius(const mcb_delassus *D, int iters, double *x, double *y)
+/* rho(Db^-1 W) by power iteration from a fixed start vector (its
+ * eigenvalues are those of Db^-1/2 W Db^-1/2: real, >= 0); rows with
+ * infinite weight are left out. x, y, z: m work vectors. */
+static double spectral_radius(const mcb_delassus *D, int iters, double *x, double *y,
+                              double *z)
 {
     int m = D->m;
     for (int r = 0; r < m; r++) x[r] = isfinite(D->d[r]) ? 1.0 + 0.01 * (r % 7) : 0.0;
@@ -73,10 +78,10 @@ static double spectral_radius(const mcb_delassus *D, int iters, double *x, doubl
     for (int it = 0; it < iters; it++) {
         double nx = mcb_norm2(m, x);
         if (nx == 0.0) return 1.0;
-        for (int r = 0; r < m; r++) x[r] = x[r] / nx / sqrt(D->d[r]);
-        memset(y, 0, (size_t)m * sizeof(double));
-        mcb_csc_gaxpy(D->W, x, y);
-        for (int r = 0; r < m; r++) y[r] = isfinite(D->d[r]) ? y[r] / sqrt(D->d[r]) : 0.0;
+        for (int r = 0; r < m; r++) x[r] /= nx;
+        memset(z, 0, (size_t)m * sizeof(double));
+        mcb_csc_gaxpy(D->W, x, z);
+        mcb_delassus_block_solve(D, z, y);
         rho = mcb_norm2(m, y);
         memcpy(x, y, (size_t)m * sizeof(double));
     }
@@ -118,8 +123,15 @@ static mcb_rc pj_setup(const mcb_problem *P, const mcb_settings *s, const void *
         pj_free((void **)&w);
         return rc;
     }
-    if (w->prm.omega == 0.0)
-        w->prm.omega = 1.0 / spectral_radius(w->D, prm->power_iters, w->next, w->u);
+    if (w->prm.omega == 0.0) {
+        double *z = mcb_malloc(m, sizeof(double));
+        if (!z) {
+            pj_free((void **)&w);
+            return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        }
+        w->prm.omega = 1.0 / spectral_radius(w->D, prm->power_iters, w->next, w->u, z);
+        free(z);
+    }
     if (s->warm_start && P->lambda0) memcpy(w->lambda, P->lambda0, m * sizeof(double));
     *work = w;
     return MCB_OK;
@@ -138,7 +150,7 @@ static double jacobi_step(pj_work *w)
         const mcb_block *B = &P->blocks[b];
         int r = B->row;
         mcb_block_step(B, P->e ? P->e + r : NULL, w->lambda + r, w->u + r, D->d + r,
-                       w->prm.omega, w->next + r);
+                       D->Wb + 3 * (size_t)r, w->prm.omega, w->next + r);
         double c = 0.0;
         for (int k = 0; k < B->nrows; k++) {
             double d = w->next[r + k] - w->lambda[r + k];
@@ -173,7 +185,8 @@ static void pj_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_pj = {
     .name = "pj",
-    .description = "projected Jacobi on the sparse Delassus operator, OpenMP over constraints",
+    .description = "projected Jacobi on the sparse Delassus operator, per-contact local solve with "
+                   "the exact 3x3 block, OpenMP over constraints",
     .reference = "SubADMM paper Sec. IV-B2; Tasora-Negrut CCP iteration (Jacobi form)",
     .accepts = MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL,
     .params_size = sizeof(pj_params),

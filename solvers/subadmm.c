@@ -28,7 +28,16 @@
  * residual-balancing rule of the CANAL/SubADMM paper (eq. 42-43) rescales all
  * beta_i every `adapt_every` iterations (refactoring each subsystem matrix).
  * Each subsystem matrix is factored by CHOLMOD once at setup. The iterate
- * reported is (v^{l+1}, lambda^{l+1}). Primal problems only. */
+ * reported is (v^{l+1}, lambda^{l+1}). Primal problems only.
+ *
+ * `fadmm` is the same iteration without subsystem splitting (the SubADMM
+ * paper's FADMM baseline, the CANAL paper's "No Sub"; parameter whole = 1):
+ * one subsystem holding every DOF, so (15) is
+ *     (A + beta J^T J) v = b + J^T (beta z - u)
+ * with one CHOLMOD factorization per beta, every row has one copy (z_j, u_j)
+ * and (16)-(18) are the closed-form z-updates of the full-system ADMM; beta
+ * from eq. (23) over the whole system, residual balancing off by default
+ * (adaptive = 1 turns it on, refactoring at each change of beta). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -46,6 +55,7 @@ typedef struct {
     int adapt_every;    /* iterations between balancing checks */
     double own_tol;     /* stop on sqrt(theta) below this (0: never) */
     int beta_rule;      /* 0: eq. (23); 1: inverse mean Delassus diagonal */
+    int whole;          /* 1: no splitting: one subsystem of every DOF (fadmm) */
 } subadmm_params;
 
 static void subadmm_defaults(void *p)
@@ -57,6 +67,15 @@ static void subadmm_defaults(void *p)
     q->adapt_every = 10;
     q->own_tol = 0.0;
     q->beta_rule = 0;
+    q->whole = 0;
+}
+
+static void fadmm_defaults(void *p)
+{
+    subadmm_params *q = p;
+    subadmm_defaults(q);
+    q->adaptive = 0;
+    q->whole = 1;
 }
 
 static const mcb_param_desc subadmm_desc[] = {
@@ -74,6 +93,9 @@ static const mcb_param_desc subadmm_desc[] = {
      "0: beta_i = Tr(A_i) / Tr(J_i^T J_i), eq. (23); 1: beta_i = 1 / mean diag(J_i A_i^-1 "
      "J_i^T), the constraint-space stiffness (for FEM subsystems, whose stiff modes "
      "dominate Tr(A_i))"},
+    {"whole", 'i', offsetof(subadmm_params, whole),
+     "1: no subsystem splitting, one factorization of A + beta J^T J (fadmm); 0: the "
+     "problem's subsystems"},
 };
 
 typedef struct {
@@ -201,7 +223,7 @@ static mcb_rc build_pairs(subadmm_work *w, mcb_err *err)
         }
     }
     for (int i = 0; i < ns; i++)
-        for (int j = P->sub_start[i]; j < P->sub_start[i + 1]; j++) sub_of[j] = i;
+        for (int j = w->sub[i].v0; j < w->sub[i].v0 + w->sub[i].nv; j++) sub_of[j] = i;
     for (int i = 0; i < ns; i++) mark[i] = -1;
     /* pass 1: pairs per row and per subsystem */
     for (int r = 0; r < m; r++) {
@@ -351,10 +373,10 @@ static mcb_rc subadmm_check(const void *params, mcb_err *err)
     const subadmm_params *prm = params;
     if (!(prm->beta_scale > 0.0) || !(prm->gamma > 1.0) || prm->adapt_every < 1 ||
         prm->beta_rule < 0 || prm->beta_rule > 1 || prm->adaptive < 0 || prm->adaptive > 1 ||
-        !(prm->own_tol >= 0.0))
+        !(prm->own_tol >= 0.0) || prm->whole < 0 || prm->whole > 1)
         return mcb_fail(err, MCB_E_INPUT, "subadmm: beta_scale must be > 0, gamma > 1, "
-                                          "adapt_every >= 1, adaptive and beta_rule 0 or 1, "
-                                          "own_tol >= 0");
+                                          "adapt_every >= 1, adaptive, beta_rule and whole 0 "
+                                          "or 1, own_tol >= 0");
     return MCB_OK;
 }
 
@@ -370,12 +392,12 @@ static mcb_rc subadmm_setup(const mcb_problem *P, const mcb_settings *s, const v
     w->P = P;
     w->prm = *prm;
     w->scale = prm->beta_scale;
-    w->ns = P->nsub;
+    w->ns = prm->whole ? 1 : P->nsub;
     w->sub = mcb_calloc((size_t)w->ns, sizeof(subsystem));
     mcb_rc rc = w->sub ? MCB_OK : mcb_fail(err, MCB_E_NOMEM, "out of memory");
     for (int i = 0; i < w->ns && !rc; i++) {
-        w->sub[i].v0 = P->sub_start[i];
-        w->sub[i].nv = P->sub_start[i + 1] - P->sub_start[i];
+        w->sub[i].v0 = prm->whole ? 0 : P->sub_start[i];
+        w->sub[i].nv = prm->whole ? P->n : P->sub_start[i + 1] - P->sub_start[i];
     }
     if (!rc) rc = build_pairs(w, err);
     for (int i = 0; i < w->ns && !rc; i++) rc = setup_subsystem(w, &w->sub[i], err);
@@ -571,6 +593,23 @@ const mcb_solver_def mcb_solver_subadmm = {
     .accepts = MCB_ACCEPTS_PRIMAL,
     .params_size = sizeof(subadmm_params),
     .default_params = subadmm_defaults,
+    .params = subadmm_desc,
+    .nparams = (int)(sizeof subadmm_desc / sizeof subadmm_desc[0]),
+    .check_params = subadmm_check,
+    .setup = subadmm_setup,
+    .solve = subadmm_solve,
+    .iterate = subadmm_iterate,
+    .free = subadmm_free,
+};
+
+const mcb_solver_def mcb_solver_fadmm = {
+    .name = "fadmm",
+    .description = "full-system ADMM (no subsystem splitting): one CHOLMOD factor of "
+                   "A + beta J^T J, closed-form per-constraint z-updates",
+    .reference = "SubADMM paper Sec. IV-B (FADMM); CANAL/SubADMM paper eq. (28) (No Sub)",
+    .accepts = MCB_ACCEPTS_PRIMAL,
+    .params_size = sizeof(subadmm_params),
+    .default_params = fadmm_defaults,
     .params = subadmm_desc,
     .nparams = (int)(sizeof subadmm_desc / sizeof subadmm_desc[0]),
     .check_params = subadmm_check,

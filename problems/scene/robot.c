@@ -492,3 +492,13 @@ const mcb_shape *mcb_robot_shapes(const mcb_robot *r, int *count)
     if (count) *count = r ? r->nshapes : 0;
     return r ? r->shapes : NULL;
 }
+
+/* ---- lookup ---- */
+
+int mcb_robot_link_index(const mcb_robot *r, const char *name)
+{
+    if (!r || !name) return -1;
+    for (int k = 0; k < r->nlinks; k++)
+        if (!strcmp(r->links[k].name, name)) return k;
+    return -1;
+}

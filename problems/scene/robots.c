@@ -8,13 +8,17 @@
  *   mcb_robot_dual_arm   Unitree G1 upper body (CANAL paper Sec. VII-C,
  *                        Fig. 11): fixed torso, 2 x 7 arm joints and two
  *                        3-finger hands of 7 joints each = 28 DOF;
- *   mcb_robot_gripper2   a parallel gripper with 2 prismatic fingers.
+ *   mcb_robot_gripper2   a parallel gripper with 2 prismatic fingers;
+ *   mcb_robot_mobile_manipulator  a differential-drive base (x, y, yaw,
+ *                        two wheels) with a 5-DOF arm (SubADMM paper Sec.
+ *                        IV-A 2, the cable scene), 10 DOF, planar base.
  * Links carry collision shapes (spheres, boxes, capsules; group 0, the
  * world assigns groups). PD gains: kp = omega^2 H_jj (at least 100 N m/rad
  * or 5000 N/m) and kd = 2 sqrt(kp H_jj) (a critically damped joint on its
  * own diagonal inertia H_jj at the nominal pose), omega = 200 rad/s for the
  * manipulators and 100 rad/s for the quadruped: the papers' high-gain
- * joint control. */
+ * joint control; the mobile manipulator's base joints are passive and its
+ * wheels pure dampers towards v_ref (velocity-driven). */
 #include "robot.h"
 
 #include <math.h>
@@ -34,7 +38,14 @@ typedef struct {
     mcb_shape S[BUILD_MAX_SHAPES];
     int ns;
     double q0[BUILD_MAX_LINKS]; /* nominal joint coordinate of each link */
+    int gain[BUILD_MAX_LINKS];  /* GAIN_*: how finish sets the link's gains */
+    double kd_fixed[BUILD_MAX_LINKS]; /* GAIN_DAMPER: the kd to use */
 } build;
+
+/* Gain modes of a link (build.gain; 0, the PD rule, for every robot but
+ * the mobile manipulator): a passive joint (kp = kd = 0), or a pure
+ * damper kd = kd_fixed tracking v_ref (a velocity-driven wheel). */
+enum { GAIN_PD = 0, GAIN_PASSIVE = 1, GAIN_DAMPER = 2 };
 
 /* ---- frames and inertias ---- */
 
@@ -207,6 +218,8 @@ static mcb_rc finish(build *b, const char *name, int floating, const mcb_xform *
         double floor = b->L[k].joint == MCB_JOINT_PRISMATIC ? KP_MIN_N_PER_M : KP_MIN_NM_PER_RAD;
         b->L[k].kp = fmax(omega * omega * Hjj, floor);
         b->L[k].kd = 2.0 * sqrt(b->L[k].kp * Hjj);
+        if (b->gain[k] != GAIN_PD) b->L[k].kp = 0;
+        if (b->gain[k] != GAIN_PD) b->L[k].kd = b->gain[k] == GAIN_DAMPER ? b->kd_fixed[k] : 0;
     }
     free(H);
     mcb_robot_free(&r);
@@ -479,6 +492,91 @@ mcb_rc mcb_robot_gripper2(const mcb_xform *base, mcb_robot **out, mcb_err *err)
         add_box(b, f, 0, 0, 0, 0.01, 0.01, 0.025, 1.0);
     }
     mcb_rc rc = finish(b, "gripper2", 0, base, 200.0, out, err);
+    free(b);
+    return rc;
+}
+
+/* ---- 10-DOF mobile manipulator ---- */
+
+/* A small differential-drive base with a 5-DOF arm (SubADMM paper Sec.
+ * IV-A 2; the paper gives no numbers: these are our choice, docs/robots.md).
+ * The base moves in the plane of the fixed frame `base` through prismatic
+ * x, prismatic y and revolute yaw joints (passive: the wheels drive it
+ * through the rolling joints the scene adds); the wheels are velocity-
+ * driven (a damper of MM_WHEEL_KD towards v_ref); the arm has the PD rule. */
+#define MM_CHASSIS_KG 20.0
+#define MM_WHEEL_KG 1.0
+#define MM_WHEEL_R_M 0.08      /* wheel radius */
+#define MM_WHEEL_W_M 0.04      /* wheel width */
+#define MM_TRACK_HALF_M 0.22   /* wheel centres at y = +-0.22 m */
+#define MM_WHEEL_KD 20.0       /* N m s/rad */
+#define MM_ARM_KG_1 2.0
+#define MM_ARM_KG_2 1.5
+#define MM_ARM_KG_3 1.0
+#define MM_ARM_KG_4 0.5
+#define MM_ARM_KG_5 0.3
+#define MM_EE_KG 0.05
+#define MM_UPPER_M 0.30
+#define MM_FORE_M 0.30
+#define MM_WRIST_M 0.08
+#define MM_HAND_M 0.10
+#define MM_TOOL_M 0.14         /* wrist roll axis to the "ee" point */
+
+mcb_rc mcb_robot_mobile_manipulator(const mcb_xform *base, mcb_robot **out, mcb_err *err)
+{
+    if (!out) return mcb_fail(err, MCB_E_INPUT, "mobile_manipulator: no output pointer");
+    *out = NULL;
+    build *b = mcb_calloc(1, sizeof *b);
+    if (!b) return mcb_fail(err, MCB_E_NOMEM, "mobile_manipulator: out of memory");
+    const double mu = 0.5, zero[3] = {0, 0, 0};
+    /* planar base: massless x and y carriages, then the chassis turning
+     * about z; the chassis frame sits on the ground under the yaw axis */
+    int bx = add_link(b, "base_x", -1, MCB_JOINT_PRISMATIC, 1, 0, 0, mcb_xform_identity(), 0, zero,
+                      NULL);
+    int by = add_link(b, "base_y", bx, MCB_JOINT_PRISMATIC, 0, 1, 0, mcb_xform_identity(), 0, zero,
+                      NULL);
+    double ccom[3] = {0, 0, 0.15}, cI[9];
+    inertia_box(MM_CHASSIS_KG, 0.25, 0.2, 0.1, cI);
+    int ch = add_link(b, "chassis", by, MCB_JOINT_REVOLUTE, 0, 0, 1, mcb_xform_identity(),
+                      MM_CHASSIS_KG, ccom, cI);
+    add_box(b, ch, 0, 0, 0.15, 0.25, 0.2, 0.1, mu);
+    b->gain[bx] = b->gain[by] = b->gain[ch] = GAIN_PASSIVE;
+    /* wheels: solid disks about their axle y, centres at wheel height */
+    for (int s = 0; s < 2; s++) {
+        double mi = s == 0 ? 1.0 : -1.0;
+        double a[3] = {0, -0.5 * MM_WHEEL_W_M, 0}, c[3] = {0, 0.5 * MM_WHEEL_W_M, 0};
+        int wl = add_rod_link(b, s == 0 ? "wheel_l" : "wheel_r", ch, MCB_JOINT_REVOLUTE, 0, 1, 0,
+                              xf(0, MM_TRACK_HALF_M * mi, MM_WHEEL_R_M), MM_WHEEL_KG, a, c,
+                              MM_WHEEL_R_M);
+        b->gain[wl] = GAIN_DAMPER;
+        b->kd_fixed[wl] = MM_WHEEL_KD;
+    }
+    /* the arm on the chassis top: yaw, shoulder and elbow pitch, wrist
+     * pitch, wrist roll; at q = 0 it reaches forward (+x) horizontally */
+    const double o[3] = {0, 0, 0}, r = 0.04;
+    double col[3] = {0, 0, 0.1}, up[3] = {MM_UPPER_M, 0, 0}, fo[3] = {MM_FORE_M, 0, 0};
+    double wr[3] = {MM_WRIST_M, 0, 0}, ha[3] = {MM_HAND_M, 0, 0};
+    int a1 = add_rod_link(b, "arm_yaw", ch, MCB_JOINT_REVOLUTE, 0, 0, 1, xf(0.1, 0, 0.25),
+                          MM_ARM_KG_1, o, col, r);
+    add_capsule(b, a1, o, col, r, mu);
+    int a2 = add_rod_link(b, "arm_shoulder", a1, MCB_JOINT_REVOLUTE, 0, 1, 0, xf(0, 0, 0.1),
+                          MM_ARM_KG_2, o, up, 0.8 * r);
+    add_capsule(b, a2, o, up, 0.8 * r, mu);
+    int a3 = add_rod_link(b, "arm_elbow", a2, MCB_JOINT_REVOLUTE, 0, 1, 0, xf(MM_UPPER_M, 0, 0),
+                          MM_ARM_KG_3, o, fo, 0.7 * r);
+    add_capsule(b, a3, o, fo, 0.7 * r, mu);
+    int a4 = add_rod_link(b, "arm_wrist_pitch", a3, MCB_JOINT_REVOLUTE, 0, 1, 0,
+                          xf(MM_FORE_M, 0, 0), MM_ARM_KG_4, o, wr, 0.6 * r);
+    add_capsule(b, a4, o, wr, 0.6 * r, mu);
+    int a5 = add_rod_link(b, "arm_wrist_roll", a4, MCB_JOINT_REVOLUTE, 1, 0, 0,
+                          xf(MM_WRIST_M, 0, 0), MM_ARM_KG_5, o, ha, 0.5 * r);
+    add_capsule(b, a5, o, ha, 0.5 * r, mu);
+    /* the tool point: a small fixed link without a shape, MM_TOOL_M beyond
+     * the wrist roll joint (2 cm past the hand's capsule end cap) */
+    double eI[9] = {0};
+    eI[0] = eI[4] = eI[8] = 0.4 * MM_EE_KG * 0.01 * 0.01;
+    add_link(b, "ee", a5, MCB_JOINT_FIXED, 0, 0, 1, xf(MM_TOOL_M, 0, 0), MM_EE_KG, zero, eI);
+    mcb_rc rc = finish(b, "mobile_manipulator", 0, base, 200.0, out, err);
     free(b);
     return rc;
 }

@@ -54,6 +54,7 @@ mcb_rc mcb_scene_dishes(const double *vals, mcb_problem_set **out, mcb_err *err)
 mcb_rc mcb_scene_bolt_nut(const double *vals, mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_cable(const double *vals, mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_beam(const double *vals, mcb_problem_set **out, mcb_err *err);
 
 #endif

@@ -1149,14 +1149,154 @@ static void run_solver(const mcb_world *w, const char *name, const mcb_problem *
 }
 
 /* Without contacts the step is the linear system A v^ = b. */
-static mcb_rc solve_free(mcb_problem *P, mcb_err *err)
+static mcb_rc solve_free(const mcb_problem *P, double *v, mcb_err *err)
 {
     mcb_chol *F = NULL;
     mcb_rc rc = mcb_chol_factor(P->A, &F, err);
-    if (!rc) rc = mcb_chol_solve(F, P->b, P->v_ref);
+    if (!rc) rc = mcb_chol_solve(F, P->b, v);
     if (rc && !err->msg[0]) mcb_fail(err, rc, "world: the mass matrix solve failed");
     mcb_chol_free(&F);
     return rc;
+}
+
+/* Soft rows folded into the dynamics (exact: their law is linear in v^):
+ * with c_r = k_r alpha_r,
+ *     A' = A + J_s^T diag(c) J_s,   b' = b - J_s^T (k e_s)
+ * and the problem P2 = (A', b', J_o, e_o) keeps the other rows (hard,
+ * contacts) with P's blocks renumbered; afterwards lambda_s =
+ * -k (e_s + alpha J_s v^). A' couples the subsystems the soft rows join,
+ * so P2 is one subsystem. docs/stepping.md "Solve". */
+static mcb_rc fold_soft(mcb_world *w, const mcb_problem *P, mcb_problem **out, mcb_err *err)
+{
+    *out = NULL;
+    mcb_csc *JT = mcb_csc_transpose(P->J); /* column r = row r of J */
+    mcb_problem *Q = mcb_problem_new();
+    int *keep = mcb_malloc((size_t)P->m + 1, sizeof(int));
+    if (!JT || !Q || !keep) goto nomem;
+    int t = 0, m2 = 0, nb2 = 0;
+    for (int j = 0; j < P->n; j++) /* A's entries */
+        for (int k = P->A->p[j]; k < P->A->p[j + 1]; k++)
+            if (!push(w, &t, P->A->i[k], j, P->A->x[k])) goto nomem;
+    Q->b = mcb_malloc((size_t)P->n, sizeof(double));
+    if (!Q->b) goto nomem;
+    memcpy(Q->b, P->b, (size_t)P->n * sizeof(double));
+    for (int b = 0; b < P->nblocks; b++) {
+        const mcb_block *B = &P->blocks[b];
+        for (int r = B->row; r < B->row + B->nrows; r++) {
+            if (B->type != MCB_SOFT) {
+                keep[r] = m2++;
+                continue;
+            }
+            keep[r] = -1;
+            double c = B->k * B->alpha, ke = B->k * P->e[r];
+            for (int a = JT->p[r]; a < JT->p[r + 1]; a++) {
+                Q->b[JT->i[a]] -= JT->x[a] * ke;
+                for (int q = JT->p[r]; q < JT->p[r + 1]; q++)
+                    if (!push(w, &t, JT->i[a], JT->i[q], c * JT->x[a] * JT->x[q])) goto nomem;
+            }
+        }
+        nb2 += B->type != MCB_SOFT;
+    }
+    Q->form = MCB_PRIMAL;
+    Q->n = P->n;
+    Q->m = m2;
+    Q->h = P->h;
+    Q->A = mcb_csc_from_triplets(P->n, P->n, t, w->ti, w->tj, w->tx);
+    Q->e = mcb_calloc((size_t)m2 + 1, sizeof(double));
+    Q->blocks = mcb_calloc((size_t)nb2 + 1, sizeof(mcb_block));
+    Q->nsub = 1;
+    Q->sub_start = mcb_malloc(2, sizeof(int));
+    Q->v0 = mcb_malloc((size_t)P->n + 1, sizeof(double));
+    Q->lambda0 = mcb_calloc((size_t)m2 + 1, sizeof(double));
+    if (!Q->A || !Q->e || !Q->blocks || !Q->sub_start || !Q->v0 || !Q->lambda0) goto nomem;
+    Q->sub_start[0] = 0;
+    Q->sub_start[1] = P->n;
+    memcpy(Q->v0, P->v0, (size_t)P->n * sizeof(double));
+    /* J_o: the kept rows (columns of JT), renumbered */
+    t = 0;
+    for (int r = 0; r < P->m; r++) {
+        if (keep[r] < 0) continue;
+        Q->e[keep[r]] = P->e[r];
+        Q->lambda0[keep[r]] = P->lambda0[r];
+        for (int a = JT->p[r]; a < JT->p[r + 1]; a++)
+            if (!push(w, &t, keep[r], JT->i[a], JT->x[a])) goto nomem;
+    }
+    Q->J = mcb_csc_from_triplets(m2, P->n, t, w->ti, w->tj, w->tx);
+    if (!Q->J) goto nomem;
+    for (int b = 0; b < P->nblocks; b++)
+        if (P->blocks[b].type != MCB_SOFT) {
+            Q->blocks[Q->nblocks] = P->blocks[b];
+            Q->blocks[Q->nblocks++].row = keep[P->blocks[b].row];
+        }
+    mcb_csc_free(&JT);
+    free(keep);
+    *out = Q;
+    return MCB_OK;
+nomem:
+    mcb_csc_free(&JT);
+    free(keep);
+    mcb_problem_free(&Q);
+    return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+}
+
+/* P's impulses from the folded problem's: the kept rows' as solved, the
+ * soft rows' from their law at v^ (lp first receives J v^). */
+static void unfold_soft(const mcb_problem *P, const double *v, const double *lq, double *lp)
+{
+    memset(lp, 0, (size_t)P->m * sizeof(double));
+    mcb_csc_gaxpy(P->J, v, lp);
+    int r2 = 0;
+    for (int b = 0; b < P->nblocks; b++) {
+        const mcb_block *B = &P->blocks[b];
+        for (int r = B->row; r < B->row + B->nrows; r++)
+            lp[r] = B->type == MCB_SOFT ? -B->k * (P->e[r] + B->alpha * lp[r]) : lq[r2++];
+    }
+}
+
+/* Solves Q (P, or P with its soft rows folded) with the solver and, if
+ * it does not reach tol, the fallback; the better iterate (by Q's step
+ * residual) into (vq, lq). */
+static mcb_rc solve_q(mcb_world *w, const mcb_problem *Q, double *vq, double *lq,
+                      mcb_step_info *info, double r[2], int it[2], mcb_err *err)
+{
+    r[0] = r[1] = INFINITY;
+    it[0] = it[1] = 0;
+    if (Q->m == 0) {
+        mcb_rc rc = solve_free(Q, vq, err);
+        r[0] = rc ? INFINITY : 0.0;
+        return rc;
+    }
+    mcb_metrics_ws *ws = NULL;
+    mcb_rc rc = mcb_metrics_ws_new(Q, &ws, err);
+    if (rc) return rc;
+    double *v2 = mcb_calloc((size_t)Q->n, sizeof(double));
+    double *l2 = mcb_calloc((size_t)Q->m, sizeof(double));
+    if (!v2 || !l2) {
+        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    } else {
+        double jrow = row_abs_max(Q->J);
+        run_solver(w, w->solver, Q, ws, jrow, vq, lq, &r[0], &it[0]);
+        if (!(r[0] <= w->o.tol) && w->fallback[0]) {
+            run_solver(w, w->fallback, Q, ws, jrow, v2, l2, &r[1], &it[1]);
+            if (r[1] < r[0]) {
+                memcpy(vq, v2, (size_t)Q->n * sizeof(double));
+                memcpy(lq, l2, (size_t)Q->m * sizeof(double));
+                info->used_fallback = 1;
+            }
+        }
+        info->iterations = info->used_fallback ? it[1] : it[0];
+    }
+    free(v2);
+    free(l2);
+    mcb_metrics_ws_free(&ws);
+    return rc;
+}
+
+static int has_soft(const mcb_problem *P)
+{
+    for (int b = 0; b < P->nblocks; b++)
+        if (P->blocks[b].type == MCB_SOFT) return 1;
+    return 0;
 }
 
 static mcb_rc solve(mcb_world *w, mcb_problem *P, mcb_step_info *info, mcb_err *err)
@@ -1168,45 +1308,40 @@ static mcb_rc solve(mcb_world *w, mcb_problem *P, mcb_step_info *info, mcb_err *
     info->contacts = w->ncon;
     if (n == 0) return MCB_OK;
     if (m == 0) {
-        mcb_rc rc = solve_free(P, err);
+        mcb_rc rc = solve_free(P, P->v_ref, err);
         if (rc) return rc;
         info->residual = 0.0;
         return MCB_OK;
     }
+    mcb_problem *Q = NULL;
+    double *lq = NULL, r[2];
+    int it[2];
+    mcb_rc rc = MCB_OK;
+    if (has_soft(P)) {
+        rc = fold_soft(w, P, &Q, err);
+        if (!rc && !(lq = mcb_calloc((size_t)Q->m + 1, sizeof(double))))
+            rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        if (!rc) rc = solve_q(w, Q, P->v_ref, lq, info, r, it, err);
+        if (!rc) unfold_soft(P, P->v_ref, lq, P->lambda_ref);
+    } else {
+        rc = solve_q(w, P, P->v_ref, P->lambda_ref, info, r, it, err);
+    }
     mcb_metrics_ws *ws = NULL;
-    mcb_rc rc = mcb_metrics_ws_new(P, &ws, err);
-    if (rc) return rc;
-    double *v2 = mcb_calloc((size_t)n, sizeof(double)), *l2 = mcb_calloc((size_t)m, sizeof(double));
-    if (!v2 || !l2) {
-        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
-        goto done;
+    if (!rc) rc = mcb_metrics_ws_new(P, &ws, err);
+    if (!rc) {
+        double x = step_residual(ws, P, P->v_ref, P->lambda_ref, w->o.tol, row_abs_max(P->J));
+        info->residual = isfinite(x) ? x : INFINITY;
+        if (!(info->residual <= 100.0 * w->o.tol))
+            rc = mcb_fail(err, MCB_E_NUMERIC,
+                          "world step %d: neither %s (residual %.3g after %d iterations) nor "
+                          "%s (%.3g after %d) reached 100 x tol = %.3g (%d contacts, %d DOFs%s)",
+                          w->step, w->solver, r[0], it[0],
+                          w->fallback[0] ? w->fallback : "(none)", r[1], it[1],
+                          100.0 * w->o.tol, w->ncon, n, Q ? ", soft rows folded" : "");
     }
-    double r1, r2 = INFINITY;
-    int it1, it2 = 0;
-    double jrow = row_abs_max(P->J);
-    run_solver(w, w->solver, P, ws, jrow, P->v_ref, P->lambda_ref, &r1, &it1);
-    info->residual = r1;
-    info->iterations = it1;
-    if (!(r1 <= w->o.tol) && w->fallback[0]) {
-        run_solver(w, w->fallback, P, ws, jrow, v2, l2, &r2, &it2);
-        if (r2 < r1) {
-            memcpy(P->v_ref, v2, (size_t)n * sizeof(double));
-            memcpy(P->lambda_ref, l2, (size_t)m * sizeof(double));
-            info->residual = r2;
-            info->iterations = it2;
-            info->used_fallback = 1;
-        }
-    }
-    if (!(info->residual <= 100.0 * w->o.tol))
-        rc = mcb_fail(err, MCB_E_NUMERIC,
-                      "world step %d: neither %s (residual %.3g after %d iterations) nor %s "
-                      "(%.3g after %d) reached 100 x tol = %.3g (%d contacts, %d DOFs)",
-                      w->step, w->solver, r1, it1, w->fallback[0] ? w->fallback : "(none)", r2,
-                      it2, 100.0 * w->o.tol, w->ncon, n);
-done:
-    free(v2);
-    free(l2);
     mcb_metrics_ws_free(&ws);
+    mcb_problem_free(&Q);
+    free(lq);
     return rc;
 }
 

@@ -24,7 +24,7 @@ usage() {
 usage: scripts/slurm/throughput-model.sh RUNS TMIN TMAX NODES CORES SHARDS...
   e.g. scripts/slurm/throughput-model.sh 100000 0.03 30 4 64 256 1024 4096
 constants (environment, seconds): O_SCHED=2.7 per array task, O_START=1.2 per
-mcbench start, O_RUN=0.0003 per run, O_MPI=0.0001 per run handed out,
+mcbench start, O_RUN=0.0003 per run, O_MPI=0.00025 per run handed out,
 MERGE=0.0007 per run merged
 EOF
 }
@@ -34,7 +34,7 @@ runs=$1 tmin=$2 tmax=$3 nodes=$4 cores=$5
 shift 5
 awk -v runs="$runs" -v tmin="$tmin" -v tmax="$tmax" -v nodes="$nodes" -v cores="$cores" \
     -v shards="$*" -v osched="${O_SCHED:-2.7}" -v ostart="${O_START:-1.2}" \
-    -v orun="${O_RUN:-0.0003}" -v ompi="${O_MPI:-0.0001}" -v merge="${MERGE:-0.0007}" '
+    -v orun="${O_RUN:-0.0003}" -v ompi="${O_MPI:-0.00025}" -v merge="${MERGE:-0.0007}" '
 function report(what, span, billed) { # seconds, core-seconds
   printf "%-30s %9.0f s %9.2f node-h %9.0f runs/node-h %6.1f%%\n",
          what, span, billed / cores / 3600, runs / (billed / cores / 3600), 100 * work / billed
