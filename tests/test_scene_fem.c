@@ -4,7 +4,9 @@
  * space and definiteness of K, a cantilever against Euler-Bernoulli, the
  * co-rotational force and stiffness under rigid motions and under rotated
  * stretches, the step's A and b (symmetry, pieces, mass), an inverted
- * element, and a free fall through mcb_fem_assemble. */
+ * element, a free fall through mcb_fem_assemble, and the beam scene's
+ * structure at a tiny size (scene_beam.c). The world's own mesh tests (a
+ * block resting on the ground) are in test_scene_joint.c. */
 #include <check.h>
 
 #include "check_main.h"
@@ -14,7 +16,9 @@
 
 #include "fem.h"
 #include "mcb_chol.h"
+#include "mcb_problem.h"
 #include "mcb_sparse.h"
+#include "scenes.h"
 #include "spatial.h"
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -647,6 +651,80 @@ START_TEST(free_fall)
 }
 END_TEST
 
+
+/* ---- the beam scene ---------------------------------------------------- */
+
+static mcb_problem_set *gen_beam(int argc, char **argv)
+{
+    const mcb_scene_def *def = mcb_scene_find("beam");
+    ck_assert_msg(def != NULL, "scene beam is not registered");
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err = {{0}};
+    ck_assert_msg(mcb_scene_parse(def, argc, argv, vals, &err) == MCB_OK, "%s", err.msg);
+    mcb_problem_set *S = NULL;
+    ck_assert_msg(def->generate(vals, &S, &err) == MCB_OK, "beam: %s", err.msg);
+    return S;
+}
+
+static int same_csc(const mcb_csc *a, const mcb_csc *b)
+{
+    if (!a || !b) return a == b;
+    int nz = a->p[a->n];
+    return a->m == b->m && a->n == b->n && nz == b->p[b->n] &&
+           !memcmp(a->p, b->p, sizeof(int) * (size_t)(a->n + 1)) &&
+           !memcmp(a->i, b->i, sizeof(int) * (size_t)nz) && !memcmp(a->x, b->x, sizeof(double) * (size_t)nz);
+}
+
+/* 1 x 1 x 6 cells in 3 pieces, 3 steps: 36 nodes (12 per piece), DOF
+ * 3 x 36 + 7, 4 subsystems (the arm, then the pieces), 2 x 4 tie joints and
+ * 4 grip joints of 3 bilateral rows, every problem valid, the beam sags
+ * onto the lower block by the last step, and a second generation is
+ * bitwise identical. */
+START_TEST(beam_scene_structure)
+{
+    char *argv[] = {"--cells", "1", "--length", "6", "--pieces", "3", "--steps", "3"};
+    mcb_problem_set *S = gen_beam(8, argv), *S2 = gen_beam(8, argv);
+    ck_assert_int_eq(S->count, 3);
+    ck_assert_int_eq(S2->count, 3);
+    static const int sub[5] = {0, 7, 43, 79, 115};
+    for (int k = 0; k < S->count; k++) {
+        const mcb_problem *P = S->items[k], *Q = S2->items[k];
+        mcb_err err;
+        ck_assert_msg(mcb_problem_validate(P, "beam", &err) == MCB_OK, "%s", err.msg);
+        ck_assert_int_eq(P->n, 3 * 36 + 7);
+        ck_assert_int_eq(P->nsub, 4);
+        for (int s = 0; s <= 4; s++) ck_assert_int_eq(P->sub_start[s], sub[s]);
+        ck_assert_int_eq(P->step, k);
+        ck_assert_double_eq(P->h, 0.01);
+        ck_assert_str_eq(P->source, "beam --cells 1 --length 6 --pieces 3 --steps 3 --speed 0.1");
+        int bil = 0, con = 0;
+        for (int b = 0; b < P->nblocks; b++) {
+            if (P->blocks[b].type == MCB_BILATERAL) bil += P->blocks[b].nrows;
+            else if (P->blocks[b].type == MCB_CONTACT) con++;
+            else ck_abort_msg("block %d of type %d", b, P->blocks[b].type);
+        }
+        ck_assert_int_eq(bil, 3 * (2 * 4 + 4));
+        ck_assert_int_eq(P->m, bil + 3 * con);
+        if (k == S->count - 1) ck_assert_int_gt(con, 0);
+        ck_assert_str_eq(P->name, Q->name);
+        ck_assert(same_csc(P->A, Q->A) && same_csc(P->J, Q->J));
+        ck_assert(!memcmp(P->b, Q->b, sizeof(double) * (size_t)P->n));
+        ck_assert(!memcmp(P->e, Q->e, sizeof(double) * (size_t)P->m));
+        ck_assert(!memcmp(P->v_ref, Q->v_ref, sizeof(double) * (size_t)P->n));
+        ck_assert(!memcmp(P->lambda_ref, Q->lambda_ref, sizeof(double) * (size_t)P->m));
+    }
+    mcb_problem_set_free(&S), mcb_problem_set_free(&S2);
+    /* more pieces than cells */
+    const mcb_scene_def *def = mcb_scene_find("beam");
+    double vals[MCB_SCENE_MAX_OPTS];
+    char *bad[] = {"--length", "4", "--pieces", "5"};
+    mcb_err err;
+    ck_assert(mcb_scene_parse(def, 4, bad, vals, &err) == MCB_OK);
+    ck_assert_int_eq(def->generate(vals, &S, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(S);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("scene_fem");
@@ -662,6 +740,7 @@ static Suite *suite(void)
     tcase_add_test(tc, assemble_structure);
     tcase_add_test(tc, inverted_element);
     tcase_add_test(tc, free_fall);
+    tcase_add_test(tc, beam_scene_structure);
     suite_add_tcase(s, tc);
     return s;
 }

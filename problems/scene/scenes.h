@@ -55,5 +55,6 @@ mcb_rc mcb_scene_bolt_nut(const double *vals, mcb_problem_set **out, mcb_err *er
 mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_cable(const double *vals, mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_beam(const double *vals, mcb_problem_set **out, mcb_err *err);
 
 #endif
