@@ -27,6 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "body.h"
 #include "fem.h"
 #include "joint.h"
@@ -1132,6 +1136,14 @@ static void run_solver(const mcb_world *w, const char *name, const mcb_problem *
     s.warm_start = 1;
     void *params = mcb_calloc(def->params_size / sizeof(double) + 1, sizeof(double));
     if (!params) return;
+    /* one thread, as s.threads says: the reference must not depend on the
+     * machine's core count (and waiting OpenMP threads cost more than they
+     * bring on a step's small loops); the caller's setting comes back */
+#ifdef _OPENMP
+    int saved_threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+#endif
+    mcb_blas_set_threads(1);
     def->default_params(params);
     solve_ctx r = {ws, P, def, NULL, v, lambda, w->o.tol, jrow};
     mcb_err e2;
@@ -1146,6 +1158,9 @@ static void run_solver(const mcb_world *w, const char *name, const mcb_problem *
     }
     def->free(&r.work);
     free(params);
+#ifdef _OPENMP
+    omp_set_num_threads(saved_threads);
+#endif
 }
 
 /* Without contacts the step is the linear system A v^ = b. */
