@@ -352,7 +352,7 @@ static void frame_lost_run(const exec_ctx *x, const mcb_isolate_report *rep, con
     run.rep = it->rep;
     run.n = P->n;
     run.m = P->m;
-    run.ncontacts = mcb_problem_count(P, MCB_CONTACT);
+    run.ncontacts = mcb_problem_contacts(P);
     for (int k = 0; k < MCB_NMETRICS; k++) run.final.val[k] = NAN;
     run.info.own_residual = NAN;
     run.info.solve_s = rep->wall_s; /* the child's wall time until it ended */

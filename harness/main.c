@@ -139,7 +139,7 @@ static int cmd_info(int argc, char **argv)
             const mcb_problem *P = S->items[p];
             printf("  %-32s %-6s n %-6d m %-6d contacts %-5d unilateral %-4d bilateral %-4d "
                    "soft %-4d subsystems %-5d h %g step %d scene '%s'\n",
-                   P->name, mcb_form_name(P->form), P->n, P->m, mcb_problem_count(P, MCB_CONTACT),
+                   P->name, mcb_form_name(P->form), P->n, P->m, mcb_problem_contacts(P),
                    mcb_problem_count(P, MCB_UNILATERAL), mcb_problem_count(P, MCB_BILATERAL),
                    mcb_problem_count(P, MCB_SOFT), P->nsub, P->h, P->step, P->scene);
         }
@@ -469,6 +469,10 @@ static const char *run_help =
     "                       are held to it after the fact)\n"
     "  --tol T              tolerance on the stop metric, finite, >= 0 (default 1e-8)\n"
     "  --stop-metric NAME   natmap (default), fb, fb_max, zres, dyn_abs, dyn_rel\n"
+    "  --law LAW            the contact law every solution is judged by: ncp (default:\n"
+    "                       each block by its stored type, contacts by Signorini-Coulomb)\n"
+    "                       or ccp (every contact as cone complementarity, contact_ccp);\n"
+    "                       natmap_ncp and natmap_ccp report both laws for every run\n"
     "  --check-every K      when the stop metric is judged during a solve: auto (default:\n"
     "                       every iteration at first, then at a stride from the measured\n"
     "                       cost of a check, at most 1% of the iterations done), never\n"
@@ -617,7 +621,7 @@ static int cmd_run(int argc, char **argv)
                                   "--trace-every", "--repeat", "--threads", "--param",
                                   "--stop-metric", "--check-every", "--timing", "--problems",
                                   "--exclude", "--resume", "--shard", "--isolate", "--mem-limit",
-                                  NULL};
+                                  "--law", NULL};
     const char *const flags[] = {"--warm-start", "--save-solutions", "--quick", "--mpi", NULL};
     for (int k = 1; k < argc && !status; k++) {
         const char *a = argv[k], *v;
@@ -677,6 +681,9 @@ static int cmd_run(int argc, char **argv)
         } else if (!strcmp(a, "--stop-metric")) {
             o.stop_metric = mcb_metric_from_name(v);
             bad = o.stop_metric < 0 || !mcb_metric_is_residual(o.stop_metric);
+        } else if (!strcmp(a, "--law")) {
+            o.law = mcb_law_from_name(v);
+            bad = o.law < 0;
         }
         if (bad) status = usage_error("run", "bad value for %s", a);
     }

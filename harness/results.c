@@ -19,7 +19,7 @@
 #include "mcb_paths.h"
 
 #define RESULTS_FORMAT "mcbench-results"
-#define RESULTS_VERSION 3
+#define RESULTS_VERSION 4
 
 /* First line of a command's output, or "unknown". */
 static void command_line(const char *cmd, char *buf, size_t len)
@@ -171,10 +171,10 @@ void mcb_settings_words(const mcb_campaign_opts *o, char *buf, size_t len)
     const mcb_settings *s = &o->settings;
     snprintf(buf, len,
              "max_iters=%d time_limit_s=%.17g tol=%.17g stop_metric=%s threads=%d "
-             "warm_start=%d check_every=%d trace_every=%d timing=%s save_solutions=%d",
+             "warm_start=%d check_every=%d trace_every=%d timing=%s save_solutions=%d law=%s",
              s->max_iters, s->time_limit_s, s->tol, mcb_metric_name(o->stop_metric), s->threads,
              s->warm_start, o->check_every, o->trace_every, mcb_timing_name(o->timing),
-             o->save_solutions);
+             o->save_solutions, mcb_law_name(o->law));
 }
 
 /* The word of `list` whose key is `key` (up to '='), or NULL; its length

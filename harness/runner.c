@@ -84,6 +84,7 @@ void mcb_campaign_defaults(mcb_campaign_opts *o)
 {
     mcb_settings_default(&o->settings);
     o->stop_metric = MCB_M_NATMAP;
+    o->law = MCB_LAW_NCP;
     o->check_every = MCB_CHECK_AUTO;
     o->trace_every = MCB_TRACE_CHECKS;
     o->timing = MCB_TIMING_AUTO;
@@ -523,7 +524,8 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     for (int k = 0; k < MCB_NMETRICS; k++) run->final.val[k] = NAN;
     run->n = P->n;
     run->m = P->m;
-    run->ncontacts = mcb_problem_count(P, MCB_CONTACT);
+    run->ncontacts = mcb_problem_contacts(P);
+    mcb_metrics_ws_set_law(ws, o->law); /* every judgement of this run: --law */
     run->trace = NULL;
     run->trace_rows = 0;
     run->v = run->lambda = NULL;

@@ -44,6 +44,7 @@ const char *mcb_timed_name(int timed);
 typedef struct {
     mcb_settings settings;
     int stop_metric;    /* mcb_metric_id judged against settings.tol */
+    int law;            /* mcb_law every solution is judged by (--law) */
     int check_every;    /* MCB_CHECK_AUTO, MCB_CHECK_NEVER or k > 0 */
     int trace_every;    /* MCB_TRACE_CHECKS, 0 (final only) or k > 0 */
     int timing;         /* mcb_timing_mode */

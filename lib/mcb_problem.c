@@ -12,6 +12,7 @@ const char *mcb_ctype_name(int type)
     case MCB_UNILATERAL: return "unilateral";
     case MCB_SOFT: return "soft";
     case MCB_CONTACT: return "contact";
+    case MCB_CONTACT_CCP: return "contact_ccp";
     default: return "unknown";
     }
 }
@@ -67,6 +68,13 @@ int mcb_problem_count(const mcb_problem *P, int type)
 {
     int c = 0;
     for (int k = 0; k < P->nblocks; k++) c += P->blocks[k].type == type;
+    return c;
+}
+
+int mcb_problem_contacts(const mcb_problem *P)
+{
+    int c = 0;
+    for (int k = 0; k < P->nblocks; k++) c += mcb_is_contact(P->blocks[k].type);
     return c;
 }
 

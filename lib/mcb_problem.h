@@ -12,6 +12,10 @@
  *   unilateral: 0 <= lambda_i  ⊥  J_i v + e_i >= 0                 (per row)
  *   soft:       lambda_i = -k (e_i + alpha J_i v)                  (eq. 3)
  *   contact:    3 rows [n, t1, t2], Signorini-Coulomb with mu       (eq. 5)
+ *   contact_ccp: 3 rows [n, t1, t2], Anitescu's cone complementarity with mu:
+ *               (u, lambda) in K_mu* x K_mu, u ⊥ lambda (the Coulomb law
+ *               without the mu ||u_t|| term: a sliding contact separates
+ *               at u_n = mu ||u_t||; Tasora-Negrut eq. (5)-(7))
  */
 #ifndef MCB_PROBLEM_H
 #define MCB_PROBLEM_H
@@ -22,10 +26,16 @@ typedef enum {
     MCB_BILATERAL = 0,
     MCB_UNILATERAL = 1,
     MCB_SOFT = 2,
-    MCB_CONTACT = 3
+    MCB_CONTACT = 3,
+    MCB_CONTACT_CCP = 4
 } mcb_ctype;
-#define MCB_NCTYPES 4
+#define MCB_NCTYPES 5
 const char *mcb_ctype_name(int type); /* "bilateral", ...; "unknown" */
+/* 1 for the 3-row friction-cone blocks (contact and contact_ccp). */
+static inline int mcb_is_contact(int type)
+{
+    return type == MCB_CONTACT || type == MCB_CONTACT_CCP;
+}
 
 typedef struct {
     int type;     /* mcb_ctype (int: files may hold unknown codes) */
@@ -92,6 +102,8 @@ void mcb_problem_free(mcb_problem **P); /* accepts NULL */
 
 /* Counts blocks of a type. */
 int mcb_problem_count(const mcb_problem *P, int type);
+/* Counts the contacts of either law (contact and contact_ccp blocks). */
+int mcb_problem_contacts(const mcb_problem *P);
 
 /* Infers the subsystem partition from A's connected components, renumbering
  * nothing: components that are not contiguous DOF ranges are merged with

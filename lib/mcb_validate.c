@@ -69,7 +69,7 @@ static mcb_rc check_blocks(const mcb_problem *P, const char *where, mcb_err *err
         if (B->type < 0 || B->type >= MCB_NCTYPES)
             return mcb_fail(err, MCB_E_INPUT,
                             "%s: constraints/type[%d] = %d is an unknown constraint type "
-                            "(0 bilateral, 1 unilateral, 2 soft, 3 contact)",
+                            "(0 bilateral, 1 unilateral, 2 soft, 3 contact, 4 contact_ccp)",
                             where, k, B->type);
         if (B->row != row)
             return mcb_fail(err, MCB_E_INPUT,
@@ -78,7 +78,7 @@ static mcb_rc check_blocks(const mcb_problem *P, const char *where, mcb_err *err
         if (B->nrows < 1)
             return mcb_fail(err, MCB_E_INPUT, "%s: constraint block %d has %d rows", where, k,
                             B->nrows);
-        if (B->type == MCB_CONTACT && B->nrows != 3)
+        if (mcb_is_contact(B->type) && B->nrows != 3)
             return mcb_fail(err, MCB_E_INPUT,
                             "%s: contact block %d has %d rows, a contact has 3 [n, t1, t2]",
                             where, k, B->nrows);

@@ -13,8 +13,22 @@
 #include "mcb_chol.h"
 #include "mcb_cone.h"
 
-static const char *names[MCB_NMETRICS] = {"dyn_abs", "dyn_rel", "fb",      "fb_max",
-                                          "natmap",  "zres",    "pen_max", "pen_sum"};
+static const char *names[MCB_NMETRICS] = {"dyn_abs",    "dyn_rel",   "fb",      "fb_max",
+                                          "natmap",     "zres",      "pen_max", "pen_sum",
+                                          "natmap_ncp", "natmap_ccp"};
+static const char *law_names[] = {"ncp", "ccp"};
+
+const char *mcb_law_name(int law)
+{
+    return law == MCB_LAW_NCP || law == MCB_LAW_CCP ? law_names[law] : "unknown";
+}
+
+int mcb_law_from_name(const char *name)
+{
+    for (int k = 0; k < 2; k++)
+        if (strcmp(law_names[k], name) == 0) return k;
+    return -1;
+}
 
 const char *mcb_metric_name(int id)
 {
@@ -32,6 +46,7 @@ int mcb_metric_is_residual(int id) { return id >= MCB_M_DYN_ABS && id <= MCB_M_Z
 
 struct mcb_metrics_ws {
     const mcb_problem *P;
+    int law;          /* mcb_law */
     mcb_chol *F;      /* factor of A (primal) for the z-residual */
     double *Av, *JTl; /* n */
     double *vstar;    /* n: A^-1 (b + J^T lambda) */
@@ -77,6 +92,33 @@ void mcb_metrics_ws_free(mcb_metrics_ws **ws)
     free((*ws)->ustar);
     free(*ws);
     *ws = NULL;
+}
+
+void mcb_metrics_ws_set_law(mcb_metrics_ws *ws, int law)
+{
+    if (ws) ws->law = law == MCB_LAW_CCP ? MCB_LAW_CCP : MCB_LAW_NCP;
+}
+
+void mcb_ccp_natmap(double mu, const double lambda[3], const double u[3], double res[3])
+{
+    double w[3] = {lambda[0] - u[0], lambda[1] - u[1], lambda[2] - u[2]}, p[3];
+    mcb_proj_cone(mu, w, p);
+    for (int k = 0; k < 3; k++) res[k] = lambda[k] - p[k];
+}
+
+void mcb_ccp_fb(double mu, const double lambda[3], const double u[3], double phi[3])
+{
+    if (mu <= 0.0) { /* K = {l_t = 0, l_n >= 0}, K* = {u_n >= 0}: as the Coulomb law */
+        phi[0] = mcb_fb(lambda[0], u[0]);
+        phi[1] = lambda[1];
+        phi[2] = lambda[2];
+        return;
+    }
+    /* scaling to the Lorentz cone: lambda in K_mu iff x in L, u in K_mu* iff
+     * y in L, and <x, y> = <lambda, u> */
+    double x[3] = {mu * lambda[0], lambda[1], lambda[2]};
+    double y[3] = {u[0] / mu, u[1], u[2]};
+    mcb_fb_soc(x, y, phi);
 }
 
 /* u = J v + e (primal) or W lambda + q (dual) */
@@ -137,33 +179,47 @@ static void T_strict(const mcb_block *B, const double *s, const double *e, doubl
     case MCB_CONTACT:
         mcb_proj_strict(B->mu, s, out);
         break;
+    case MCB_CONTACT_CCP: /* the proximal operator: the CCP's fixed-point map */
+        mcb_proj_cone(B->mu, s, out);
+        break;
     }
 }
 
 typedef struct {
     double fb2, fb_max, nat2, z2, pen_max, pen_sum;
+    double nat_ncp2, nat_ccp2; /* natmap pieces with every contact under one law */
     int ncontacts;
 } block_sums;
 
+static double sq3(const double x[3]) { return x[0] * x[0] + x[1] * x[1] + x[2] * x[2]; }
+
 /* Per-block pieces of fb, natmap, zres and penetration. `ustar` may be
- * NULL when the z-residual is not wanted. */
-static void block_pass(const mcb_problem *P, const double *lambda, const double *u,
+ * NULL when the z-residual is not wanted. Contacts are judged by `law`
+ * (MCB_LAW_CCP: every contact as contact_ccp; MCB_LAW_NCP: as stored). */
+static void block_pass(const mcb_problem *P, int law, const double *lambda, const double *u,
                        const double *ustar, block_sums *S)
 {
     memset(S, 0, sizeof *S);
     for (int b = 0; b < P->nblocks; b++) {
-        const mcb_block *B = &P->blocks[b];
+        mcb_block Bj = P->blocks[b]; /* the block as judged */
+        if (law == MCB_LAW_CCP && Bj.type == MCB_CONTACT) Bj.type = MCB_CONTACT_CCP;
+        const mcb_block *B = &Bj;
         int r0 = B->row;
         const double *l = lambda + r0, *ub = u + r0;
         const double *eb = P->e ? P->e + r0 : NULL;
-        if (B->type == MCB_CONTACT) {
-            double phi[3], res[3];
-            mcb_contact_fb(B->mu, l, ub, phi);
-            double f2 = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2];
+        if (mcb_is_contact(B->type)) {
+            double phi[3], rn[3], rc[3];
+            int ccp = B->type == MCB_CONTACT_CCP;
+            if (ccp) mcb_ccp_fb(B->mu, l, ub, phi);
+            else mcb_contact_fb(B->mu, l, ub, phi);
+            double f2 = sq3(phi);
             S->fb2 += f2;
             if (sqrt(f2) > S->fb_max || isnan(f2)) S->fb_max = sqrt(f2);
-            mcb_contact_natmap(B->mu, l, ub, res);
-            S->nat2 += res[0] * res[0] + res[1] * res[1] + res[2] * res[2];
+            mcb_contact_natmap(B->mu, l, ub, rn);
+            mcb_ccp_natmap(B->mu, l, ub, rc);
+            S->nat_ncp2 += sq3(rn);
+            S->nat_ccp2 += sq3(rc);
+            S->nat2 += ccp ? sq3(rc) : sq3(rn);
             double pen = ub[0] < 0.0 ? -ub[0] : 0.0;
             if (pen > S->pen_max) S->pen_max = pen;
             S->pen_sum += pen;
@@ -184,12 +240,14 @@ static void block_pass(const mcb_problem *P, const double *lambda, const double 
                 }
                 S->fb2 += f * f;
                 S->nat2 += nm * nm;
+                S->nat_ncp2 += nm * nm;
+                S->nat_ccp2 += nm * nm;
             }
         }
         if (ustar) { /* z-residual piece: lambda - T(lambda - u*) */
             double sv[3], t[3];
-            for (int r0b = 0; r0b < B->nrows; r0b += (B->type == MCB_CONTACT ? 3 : 1)) {
-                int len = B->type == MCB_CONTACT ? 3 : 1;
+            for (int r0b = 0; r0b < B->nrows; r0b += (mcb_is_contact(B->type) ? 3 : 1)) {
+                int len = mcb_is_contact(B->type) ? 3 : 1;
                 mcb_block one = *B;
                 one.nrows = len;
                 for (int r = 0; r < len; r++) sv[r] = l[r0b + r] - ustar[r0 + r0b + r];
@@ -229,7 +287,7 @@ static double rel(double x, double scale) { return scale > DBL_EPSILON ? x / sca
 /* Siconos 4.4: local form sqrt(sum ||.||^2) / max(||q||, ||lambda||, ||u||);
  * global form dyn / max(||b||, ||Av||, ||J^T lambda||)
  *             + sqrt(sum ||.||^2) / max(||u||, ||lambda||). */
-static double natmap(mcb_metrics_ws *ws, const double *lambda, const block_sums *S, double dyn,
+static double natmap(mcb_metrics_ws *ws, const double *lambda, double nat2, double dyn,
                      double dscale)
 {
     const mcb_problem *P = ws->P;
@@ -238,9 +296,9 @@ static double natmap(mcb_metrics_ws *ws, const double *lambda, const block_sums 
     double s = lnorm > unorm ? lnorm : unorm;
     if (P->form == MCB_DUAL) {
         double qn = mcb_norm2(m, P->q);
-        return rel(sqrt(S->nat2), qn > s ? qn : s);
+        return rel(sqrt(nat2), qn > s ? qn : s);
     }
-    return rel(dyn, dscale) + rel(sqrt(S->nat2), s);
+    return rel(dyn, dscale) + rel(sqrt(nat2), s);
 }
 
 void mcb_metrics_compute(mcb_metrics_ws *ws, const double *v, const double *lambda,
@@ -252,13 +310,15 @@ void mcb_metrics_compute(mcb_metrics_ws *ws, const double *v, const double *lamb
     local_velocity(ws, v, lambda, ws->u);
     projected_velocity(ws, lambda);
     block_sums S;
-    block_pass(P, lambda, ws->u, ws->ustar, &S);
+    block_pass(P, ws->law, lambda, ws->u, ws->ustar, &S);
 
     out->val[MCB_M_DYN_ABS] = dyn;
     out->val[MCB_M_DYN_REL] = P->form == MCB_PRIMAL ? rel(dyn, dscale) : NAN;
     out->val[MCB_M_FB] = sqrt(S.fb2);
     out->val[MCB_M_FB_MAX] = S.fb_max;
-    out->val[MCB_M_NATMAP] = natmap(ws, lambda, &S, dyn, dscale);
+    out->val[MCB_M_NATMAP] = natmap(ws, lambda, S.nat2, dyn, dscale);
+    out->val[MCB_M_NATMAP_NCP] = natmap(ws, lambda, S.nat_ncp2, dyn, dscale);
+    out->val[MCB_M_NATMAP_CCP] = natmap(ws, lambda, S.nat_ccp2, dyn, dscale);
     out->val[MCB_M_ZRES] = sqrt(S.z2) / zres_scale(P, S.ncontacts);
     out->val[MCB_M_PEN_MAX] = S.pen_max;
     out->val[MCB_M_PEN_SUM] = S.pen_sum;
@@ -278,12 +338,14 @@ double mcb_metrics_one(mcb_metrics_ws *ws, int id, const double *v, const double
     if (id == MCB_M_DYN_REL) return P->form == MCB_PRIMAL ? rel(dyn, dscale) : NAN;
     local_velocity(ws, v, lambda, ws->u);
     block_sums S;
-    block_pass(P, lambda, ws->u, NULL, &S);
+    block_pass(P, ws->law, lambda, ws->u, NULL, &S);
     switch (id) {
     case MCB_M_FB: return sqrt(S.fb2);
     case MCB_M_FB_MAX: return S.fb_max;
     case MCB_M_PEN_MAX: return S.pen_max;
     case MCB_M_PEN_SUM: return S.pen_sum;
-    default: return natmap(ws, lambda, &S, dyn, dscale);
+    case MCB_M_NATMAP_NCP: return natmap(ws, lambda, S.nat_ncp2, dyn, dscale);
+    case MCB_M_NATMAP_CCP: return natmap(ws, lambda, S.nat_ccp2, dyn, dscale);
+    default: return natmap(ws, lambda, S.nat2, dyn, dscale);
     }
 }

@@ -11,7 +11,15 @@
  *   zres     z-residual of the CANAL/SubADMM paper, Sec. VII
  *   pen_max  max over contacts of max(0, -(J_n v + e_n))
  *   pen_sum  sum over contacts of the same
- * with u = J v + e (primal) or u = W lambda + q (dual). */
+ *   natmap_ncp  natmap with every contact judged by the Signorini-Coulomb law
+ *   natmap_ccp  natmap with every contact judged by the cone complementarity law
+ * with u = J v + e (primal) or u = W lambda + q (dual).
+ *
+ * The law (mcb_metrics_ws_set_law): under MCB_LAW_NCP (the default) every
+ * block is judged by its stored type; under MCB_LAW_CCP every `contact`
+ * block is judged as `contact_ccp`. fb, fb_max, natmap and zres follow the
+ * law; natmap_ncp and natmap_ccp do not (they report both laws for every
+ * run: what the CCP relaxation costs under Coulomb, and the reverse). */
 #ifndef MCB_METRICS_H
 #define MCB_METRICS_H
 
@@ -26,8 +34,15 @@ typedef enum {
     MCB_M_ZRES,
     MCB_M_PEN_MAX,
     MCB_M_PEN_SUM,
+    MCB_M_NATMAP_NCP,
+    MCB_M_NATMAP_CCP,
     MCB_NMETRICS
 } mcb_metric_id;
+
+/* The contact law a run is judged against (mcbench run --law). */
+typedef enum { MCB_LAW_NCP = 0, MCB_LAW_CCP = 1 } mcb_law;
+const char *mcb_law_name(int law);     /* "ncp", "ccp"; "unknown" */
+int mcb_law_from_name(const char *name); /* -1 if unknown */
 
 const char *mcb_metric_name(int id);
 int mcb_metric_from_name(const char *name); /* -1 if unknown */
@@ -44,6 +59,15 @@ typedef struct mcb_metrics_ws mcb_metrics_ws;
  * once (CHOLMOD), reused for every z-residual of that problem. */
 mcb_rc mcb_metrics_ws_new(const mcb_problem *P, mcb_metrics_ws **out, mcb_err *err);
 void mcb_metrics_ws_free(mcb_metrics_ws **ws);
+/* Sets the law (mcb_law) the workspace judges by; MCB_LAW_NCP after _new. */
+void mcb_metrics_ws_set_law(mcb_metrics_ws *ws, int law);
+
+/* The cone complementarity residuals of one contact (lambda, u), u = J v + e:
+ * natural map lambda - P_K(lambda - u), and the Fischer-Burmeister 3-vector
+ * on x = [mu l_n, l_t], y = [u_n / mu, u_t] (for mu = 0: [fb(l_n, u_n), l_t]).
+ * Both are zero exactly when (u, lambda) in K_mu* x K_mu and u ⊥ lambda. */
+void mcb_ccp_natmap(double mu, const double lambda[3], const double u[3], double res[3]);
+void mcb_ccp_fb(double mu, const double lambda[3], const double u[3], double phi[3]);
 
 /* All metrics. v is ignored (may be NULL) for dual-form problems. */
 void mcb_metrics_compute(mcb_metrics_ws *ws, const double *v, const double *lambda,

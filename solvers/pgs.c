@@ -141,6 +141,7 @@ static void pgs_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_pgs = {
     .name = "pgs",
+    .accepts_problem = mcb_accepts_coulomb_only,
     .description = "projected Gauss-Seidel on the sparse Delassus operator, per-contact local "
                    "solve with the exact 3x3 block",
     .reference = "SubADMM paper Sec. IV-B1; CANAL paper eq. (17) for the projection",

@@ -185,6 +185,7 @@ static void pj_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_pj = {
     .name = "pj",
+    .accepts_problem = mcb_accepts_coulomb_only,
     .description = "projected Jacobi on the sparse Delassus operator, per-contact local solve with "
                    "the exact 3x3 block, OpenMP over constraints",
     .reference = "SubADMM paper Sec. IV-B2; Tasora-Negrut CCP iteration (Jacobi form)",

@@ -13,6 +13,8 @@ extern const mcb_solver_def mcb_solver_pgs;
 extern const mcb_solver_def mcb_solver_pj;
 extern const mcb_solver_def mcb_solver_subadmm;
 extern const mcb_solver_def mcb_solver_fadmm;
+extern const mcb_solver_def mcb_solver_apgd;
+extern const mcb_solver_def mcb_solver_ccp_jacobi;
 #ifdef MCB_HAVE_SICONOS
 extern const mcb_solver_def mcb_solver_siconos_nsgs;
 extern const mcb_solver_def mcb_solver_siconos_nsn_ac;
@@ -24,6 +26,8 @@ static const mcb_solver_def *const registry[] = {
     &mcb_solver_pj,
     &mcb_solver_subadmm,
     &mcb_solver_fadmm,
+    &mcb_solver_apgd,
+    &mcb_solver_ccp_jacobi,
 #ifdef MCB_HAVE_SICONOS /* peers, present when built with Siconos numerics */
     &mcb_solver_siconos_nsgs,
     &mcb_solver_siconos_nsn_ac,
@@ -121,4 +125,17 @@ void mcb_param_format(const mcb_solver_def *def, const void *params, int k, char
         memcpy(&x, (const char *)params + d->offset, sizeof x);
         snprintf(buf, len, "%d", x);
     }
+}
+
+int mcb_accepts_coulomb_only(const mcb_problem *P, char *reason, size_t len)
+{
+    for (int b = 0; P && b < P->nblocks; b++)
+        if (P->blocks[b].type == MCB_CONTACT_CCP) {
+            snprintf(reason, len,
+                     "block %d is contact_ccp: this solver's local steps solve the Coulomb "
+                     "law only (apgd and ccp-jacobi solve the CCP)",
+                     b);
+            return 0;
+        }
+    return 1;
 }

@@ -112,6 +112,10 @@ const mcb_solver_def *mcb_solver_find(const char *name);
 /* 1 when def cannot be stopped from the callback on problems of the given
  * form (mcb_form): black_box and, if set, black_box_forms. */
 int mcb_solver_black_box(const mcb_solver_def *def, int form);
+/* accepts_problem of the solvers written for the Coulomb law only (their
+ * local steps have no case for it): refuses a problem that stores
+ * contact_ccp blocks, with the reason. */
+int mcb_accepts_coulomb_only(const mcb_problem *P, char *reason, size_t len);
 
 /* Maps a solver's per-iteration callback result to a status. */
 int mcb_status_from_cb(mcb_cb_action a);

@@ -594,6 +594,7 @@ static void subadmm_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_subadmm = {
     .name = "subadmm",
+    .accepts_problem = mcb_accepts_coulomb_only,
     .description = "subsystem-based ADMM: per-subsystem CHOLMOD factors, closed-form "
                    "per-constraint updates, OpenMP over subsystems and constraints",
     .reference = "SubADMM paper Alg. 1, eq. (12)-(23); CANAL/SubADMM paper eq. (17), (42)-(43)",
@@ -611,6 +612,7 @@ const mcb_solver_def mcb_solver_subadmm = {
 
 const mcb_solver_def mcb_solver_fadmm = {
     .name = "fadmm",
+    .accepts_problem = mcb_accepts_coulomb_only,
     .description = "full-system ADMM (no subsystem splitting): one CHOLMOD factor of "
                    "A + beta J^T J, closed-form per-constraint z-updates",
     .reference = "SubADMM paper Sec. IV-B (FADMM); CANAL/SubADMM paper eq. (28) (No Sub)",

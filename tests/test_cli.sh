@@ -53,7 +53,7 @@ check run-bad-param 2 "$mcb" run "$d/s.h5" -o "$d/r.h5" --param pgs.nope=1
 check run 0 "$mcb" run "$d/s.h5" -o "$d/r.h5" --iters 300 --repeat 2 --param pgs.omega=1.2
 [ -s "$d/r.csv" ] || { fail=$((fail+1)); echo "FAIL no r.csv beside r.h5"; }
 # one row per problem (2) x solver x repetition (2), plus the header
-nsolv=$("$mcb" solvers | grep -c '^[a-z_]*: ')
+nsolv=$("$mcb" solvers | grep -c '^[a-z_-]*: ')
 [ "$(wc -l < "$d/r.csv")" = $((4 * nsolv + 1)) ] || { fail=$((fail+1)); echo "FAIL r.csv rows"; }
 check report 0 "$mcb" report "$d/r.h5" -o "$d/rep"
 for f in index.html s_iter.png s_iter.svg s_time.png s_time.svg s_table.md s_table.csv; do

@@ -9,10 +9,11 @@
 #include "mcb_cone.h"
 #include "metrics.h"
 
-static mcb_metrics eval(mcb_problem *P, const double *v, const double *l)
+static mcb_metrics eval_law(mcb_problem *P, int law, const double *v, const double *l)
 {
     mcb_metrics_ws *ws = NULL;
     ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, NULL), MCB_OK);
+    mcb_metrics_ws_set_law(ws, law);
     mcb_metrics m;
     mcb_metrics_compute(ws, v, l, &m);
     /* the single-metric path agrees with the full computation */
@@ -25,6 +26,11 @@ static mcb_metrics eval(mcb_problem *P, const double *v, const double *l)
     return m;
 }
 
+static mcb_metrics eval(mcb_problem *P, const double *v, const double *l)
+{
+    return eval_law(P, MCB_LAW_NCP, v, l);
+}
+
 START_TEST(exact_solutions_have_zero_residuals)
 {
     /* _i: FX_OPEN, FX_STICK, FX_SLIP */
@@ -32,12 +38,139 @@ START_TEST(exact_solutions_have_zero_residuals)
     double v[3], l[3];
     fx_point_solution(_i, v, l);
     mcb_metrics m = eval(P, v, l);
-    for (int k = 0; k < MCB_NMETRICS; k++)
+    for (int k = 0; k < MCB_NMETRICS; k++) {
+        if (k == MCB_M_NATMAP_CCP && _i == FX_SLIP) { /* Coulomb sliding is not a CCP solution */
+            ck_assert_double_eq_tol(m.val[k], sqrt(0.2), 1e-14);
+            continue;
+        }
         ck_assert_msg(fabs(m.val[k]) <= 1e-14,
                       "exact solution of the %s contact: %s = %g, expected 0 (natmap: "
                       "r - P_K(r - u - [mu ||u_t||, 0, 0]))",
                       P->name, mcb_metric_name(k), m.val[k]);
+    }
     mcb_problem_free(&P);
+}
+END_TEST
+
+/* The CCP solution of fx_point_contact(FX_SLIP): W = I, q = (-1, 2, 0), so
+ * lambda = P_K(-q) = P_K((1, -2, 0)) = (1.6, -0.8, 0) and u = (0.6, 1.2, 0):
+ * the contact slides with u_n = mu ||u_t|| = 0.6 > 0 (it lifts off while
+ * sliding), v = b + J^T lambda = (1.2, 0, 0.6). */
+static const double ccp_slip_v[3] = {1.2, 0, 0.6}, ccp_slip_l[3] = {1.6, -0.8, 0};
+
+START_TEST(ccp_sliding_is_exact_under_ccp_not_ncp)
+{
+    mcb_problem *P = fx_point_contact(FX_SLIP);
+    mcb_metrics m = eval_law(P, MCB_LAW_CCP, ccp_slip_v, ccp_slip_l);
+    int zero[] = {MCB_M_DYN_ABS, MCB_M_DYN_REL, MCB_M_FB,      MCB_M_FB_MAX,    MCB_M_NATMAP,
+                  MCB_M_ZRES,    MCB_M_PEN_MAX, MCB_M_PEN_SUM, MCB_M_NATMAP_CCP};
+    for (size_t k = 0; k < sizeof zero / sizeof *zero; k++)
+        ck_assert_msg(fabs(m.val[zero[k]]) <= 1e-14, "CCP slip under --law ccp: %s = %g",
+                      mcb_metric_name(zero[k]), m.val[zero[k]]);
+    /* under Coulomb: lambda - P_K(lambda - u - [mu ||u_t||, 0, 0]) =
+     * (1.6, -0.8, 0) - P_K((0.4, -2, 0)) = (1.6, -0.8, 0) - (1.12, -0.56, 0)
+     * = (0.48, -0.24, 0); ||.||^2 = 0.288, over ||lambda||^2 = 3.2: 0.3 */
+    ck_assert_double_eq_tol(m.val[MCB_M_NATMAP_NCP], 0.3, 1e-14);
+    /* the same solution judged under --law ncp */
+    mcb_metrics n = eval_law(P, MCB_LAW_NCP, ccp_slip_v, ccp_slip_l);
+    ck_assert_double_eq_tol(n.val[MCB_M_NATMAP], 0.3, 1e-14);
+    ck_assert_double_eq_tol(n.val[MCB_M_NATMAP_NCP], 0.3, 1e-14);
+    ck_assert_double_le(n.val[MCB_M_NATMAP_CCP], 1e-14);
+    ck_assert_double_gt(n.val[MCB_M_FB], 0.1);
+    /* z-residual under Coulomb: lambda - strict(lambda - u) = (1.6, -0.8, 0)
+     * - strict((1.0, -2.0, 0)) = (1.6, -0.8, 0) - (1, -0.5, 0) */
+    ck_assert_double_eq_tol(n.val[MCB_M_ZRES], sqrt(0.36 + 0.09), 1e-14);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+START_TEST(ncp_sliding_is_exact_under_ncp_not_ccp)
+{
+    mcb_problem *P = fx_point_contact(FX_SLIP);
+    double v[3], l[3];
+    fx_point_solution(FX_SLIP, v, l);
+    mcb_metrics m = eval_law(P, MCB_LAW_CCP, v, l);
+    /* u = (0, 1.5, 0) is not in K*: lambda - P_K(lambda - u) = (1, -0.5, 0)
+     * - P_K((1, -2, 0)) = (-0.6, 0.3, 0); over max(||lambda||, ||u||) = 1.5 */
+    ck_assert_double_eq_tol(m.val[MCB_M_NATMAP], sqrt(0.45) / 1.5, 1e-14);
+    ck_assert_double_eq_tol(m.val[MCB_M_NATMAP_CCP], sqrt(0.45) / 1.5, 1e-14);
+    ck_assert_double_le(m.val[MCB_M_NATMAP_NCP], 1e-14);
+    ck_assert_double_gt(m.val[MCB_M_FB], 0.1);
+    ck_assert_double_gt(m.val[MCB_M_FB_MAX], 0.1);
+    /* z-residual under CCP: lambda - P_K(lambda - u) (the proximal operator) */
+    ck_assert_double_eq_tol(m.val[MCB_M_ZRES], sqrt(0.45), 1e-14);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+START_TEST(stick_and_open_are_exact_under_both_laws)
+{
+    int st = _i == 0 ? FX_OPEN : FX_STICK;
+    mcb_problem *P = fx_point_contact(st);
+    double v[3], l[3];
+    fx_point_solution(st, v, l);
+    for (int law = MCB_LAW_NCP; law <= MCB_LAW_CCP; law++) {
+        mcb_metrics m = eval_law(P, law, v, l);
+        for (int k = 0; k < MCB_NMETRICS; k++)
+            ck_assert_msg(fabs(m.val[k]) <= 1e-14, "%s contact, --law %s: %s = %g", P->name,
+                          mcb_law_name(law), mcb_metric_name(k), m.val[k]);
+    }
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* A stored contact_ccp block is judged as CCP even under --law ncp; the
+ * dual form agrees. */
+START_TEST(stored_ccp_block_and_dual_form)
+{
+    mcb_problem *P = fx_point_contact(FX_SLIP);
+    P->blocks[0].type = MCB_CONTACT_CCP;
+    mcb_metrics m = eval_law(P, MCB_LAW_NCP, ccp_slip_v, ccp_slip_l);
+    ck_assert_double_le(m.val[MCB_M_NATMAP], 1e-14);
+    ck_assert_double_le(m.val[MCB_M_FB], 1e-14);
+    ck_assert_double_le(m.val[MCB_M_ZRES], 1e-14);
+    ck_assert_double_eq_tol(m.val[MCB_M_NATMAP_NCP], 0.3, 1e-14);
+    mcb_problem_free(&P);
+    P = fx_point_contact_dual(FX_SLIP);
+    m = eval_law(P, MCB_LAW_CCP, NULL, ccp_slip_l);
+    ck_assert_double_le(m.val[MCB_M_NATMAP], 1e-14);
+    ck_assert_double_le(m.val[MCB_M_FB], 1e-14);
+    /* dual natmap scale: max(||q||, ||lambda||, ||u||) = ||q|| = sqrt(5):
+     * sqrt(0.288 / 5) = 0.24 */
+    ck_assert_double_eq_tol(m.val[MCB_M_NATMAP_NCP], 0.24, 1e-14);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+START_TEST(ccp_operators_known_values)
+{
+    double r[3], phi[3];
+    /* sliding CCP pair: complementary, both residuals vanish */
+    double l[3] = {1.6, -0.8, 0}, u[3] = {0.6, 1.2, 0};
+    mcb_ccp_natmap(0.5, l, u, r);
+    mcb_ccp_fb(0.5, l, u, phi);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_double_le(fabs(r[k]), 1e-15);
+        ck_assert_double_le(fabs(phi[k]), 1e-15);
+    }
+    /* u outside K* (u_n < mu ||u_t||), lambda = 0: natmap = -P_K(-u) = -P_K((0, -1, 0))
+     * = -(0.4, -0.2, 0) for mu = 0.5 (p_n = (0 + 0.5 * 1) / 1.25, ||p_t|| = mu p_n) */
+    mcb_ccp_natmap(0.5, (double[3]){0, 0, 0}, (double[3]){0, 1, 0}, r);
+    ck_assert_double_eq_tol(r[0], -0.4, 1e-15);
+    ck_assert_double_eq_tol(r[1], 0.2, 1e-15);
+    /* FB on the axis: lambda = (1, 0, 0), u = (1, 0, 0), mu = 1: x = y = (1, 0, 0),
+     * phi = 2 - sqrt(2) on the axis */
+    mcb_ccp_fb(1.0, (double[3]){1, 0, 0}, (double[3]){1, 0, 0}, phi);
+    ck_assert_double_eq_tol(phi[0], 2.0 - sqrt(2.0), 1e-15);
+    /* mu = 0: the laws coincide */
+    double rn[3];
+    mcb_ccp_natmap(0.0, (double[3]){1, 0.3, 0}, (double[3]){0.2, 1, 0}, r);
+    mcb_contact_natmap(0.0, (double[3]){1, 0.3, 0}, (double[3]){0.2, 1, 0}, rn);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(r[k], rn[k], 1e-15);
+    ck_assert_str_eq(mcb_law_name(MCB_LAW_CCP), "ccp");
+    ck_assert_int_eq(mcb_law_from_name("ncp"), MCB_LAW_NCP);
+    ck_assert_int_eq(mcb_law_from_name("coulomb"), -1);
+    ck_assert_str_eq(mcb_ctype_name(MCB_CONTACT_CCP), "contact_ccp");
 }
 END_TEST
 
@@ -259,6 +392,11 @@ int main(void)
     tcase_add_loop_test(tc, scalar_row_known_values, 0, (int)(sizeof rows / sizeof rows[0]));
     tcase_add_test(tc, cone_operators);
     tcase_add_test(tc, metric_names);
+    tcase_add_test(tc, ccp_sliding_is_exact_under_ccp_not_ncp);
+    tcase_add_test(tc, ncp_sliding_is_exact_under_ncp_not_ccp);
+    tcase_add_loop_test(tc, stick_and_open_are_exact_under_both_laws, 0, 2);
+    tcase_add_test(tc, stored_ccp_block_and_dual_form);
+    tcase_add_test(tc, ccp_operators_known_values);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
