@@ -30,13 +30,18 @@
  *   2. the Newton direction H d = -phi by UMFPACK (symbolic analysis once
  *      per problem in setup, numeric factorization per iteration);
  *   3. globalisation: Armijo backtracking on the merit psi = 1/2 ||phi||^2,
- *      psi(lambda + t d) <= psi + sigma t grad^T d, grad = H^T phi, t halved
- *      at most max_ls times. When the Newton direction fails (singular H,
- *      non-finite d, no descent, or the line search fails), the
- *      Levenberg-Marquardt-regularized direction (H + nu I) d = -phi with
- *      nu = lm_reg max|H_ij| is tried, then the Cauchy (steepest-descent)
- *      step d = -grad with t0 = ||grad||^2 / ||H grad||^2; if all three fail
- *      the solver stops: stalled, with the reason.
+ *      psi(lambda + t d) <= psi_ref + sigma t grad^T d, grad = H^T phi, t
+ *      halved at most max_ls times (psi_ref = psi, or the largest of the
+ *      last `memory` merits: nonmonotone). When the Newton direction fails
+ *      (singular H, non-finite d, no descent, or the line search fails),
+ *      regularized directions (H + nu I) d = -phi are tried with
+ *      nu = rel max|H_ij|, rel growing tenfold lm_steps times from the
+ *      current rel; rel is kept across iterations (Levenberg-Marquardt
+ *      update: an accepted full step divides it by 10, never below lm_reg;
+ *      W is singular when contacts outnumber the DOFs, and so is H where
+ *      contacts stick). Then the Cauchy (steepest-descent) step
+ *      d = -grad with t0 = ||grad||^2 / ||H grad||^2; if all fail the
+ *      solver stops: stalled, with the reason.
  * It also stops (stalled, with the reason) at a stationary point of the
  * merit that is not a solution, ||H^T phi|| <= stat_tol max|H_ij| ||phi||
  * (an infeasible or ill-posed problem), and when phi = 0 exactly.
@@ -67,17 +72,22 @@ typedef struct {
     double jac_floor; /* relative floor of the smallest spectral value in the SOC Jacobian */
     double stat_tol;  /* stationarity test ||H^T phi|| <= stat_tol max|H| ||phi|| */
     double own_tol;   /* stop on ||phi|| below this (0: never) */
+    int lm_steps;     /* regularized directions tried, nu growing tenfold */
+    int memory;       /* nonmonotone line search: merits remembered (1: monotone Armijo) */
 } nn_params;
+#define NN_MAX_MEMORY 64
 
 static void nn_defaults(void *p)
 {
     nn_params *q = p;
     q->sigma = 1e-4;
-    q->max_ls = 30;
+    q->max_ls = 10;
     q->lm_reg = 1e-6;
     q->jac_floor = 1e-12;
     q->stat_tol = 1e-12;
     q->own_tol = 0.0;
+    q->memory = 1;
+    q->lm_steps = 4;
 }
 
 static const mcb_param_desc nn_desc[] = {
@@ -85,9 +95,13 @@ static const mcb_param_desc nn_desc[] = {
      "Armijo sufficient-decrease constant on 1/2 ||phi||^2, 0 < sigma < 1/2 (1e-4: the usual "
      "choice, Nocedal-Wright Sec. 3.1)"},
     {"max_ls", 'i', offsetof(nn_params, max_ls),
-     "step halvings before a direction is declared failed, >= 1 (30: t down to 1e-9)"},
+     "step halvings before a Newton or regularized direction is declared failed (the "
+     "gradient step gets 4 times as many), in [1, 50] (10: t down to 1e-3)"},
     {"lm_reg", 'd', offsetof(nn_params, lm_reg),
-     "fallback direction (H + nu I) d = -phi, nu = lm_reg max|H_ij|, > 0 (1e-6)"},
+     "first regularized direction (H + nu I) d = -phi, nu = lm_reg max|H_ij|, > 0 (1e-6)"},
+    {"lm_steps", 'i', offsetof(nn_params, lm_steps),
+     "regularized directions tried when the Newton direction fails, nu growing tenfold each "
+     "time, in [0, 12] (4: nu up to 1e-3 max|H_ij|)"},
     {"jac_floor", 'd', offsetof(nn_params, jac_floor),
      "floor of the smallest spectral value of x∘x + y∘y relative to the largest, where the SOC "
      "FB function is not differentiable, in (0, 1) (1e-12)"},
@@ -96,6 +110,9 @@ static const mcb_param_desc nn_desc[] = {
      "merit that is not a solution, >= 0 (1e-12)"},
     {"own_tol", 'd', offsetof(nn_params, own_tol),
      "stop when ||phi|| falls below this (0: only the harness stops it)"},
+    {"memory", 'i', offsetof(nn_params, memory),
+     "nonmonotone line search (Grippo, Lampariello, Lucidi 1986): the Armijo test against the "
+     "largest of the last `memory` merits, in [1, 64] (1: monotone)"},
 };
 
 typedef struct {
@@ -121,6 +138,11 @@ typedef struct {
     int *uwi;
     double *uw;
     int nnewton, nreg, ngrad; /* accepted steps by kind */
+    double last_nu; /* regularization of the last accepted step (0: Newton) */
+    double last_t;  /* step length of the last accepted step */
+    double rel_nu;  /* current regularization relative to max|H| (Levenberg-Marquardt update) */
+    double hist[NN_MAX_MEMORY]; /* last merits, newest first */
+    int nhist;
 } nn_work;
 
 /* ---- setup and free ---- */
@@ -163,8 +185,11 @@ static mcb_rc nn_check(const void *params, mcb_err *err)
     const nn_params *p = params;
     if (!(p->sigma > 0.0 && p->sigma < 0.5))
         return mcb_fail(err, MCB_E_INPUT, "nnewton.sigma = %g must lie in (0, 0.5)", p->sigma);
-    if (p->max_ls < 1 || p->max_ls > 200)
-        return mcb_fail(err, MCB_E_INPUT, "nnewton.max_ls = %d must lie in [1, 200]", p->max_ls);
+    if (p->max_ls < 1 || p->max_ls > 50)
+        return mcb_fail(err, MCB_E_INPUT, "nnewton.max_ls = %d must lie in [1, 50]", p->max_ls);
+    if (p->lm_steps < 0 || p->lm_steps > 12)
+        return mcb_fail(err, MCB_E_INPUT, "nnewton.lm_steps = %d must lie in [0, 12]",
+                        p->lm_steps);
     if (!(p->lm_reg > 0.0))
         return mcb_fail(err, MCB_E_INPUT, "nnewton.lm_reg = %g must be > 0", p->lm_reg);
     if (!(p->jac_floor > 0.0 && p->jac_floor < 1.0))
@@ -172,6 +197,9 @@ static mcb_rc nn_check(const void *params, mcb_err *err)
                         p->jac_floor);
     if (!(p->stat_tol >= 0.0))
         return mcb_fail(err, MCB_E_INPUT, "nnewton.stat_tol = %g must be >= 0", p->stat_tol);
+    if (p->memory < 1 || p->memory > NN_MAX_MEMORY)
+        return mcb_fail(err, MCB_E_INPUT, "nnewton.memory = %d must lie in [1, %d]", p->memory,
+                        NN_MAX_MEMORY);
     if (!(p->own_tol >= 0.0))
         return mcb_fail(err, MCB_E_INPUT, "nnewton.own_tol = %g must be >= 0", p->own_tol);
     return MCB_OK;
@@ -540,22 +568,26 @@ static int newton_direction(nn_work *w, double nu)
 
 /* Armijo backtracking along w->d from t0; on success lambda, u, phi and
  * *psi are the accepted point's and 1 is returned. */
-static int line_search(nn_work *w, double t0, double slope, double *psi)
+static int line_search(nn_work *w, double t0, double slope, int max_ls, double *psi)
 {
+    double ref = *psi;
+    for (int k = 0; k < w->nhist && k < w->prm.memory; k++)
+        if (w->hist[k] > ref) ref = w->hist[k];
     int m = w->m;
     memset(w->Wd, 0, (size_t)m * sizeof(double));
     mcb_csc_gaxpy(w->D->W, w->d, w->Wd);
     double t = t0;
-    for (int ls = 0; ls <= w->prm.max_ls; ls++, t *= 0.5) {
+    for (int ls = 0; ls <= max_ls; ls++, t *= 0.5) {
         for (int i = 0; i < m; i++) {
             w->lt[i] = w->lambda[i] + t * w->d[i];
             w->ut[i] = w->u[i] + t * w->Wd[i];
         }
         double ptry = 0.5 * eval_phi(w, w->lt, w->ut, w->pt, 0);
-        if (isfinite(ptry) && ptry <= *psi + w->prm.sigma * t * slope) {
+        if (isfinite(ptry) && ptry <= ref + w->prm.sigma * t * slope) {
             memcpy(w->lambda, w->lt, (size_t)m * sizeof(double));
             velocity(w, w->lambda, w->u); /* fresh, no drift */
             *psi = 0.5 * eval_phi(w, w->lambda, w->u, w->phi, 0);
+            w->last_t = t;
             return 1;
         }
     }
@@ -573,12 +605,17 @@ static double slope_of(nn_work *w)
 enum { STEP_OK = 0, STEP_FAILED = 1, STEP_HARD = 2 };
 
 /* One globalized step from the current point (phi and the Jacobian blocks
- * evaluated there). *kind: 0 Newton, 1 regularized, 2 gradient. */
+ * evaluated there). *kind: 0 Newton, 1 regularized, 2 gradient. A
+ * direction fails when it cannot be computed, is no descent direction, or
+ * its line search needs more than max_ls halvings; the regularized ladder
+ * tries nu = lm_reg max|H| 10^j, j = 0 .. lm_steps - 1; the gradient step
+ * may halve 4 max_ls times. */
 static int nn_step(nn_work *w, double *psi, int *kind, int *umf_status)
 {
-    double psi0 = *psi;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        double nu = attempt == 0 ? 0.0 : w->prm.lm_reg * (w->hmax > 0.0 ? w->hmax : 1.0);
+    double psi0 = *psi, hmax = w->hmax > 0.0 ? w->hmax : 1.0;
+    for (int attempt = 0; attempt <= w->prm.lm_steps; attempt++) {
+        double rel = w->rel_nu * pow(10.0, attempt - 1);
+        double nu = attempt == 0 ? 0.0 : rel * hmax;
         int r = newton_direction(w, nu);
         if (r < 0) {
             *umf_status = r;
@@ -588,8 +625,13 @@ static int nn_step(nn_work *w, double *psi, int *kind, int *umf_status)
         double slope = slope_of(w);
         if (isinf(slope)) continue;
         *psi = psi0;
-        if (line_search(w, 1.0, slope, psi)) {
-            *kind = attempt;
+        if (line_search(w, 1.0, slope, w->prm.max_ls, psi)) {
+            *kind = attempt > 0;
+            w->last_nu = nu;
+            if (attempt > 0) { /* keep nu; a full step lowers it */
+                w->rel_nu = w->last_t == 1.0 ? rel / 10.0 : rel;
+                if (w->rel_nu < w->prm.lm_reg) w->rel_nu = w->prm.lm_reg;
+            }
             return STEP_OK;
         }
     }
@@ -601,7 +643,7 @@ static int nn_step(nn_work *w, double *psi, int *kind, int *umf_status)
     double g2 = mcb_dot(m, w->g, w->g), hg2 = mcb_dot(m, w->Hg, w->Hg);
     if (!(g2 > 0.0) || !(hg2 > 0.0) || !isfinite(g2 / hg2)) return STEP_FAILED;
     *psi = psi0;
-    if (line_search(w, g2 / hg2, -g2, psi)) {
+    if (line_search(w, g2 / hg2, -g2, 4 * w->prm.max_ls, psi)) {
         *kind = 2;
         return STEP_OK;
     }
@@ -617,6 +659,7 @@ static int nn_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx
         return MCB_ST_STALLED;
     }
     velocity(w, w->lambda, w->u);
+    w->rel_nu = w->prm.lm_reg;
     for (int it = 1; it <= s->max_iters; it++) {
         double psi = 0.5 * eval_phi(w, w->lambda, w->u, w->phi, 1);
         double pn = sqrt(2.0 * psi);
@@ -649,12 +692,16 @@ static int nn_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx
         }
         if (r == STEP_FAILED) {
             snprintf(info->reason, sizeof info->reason,
-                     "line search failed along the Newton, regularized (nu = %.3g) and gradient "
-                     "directions at ||phi|| = %.3g (iteration %d; accepted steps: %d Newton, "
-                     "%d regularized, %d gradient)",
-                     w->prm.lm_reg * w->hmax, pn, it, w->nnewton, w->nreg, w->ngrad);
+                     "line search failed along the Newton, %d regularized (nu up to %.3g) and "
+                     "gradient directions at ||phi|| = %.3g (iteration %d; accepted steps: %d "
+                     "Newton, %d regularized, %d gradient)",
+                     w->prm.lm_steps, w->prm.lm_reg * w->hmax * pow(10.0, w->prm.lm_steps - 1),
+                     pn, it, w->nnewton, w->nreg, w->ngrad);
             return MCB_ST_STALLED;
         }
+        memmove(w->hist + 1, w->hist, (NN_MAX_MEMORY - 1) * sizeof(double));
+        w->hist[0] = psi;
+        if (w->nhist < NN_MAX_MEMORY) w->nhist++;
         if (kind == 0) w->nnewton++;
         else if (kind == 1) w->nreg++;
         else w->ngrad++;
