@@ -1,0 +1,368 @@
+/* test_nnewton.c: the nonsmooth Newton solver (solvers/nnewton.c) on
+ * problems with known answers: the one-contact states in primal and dual
+ * form (exact solution, few iterations, quadratic convergence), the mixed
+ * fixtures, the small stack, the shared FCLIB files when present (each
+ * skipped without failure when absent), and the statuses it must return on
+ * ill-posed problems (infeasible bilateral rows, an indefinite mass matrix,
+ * bad parameters). Every residual is the harness's (mcb_run_one). */
+#include <check.h>
+
+#include "check_main.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "problems.h"
+#include "runner.h"
+
+static const mcb_solver_def *nn(void) { return mcb_solver_find("nnewton"); }
+
+/* Runs nnewton through the harness with tolerance tol (natmap), keeping the
+ * solution; returns the run (caller clears it). */
+static mcb_run run_nn(const mcb_problem *P, double tol, int max_iters, const void *prm)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.tol = tol;
+    o.settings.max_iters = max_iters;
+    o.save_solutions = 1;
+    mcb_metrics_ws *ws = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_metrics_ws_new(P, &ws, &err) == MCB_OK, "%s", err.msg);
+    mcb_run run = {0};
+    ck_assert_int_eq(mcb_run_one(P, ws, nn(), prm, &o, &run, &err), MCB_OK);
+    mcb_metrics_ws_free(&ws);
+    return run;
+}
+
+/* The own residuals of a direct solve (no harness), iteration by iteration. */
+typedef struct {
+    int n;
+    double r[256];
+} own_trace;
+
+static mcb_cb_action record_cb(void *ctx, int iter, double own)
+{
+    own_trace *t = ctx;
+    if (iter <= 256) t->r[iter - 1] = own;
+    t->n = iter;
+    return own < 1e-13 ? MCB_CB_CONVERGED : MCB_CB_CONTINUE;
+}
+
+static own_trace direct_solve(const mcb_problem *P, int *status)
+{
+    double prm[16];
+    nn()->default_params(prm);
+    mcb_settings s;
+    mcb_settings_default(&s);
+    s.max_iters = 200;
+    void *work = NULL;
+    mcb_err err;
+    ck_assert_msg(nn()->setup(P, &s, prm, &work, &err) == MCB_OK, "%s", err.msg);
+    own_trace t = {0};
+    mcb_info info;
+    memset(&info, 0, sizeof info);
+    *status = nn()->solve(work, &s, record_cb, &t, &info);
+    nn()->free(&work);
+    ck_assert_ptr_null(work);
+    return t;
+}
+
+START_TEST(point_contact_primal)
+{
+    int st = _i;
+    mcb_problem *P = fx_point_contact(st);
+    mcb_run run = run_nn(P, 1e-12, 50, NULL);
+    ck_assert_msg(run.info.status == MCB_ST_SOLVED, "state %d: %s (%s)", st,
+                  mcb_status_name(run.info.status), run.info.reason);
+    ck_assert_double_le(run.final.val[MCB_M_NATMAP], 1e-12);
+    ck_assert_double_le(run.final.val[MCB_M_FB], 1e-10);
+    /* one contact: a handful of Newton steps */
+    ck_assert_int_le(run.info.iterations, 6);
+    double v[3], l[3];
+    fx_point_solution(st, v, l);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_double_eq_tol(run.v[k], v[k], 1e-10);
+        ck_assert_double_eq_tol(run.lambda[k], l[k], 1e-10);
+    }
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+START_TEST(point_contact_dual)
+{
+    int st = _i;
+    mcb_problem *P = fx_point_contact_dual(st);
+    mcb_run run = run_nn(P, 1e-12, 50, NULL);
+    ck_assert_msg(run.info.status == MCB_ST_SOLVED, "state %d: %s (%s)", st,
+                  mcb_status_name(run.info.status), run.info.reason);
+    ck_assert_int_le(run.info.iterations, 6);
+    double v[3], l[3];
+    fx_point_solution(st, v, l);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(run.lambda[k], l[k], 1e-10);
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* Quadratic convergence near the solution: once the own residual ||phi||
+ * is below 1e-3, each step squares it (up to a constant), r_{k+1} <=
+ * 10 r_k^2 + 1e-15, on the slip contact and on the small stack. */
+START_TEST(quadratic_near_solution)
+{
+    mcb_problem *Ps[2] = {fx_point_contact(FX_SLIP), fx_small_stack()};
+    for (int f = 0; f < 2; f++) {
+        int status;
+        own_trace t = direct_solve(Ps[f], &status);
+        ck_assert_msg(status == MCB_ST_SOLVED || status == MCB_ST_STALLED, "fixture %d: %s", f,
+                      mcb_status_name(status));
+        ck_assert_double_le(t.r[t.n - 1], 1e-13);
+        int checked = 0;
+        for (int k = 0; k + 1 < t.n; k++) {
+            if (t.r[k] > 1e-3) continue;
+            ck_assert_msg(t.r[k + 1] <= 10.0 * t.r[k] * t.r[k] + 1e-15,
+                          "fixture %d, iteration %d: %g -> %g is not quadratic", f, k + 1,
+                          t.r[k], t.r[k + 1]);
+            checked++;
+        }
+        ck_assert_int_ge(checked, 1);
+        mcb_problem_free(&Ps[f]);
+    }
+}
+END_TEST
+
+/* Every block type at once (fx_mixed); fx_mixed_active with every row
+ * active: the unilateral row at lambda_1 = 0.4386, the contact sliding. */
+START_TEST(mixed_fixtures)
+{
+    mcb_problem *P = fx_mixed();
+    mcb_run run = run_nn(P, 1e-10, 50, NULL);
+    ck_assert_msg(run.info.status == MCB_ST_SOLVED, "mixed: %s (%s)",
+                  mcb_status_name(run.info.status), run.info.reason);
+    ck_assert_int_le(run.info.iterations, 15);
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+
+    P = fx_mixed_active();
+    run = run_nn(P, 1e-10, 50, NULL);
+    ck_assert_msg(run.info.status == MCB_ST_SOLVED, "mixed_active: %s (%s)",
+                  mcb_status_name(run.info.status), run.info.reason);
+    ck_assert_int_le(run.info.iterations, 15);
+    ck_assert_double_eq_tol(run.lambda[1], 0.4386, 1e-4);
+    double u1 = P->e[1] + run.v[1] + 0.5 * run.v[2]; /* J_1 = (0, 1, 0.5, 0, 0, 0) */
+    ck_assert_double_le(fabs(u1), 1e-9);
+    ck_assert_double_eq_tol(run.lambda[3], 0.147, 1e-3);
+    ck_assert_double_eq_tol(hypot(run.lambda[4], run.lambda[5]), 0.4 * run.lambda[3], 1e-9);
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+START_TEST(small_stack)
+{
+    mcb_problem *P = fx_small_stack();
+    mcb_run run = run_nn(P, 1e-10, 100, NULL);
+    ck_assert_msg(run.info.status == MCB_ST_SOLVED, "stack2: %s (%s)",
+                  mcb_status_name(run.info.status), run.info.reason);
+    ck_assert_int_le(run.info.iterations, 30);
+    ck_assert_double_le(run.final.val[MCB_M_FB], 1e-8);
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* Two contacts on the same point (contacts outnumber nothing, but W is
+ * singular: [[I, I], [I, I]]): the solution set is a line; the regularized
+ * directions still reach it. */
+START_TEST(duplicate_contact_singular_W)
+{
+    double A[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double J[18] = {0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0};
+    double b[3] = {2, 0, -1}, e[6] = {0};
+    mcb_problem *P = fx_dense_primal(3, 6, A, b, J, e);
+    P->nblocks = 2;
+    P->blocks = calloc(2, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){MCB_CONTACT, 0, 3, 0.5, 0, 0};
+    P->blocks[1] = (mcb_block){MCB_CONTACT, 3, 3, 0.5, 0, 0};
+    mcb_problem_infer_subsystems(P, NULL);
+    mcb_run run = run_nn(P, 1e-10, 100, NULL);
+    ck_assert_msg(run.info.status == MCB_ST_SOLVED, "duplicate contact: %s (%s), natmap %g",
+                  mcb_status_name(run.info.status), run.info.reason,
+                  run.final.val[MCB_M_NATMAP]);
+    /* the slip velocity of the single contact */
+    ck_assert_double_eq_tol(run.v[0], 1.5, 1e-9);
+    ck_assert_double_eq_tol(run.lambda[0] + run.lambda[3], 1.0, 1e-9);
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* Infeasible: two bilateral rows v = 0 and v = -1 on one DOF. The merit
+ * has a nonzero minimum: the solver stops on its own, stalled, and says
+ * why; it never crashes and never claims success. */
+START_TEST(infeasible_bilateral_stalls)
+{
+    double A[1] = {1}, J[2] = {1, 1}, b[1] = {0.3}, e[2] = {0, 1};
+    mcb_problem *P = fx_dense_primal(1, 2, A, b, J, e);
+    P->nblocks = 1;
+    P->blocks = calloc(1, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){MCB_BILATERAL, 0, 2, 0, 0, 0};
+    mcb_problem_infer_subsystems(P, NULL);
+    mcb_run run = run_nn(P, 1e-8, 200, NULL);
+    ck_assert_msg(run.info.status == MCB_ST_STALLED, "infeasible: %s (%s)",
+                  mcb_status_name(run.info.status), run.info.reason);
+    ck_assert_msg(strstr(run.info.reason, "stationary") || strstr(run.info.reason, "line search"),
+                  "reason: %s", run.info.reason);
+    ck_assert_int_le(run.info.iterations, 50);
+    /* the least-squares compromise |u| = (0.5, 0.5) */
+    ck_assert_double_eq_tol(fabs(run.v[0] + 0.5), 0.0, 1e-6);
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* An indefinite A: setup fails with a numeric error and frees everything;
+ * through the harness the run is setup-failed. */
+START_TEST(indefinite_mass_setup_fails)
+{
+    double A[4] = {1, 0, 0, -1}, J[2] = {1, 0}, b[2] = {0, 0}, e[1] = {0};
+    mcb_problem *P = fx_dense_primal(2, 1, A, b, J, e);
+    P->nblocks = 1;
+    P->blocks = calloc(1, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){MCB_UNILATERAL, 0, 1, 0, 0, 0};
+    mcb_problem_infer_subsystems(P, NULL);
+    double prm[16];
+    nn()->default_params(prm);
+    mcb_settings s;
+    mcb_settings_default(&s);
+    void *work = NULL;
+    mcb_err err;
+    ck_assert_int_eq(nn()->setup(P, &s, prm, &work, &err), MCB_E_NUMERIC);
+    ck_assert_ptr_null(work);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+START_TEST(parameters_checked)
+{
+    const mcb_solver_def *d = nn();
+    ck_assert_ptr_nonnull(d);
+    ck_assert(d->accepts == (MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL));
+    double prm[16];
+    d->default_params(prm);
+    ck_assert_int_eq(d->check_params(prm, NULL), MCB_OK);
+    const char *bad[][2] = {{"sigma", "0.7"},    {"sigma", "0"},        {"max_ls", "0"},
+                            {"lm_reg", "0"},     {"jac_floor", "1"},    {"stat_tol", "-1"},
+                            {"own_tol", "-1"},   {"memory", "0"},       {"memory", "65"},
+                            {"lm_steps", "-1"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        d->default_params(prm);
+        mcb_err err;
+        ck_assert_int_eq(mcb_param_set(d, prm, bad[k][0], bad[k][1], &err), MCB_OK);
+        ck_assert_msg(d->check_params(prm, &err) == MCB_E_INPUT, "%s=%s accepted", bad[k][0],
+                      bad[k][1]);
+    }
+    void *work = NULL;
+    d->free(&work);
+    d->free(NULL);
+}
+END_TEST
+
+/* The nonmonotone variant (memory 5) also solves the stack. */
+START_TEST(nonmonotone_variant)
+{
+    mcb_problem *P = fx_small_stack();
+    double prm[16];
+    nn()->default_params(prm);
+    ck_assert_int_eq(mcb_param_set(nn(), prm, "memory", "5", NULL), MCB_OK);
+    mcb_run run = run_nn(P, 1e-10, 200, prm);
+    ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s (%s)", mcb_status_name(run.info.status),
+                  run.info.reason);
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+START_TEST(deterministic_two_threads)
+{
+    mcb_problem *P = fx_small_stack();
+    double l0[512];
+    int m = P->m;
+    ck_assert_int_le(m, 512);
+    for (int rep = 0; rep < 2; rep++) {
+        mcb_campaign_opts o;
+        mcb_campaign_defaults(&o);
+        o.settings.max_iters = 12;
+        o.settings.tol = 0;
+        o.settings.threads = 2;
+        o.save_solutions = 1;
+        mcb_metrics_ws *ws = NULL;
+        mcb_metrics_ws_new(P, &ws, NULL);
+        mcb_run run = {0};
+        mcb_run_one(P, ws, nn(), NULL, &o, &run, NULL);
+        if (rep == 0) memcpy(l0, run.lambda, (size_t)m * sizeof(double));
+        else
+            for (int k = 0; k < m; k++) ck_assert(run.lambda[k] == l0[k]);
+        mcb_run_clear(&run);
+        mcb_metrics_ws_free(&ws);
+    }
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* The shared FCLIB files (../shared/fclib), each skipped without failure
+ * when absent: natural-map residual 1e-10 within the iteration bound. */
+static const struct {
+    const char *file;
+    int max_iters;
+} shared[] = {
+    {"Box_Stacks-i0122-82-5.hdf5", 30},
+    {"Capsules-i125-1213.hdf5", 100},
+    {"CubeH8.hdf5", 20},
+    {"LMGC_GlobalFrictionContactProblem00046.hdf5", 20},
+};
+
+START_TEST(shared_fclib)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/fclib/%s", mcb_test_shared_dir(), shared[_i].file);
+    if (access(p, R_OK) != 0) {
+        printf("SKIPPED (absent): %s\n", p);
+        return;
+    }
+    mcb_problem *P = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_import_fclib(p, &P, &err) == MCB_OK, "%s", err.msg);
+    mcb_run run = run_nn(P, 1e-10, shared[_i].max_iters, NULL);
+    ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s: %s after %d iterations, natmap %g (%s)",
+                  shared[_i].file, mcb_status_name(run.info.status), run.info.iterations,
+                  run.final.val[MCB_M_NATMAP], run.info.reason);
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("nnewton");
+    TCase *tc = tcase_create("nnewton");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, point_contact_primal, FX_OPEN, FX_SLIP + 1);
+    tcase_add_loop_test(tc, point_contact_dual, FX_OPEN, FX_SLIP + 1);
+    tcase_add_test(tc, quadratic_near_solution);
+    tcase_add_test(tc, mixed_fixtures);
+    tcase_add_test(tc, small_stack);
+    tcase_add_test(tc, duplicate_contact_singular_W);
+    tcase_add_test(tc, infeasible_bilateral_stalls);
+    tcase_add_test(tc, indefinite_mass_setup_fails);
+    tcase_add_test(tc, parameters_checked);
+    tcase_add_test(tc, nonmonotone_variant);
+    tcase_add_test(tc, deterministic_two_threads);
+    tcase_add_loop_test(tc, shared_fclib, 0, (int)(sizeof shared / sizeof shared[0]));
+    suite_add_tcase(s, tc);
+    return mcb_run_suite(s);
+}
