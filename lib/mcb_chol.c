@@ -1,12 +1,14 @@
 /* mcb_chol.c: CHOLMOD wrapper. Allocates one cholmod_common, the symbolic
  * and numeric factor, and the dense work arrays reused by every solve; on
  * the first sparse-right-hand-side solve, a simplicial copy of L and the
- * inverse permutation (kept until the factor is freed or refactored). */
+ * inverse permutation (kept until the factor is freed or refactored).
+ * The small dense Cholesky (mcb_dense_chol) allocates nothing. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "mcb_chol.h"
 
 #include <cholmod.h>
 #include <dlfcn.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -285,6 +287,49 @@ void mcb_chol_free(mcb_chol **F)
     cholmod_finish(&f->c);
     free(f);
     *F = NULL;
+}
+
+mcb_rc mcb_dense_chol(int n, double *a)
+{
+    /* left-looking column Cholesky: column j of L from columns 0..j-1 */
+    for (int j = 0; j < n; j++) {
+        double *cj = a + (size_t)j * n;
+        for (int k = 0; k < j; k++) {
+            const double *ck = a + (size_t)k * n;
+            double ljk = ck[j];
+            for (int i = j; i < n; i++) cj[i] -= ljk * ck[i];
+        }
+        if (!(cj[j] > 0.0)) return MCB_E_NUMERIC; /* also NaN */
+        double inv = 1.0 / sqrt(cj[j]);
+        cj[j] = inv; /* stored inverted: the solves multiply */
+        for (int i = j + 1; i < n; i++) cj[i] *= inv;
+    }
+    return MCB_OK;
+}
+
+/* The solve for any n; inlined with a constant n for the rigid-body size
+ * (6) so that the compiler unrolls it. */
+static inline void dense_solve(int n, const double *L, double *x)
+{
+    for (int j = 0; j < n; j++) { /* L y = x, column-oriented */
+        const double *c = L + (size_t)j * n;
+        double xj = x[j] * c[j];
+        x[j] = xj;
+        for (int i = j + 1; i < n; i++) x[i] -= c[i] * xj;
+    }
+    for (int j = n - 1; j >= 0; j--) { /* L^T x = y, row j of L^T is column j of L */
+        const double *c = L + (size_t)j * n;
+        double s = x[j];
+        for (int i = j + 1; i < n; i++) s -= c[i] * x[i];
+        x[j] = s * c[j];
+    }
+}
+
+void mcb_dense_chol_solve(int n, const double *L, double *x)
+{
+    if (n == 6) dense_solve(6, L, x);
+    else if (n == 3) dense_solve(3, L, x);
+    else dense_solve(n, L, x);
 }
 
 void mcb_blas_set_threads(int threads)

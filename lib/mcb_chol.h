@@ -35,6 +35,18 @@ mcb_csc *mcb_chol_lsolve_sparse(mcb_chol *F, const mcb_csc *B);
 int mcb_chol_n(const mcb_chol *F);
 void mcb_chol_free(mcb_chol **F);
 
+/* Dense Cholesky of a small SPD matrix, for the many tiny subsystem
+ * matrices of an ADMM splitting where CHOLMOD's per-call overhead would
+ * dominate: a (n x n, column-major, both triangles or the lower one) is
+ * overwritten in place by its factor L (strict lower triangle, and
+ * 1 / L_jj on the diagonal so that the solves multiply instead of divide;
+ * the strict upper triangle is left as is). No allocation. Returns MCB_E_NUMERIC when a
+ * pivot is not positive (the matrix is not positive definite; a is then
+ * partly overwritten). */
+mcb_rc mcb_dense_chol(int n, double *a);
+/* x = (L L^T)^-1 x in place, L from mcb_dense_chol(). No allocation. */
+void mcb_dense_chol_solve(int n, const double *L, double *x);
+
 /* Sets the thread count of the BLAS that CHOLMOD (and Siconos) call, when it
  * is OpenBLAS (looked up at run time; a no-op for another BLAS). The harness
  * calls it with --threads so that no solver gets hidden BLAS threads. */

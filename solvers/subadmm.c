@@ -107,9 +107,16 @@ typedef struct {
     mcb_csc *JT;    /* J_i^T */
     mcb_csc *K;     /* A_i + beta J_i^T J_i (pattern fixed) */
     mcb_csc *JTJ;   /* J_i^T J_i */
-    mcb_chol *F;
+    mcb_chol *F;    /* CHOLMOD factor of K (nv > SUBADMM_DENSE_MAX) */
+    double *L;      /* dense factor of K, nv x nv (nv <= SUBADMM_DENSE_MAX) */
+    double *Jd;     /* with L: J_i dense, row-major np x nv (one row per pair) */
     double *rhs, *Av; /* nv work */
 } subsystem;
+
+/* Subsystems of at most this many DOFs are factored densely in place
+ * (mcb_dense_chol): on 6 x 6 rigid bodies CHOLMOD's per-call overhead is
+ * several times the arithmetic. */
+#define SUBADMM_DENSE_MAX 64
 
 typedef struct {
     const mcb_problem *P;
@@ -121,6 +128,10 @@ typedef struct {
     int *pair_row;      /* global row of each pair */
     int *pair_sub;      /* subsystem of each pair */
     int *row_ptr, *row_pairs; /* pairs of each global row (CSR) */
+    double *pbeta, *pibeta;   /* per pair: scale beta_i and its inverse */
+    double *roww;             /* per row: w = sum of 1 / beta_i over its pairs */
+    int *active;              /* subsystems with constraints (the others are solved once) */
+    int nactive;
     double *x, *y, *z, *u, *w; /* per pair; w: beta-weighted scratch */
     double *v, *lambda;
     double *theta_part, *dual_part; /* per subsystem, summed serially */
@@ -138,6 +149,8 @@ static void subadmm_free(void **work)
         mcb_csc_free(&S->K);
         mcb_csc_free(&S->JTJ);
         mcb_chol_free(&S->F);
+        free(S->L);
+        free(S->Jd);
         free(S->rhs);
         free(S->Av);
     }
@@ -146,6 +159,10 @@ static void subadmm_free(void **work)
     free(w->pair_sub);
     free(w->row_ptr);
     free(w->row_pairs);
+    free(w->pbeta);
+    free(w->pibeta);
+    free(w->roww);
+    free(w->active);
     free(w->x);
     free(w->y);
     free(w->z);
@@ -341,6 +358,42 @@ static mcb_rc delassus_trace(subsystem *S, double *tr, mcb_err *err)
     return MCB_OK;
 }
 
+/* K_i = A_i + beta J_i^T J_i and its factor: dense in place for small
+ * subsystems, CHOLMOD (refactored on the fixed pattern) for large ones.
+ * No allocation once S->K, S->L or S->F exist. */
+static mcb_rc factor_subsystem(subsystem *S, double beta, mcb_err *err)
+{
+    if (!add_scaled(S->A, S->JTJ, beta, S->K)) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    if (S->L) {
+        int n = S->nv;
+        memset(S->L, 0, (size_t)n * (size_t)n * sizeof(double));
+        for (int j = 0; j < n; j++)
+            for (int k = S->K->p[j]; k < S->K->p[j + 1]; k++) S->L[(size_t)j * n + S->K->i[k]] = S->K->x[k];
+        if (mcb_dense_chol(n, S->L))
+            return mcb_fail(err, MCB_E_NUMERIC, "subsystem matrix A_i + beta J_i^T J_i is not "
+                                                "positive definite");
+        return MCB_OK;
+    }
+    if (S->F) return mcb_chol_refactor(S->F, S->K, err);
+    mcb_rc rc = mcb_chol_factor(S->K, &S->F, err);
+    if (rc) return rc;
+    /* one solve here so that CHOLMOD's solve work arrays exist before the
+     * iteration (mcb_chol_solve allocates on its first call only) */
+    memset(S->rhs, 0, (size_t)S->nv * sizeof(double));
+    return mcb_chol_solve(S->F, S->rhs, S->rhs) ? mcb_fail(err, MCB_E_NOMEM, "out of memory")
+                                                 : MCB_OK;
+}
+
+static void solve_subsystem(subsystem *S, const double *rhs, double *x)
+{
+    if (S->L) {
+        if (x != rhs) memcpy(x, rhs, (size_t)S->nv * sizeof(double));
+        mcb_dense_chol_solve(S->nv, S->L, x);
+    } else {
+        mcb_chol_solve(S->F, rhs, x);
+    }
+}
+
 /* Per subsystem: A_i, J_i^T J_i, beta_i (23), K_i and its factor. */
 static mcb_rc setup_subsystem(subadmm_work *w, subsystem *S, mcb_err *err)
 {
@@ -365,7 +418,35 @@ static mcb_rc setup_subsystem(subadmm_work *w, subsystem *S, mcb_err *err)
     }
     S->K = add_scaled(S->A, S->JTJ, w->scale * S->beta, NULL);
     if (!S->K) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    return mcb_chol_factor(S->K, &S->F, err);
+    if (S->nv <= SUBADMM_DENSE_MAX && S->nv > 0) {
+        S->L = mcb_malloc((size_t)S->nv * (size_t)S->nv, sizeof(double));
+        S->Jd = mcb_calloc((size_t)S->np * (size_t)S->nv + 1, sizeof(double));
+        if (!S->L || !S->Jd) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        for (int j = 0; j < S->nv; j++)
+            for (int k = S->J->p[j]; k < S->J->p[j + 1]; k++)
+                S->Jd[(size_t)S->J->i[k] * S->nv + j] = S->J->x[k];
+    }
+    mcb_rc rc = factor_subsystem(S, w->scale * S->beta, err);
+    if (rc || S->np > 0) return rc;
+    /* no constraint: v_i = A_i^-1 b_i for good, solved here once */
+    memcpy(S->rhs, w->P->b + S->v0, (size_t)S->nv * sizeof(double));
+    solve_subsystem(S, S->rhs, S->rhs);
+    return MCB_OK;
+}
+
+/* Per-pair beta, its inverse and the per-row weight w = sum_i 1 / beta_i,
+ * after a change of scale. */
+static void set_pair_betas(subadmm_work *w)
+{
+    for (int p = 0; p < w->npairs; p++) {
+        w->pbeta[p] = w->scale * w->sub[w->pair_sub[p]].beta;
+        w->pibeta[p] = 1.0 / w->pbeta[p];
+    }
+    for (int r = 0; r < w->P->m; r++) {
+        double t = 0.0;
+        for (int k = w->row_ptr[r]; k < w->row_ptr[r + 1]; k++) t += w->pibeta[w->row_pairs[k]];
+        w->roww[r] = t;
+    }
 }
 
 static mcb_rc subadmm_check(const void *params, mcb_err *err)
@@ -412,9 +493,21 @@ static mcb_rc subadmm_setup(const mcb_problem *P, const mcb_settings *s, const v
         w->lambda = mcb_calloc((size_t)P->m, sizeof(double));
         w->theta_part = mcb_calloc((size_t)w->ns, sizeof(double));
         w->dual_part = mcb_calloc((size_t)w->ns, sizeof(double));
+        w->pbeta = mcb_calloc(np, sizeof(double));
+        w->pibeta = mcb_calloc(np, sizeof(double));
+        w->roww = mcb_calloc((size_t)P->m, sizeof(double));
+        w->active = mcb_calloc((size_t)w->ns, sizeof(int));
         if (!w->x || !w->y || !w->z || !w->u || !w->w || !w->v || !w->lambda || !w->theta_part ||
-            !w->dual_part)
+            !w->dual_part || !w->pbeta || !w->pibeta || !w->roww || !w->active)
             rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    if (!rc) {
+        set_pair_betas(w);
+        for (int i = 0; i < w->ns; i++) {
+            subsystem *S = &w->sub[i];
+            if (S->np > 0) w->active[w->nactive++] = i;
+            else memcpy(w->v + S->v0, S->rhs, (size_t)S->nv * sizeof(double));
+        }
     }
     if (rc) {
         subadmm_free((void **)&w);
@@ -432,23 +525,66 @@ static mcb_rc subadmm_setup(const mcb_problem *P, const mcb_settings *s, const v
             w->y[p] = w->sub[w->pair_sub[p]].beta * w->scale * w->x[p] + w->u[p];
         }
         if (P->lambda0) memcpy(w->lambda, P->lambda0, (size_t)P->m * sizeof(double));
-        if (P->v0) memcpy(w->v, P->v0, (size_t)P->n * sizeof(double));
+        if (P->v0)
+            for (int k = 0; k < w->nactive; k++) {
+                subsystem *S = &w->sub[w->active[k]];
+                memcpy(w->v + S->v0, P->v0 + S->v0, (size_t)S->nv * sizeof(double));
+            }
     }
     *work = w;
     return MCB_OK;
 }
 
 /* (15) and (18): v_i, x_i = J_i v_i, y_i = beta_i x_i + u_i; theta part (22). */
+/* update_subsystem() for a densely stored subsystem: the same steps with
+ * J_i's rows contiguous, fused into two passes over the pairs. */
+static inline void update_dense_n(subadmm_work *w, subsystem *S, double *theta, int nv)
+{
+    double *rhs = S->rhs, *v = w->v + S->v0;
+    const double *zp = w->z + S->p0, *up = w->u + S->p0, *pb = w->pbeta + S->p0;
+    double *xp = w->x + S->p0, *yp = w->y + S->p0;
+    memcpy(rhs, w->P->b + S->v0, (size_t)nv * sizeof(double));
+    for (int a = 0; a < S->np; a++) {
+        const double *row = S->Jd + (size_t)a * nv;
+        double t = pb[a] * zp[a] - up[a];
+        for (int j = 0; j < nv; j++) rhs[j] += t * row[j];
+    }
+    mcb_dense_chol_solve(nv, S->L, rhs);
+    memcpy(v, rhs, (size_t)nv * sizeof(double));
+    double th = 0.0;
+    for (int a = 0; a < S->np; a++) {
+        const double *row = S->Jd + (size_t)a * nv;
+        double x = 0.0;
+        for (int j = 0; j < nv; j++) x += row[j] * v[j];
+        double y = pb[a] * x + up[a];
+        th += (y - yp[a]) * (y - yp[a]);
+        xp[a] = x;
+        yp[a] = y;
+    }
+    *theta = th;
+}
+
+/* update_dense_n() with the rigid-body size (6) as a constant, unrolled */
+static void update_dense(subadmm_work *w, subsystem *S, double *theta)
+{
+    if (S->nv == 6) update_dense_n(w, S, theta, 6);
+    else update_dense_n(w, S, theta, S->nv);
+}
+
 static void update_subsystem(subadmm_work *w, int i)
 {
     subsystem *S = &w->sub[i];
+    if (S->Jd) {
+        update_dense(w, S, w->theta_part + i);
+        return;
+    }
     double beta = w->scale * S->beta;
     double *rhs = S->rhs, *zp = w->z + S->p0, *up = w->u + S->p0;
     double *xp = w->x + S->p0, *yp = w->y + S->p0, *tmp = w->w + S->p0;
     memcpy(rhs, w->P->b + S->v0, (size_t)S->nv * sizeof(double));
     for (int a = 0; a < S->np; a++) tmp[a] = beta * zp[a] - up[a];
     mcb_csc_gatxpy(S->J, tmp, rhs);
-    mcb_chol_solve(S->F, rhs, w->v + S->v0);
+    solve_subsystem(S, rhs, w->v + S->v0);
     memset(xp, 0, (size_t)S->np * sizeof(double));
     mcb_csc_gaxpy(S->J, w->v + S->v0, xp);
     double th = 0.0;
@@ -460,7 +596,8 @@ static void update_subsystem(subadmm_work *w, int i)
     w->theta_part[i] = th;
 }
 
-/* (16)-(21): lambda of one block from the beta-weighted sums of y, then z (18). */
+/* (16)-(21): lambda of one block from the beta-weighted sums of y, then z
+ * (18) and the multiplier u (14) of each of its pairs. */
 static void update_block(subadmm_work *w, const mcb_block *B)
 {
     const mcb_problem *P = w->P;
@@ -472,10 +609,9 @@ static void update_block(subadmm_work *w, const mcb_block *B)
             Y[a] = W[a] = 0.0;
             for (int k = w->row_ptr[r]; k < w->row_ptr[r + 1]; k++) {
                 int p = w->row_pairs[k];
-                double ib = 1.0 / (w->scale * w->sub[w->pair_sub[p]].beta);
-                Y[a] += ib * w->y[p];
-                W[a] += ib;
+                Y[a] += w->pibeta[p] * w->y[p];
             }
+            W[a] = w->roww[r];
         }
         const double *e = P->e + r0;
         switch (B->type) {
@@ -491,7 +627,16 @@ static void update_block(subadmm_work *w, const mcb_block *B)
         case MCB_CONTACT: {
             /* the rows of a contact share their subsystems (build_pairs): W[0] = W[1] = W[2] */
             double t[3] = {-(Y[0] + e[0]) / W[0], -(Y[1] + e[1]) / W[1], -(Y[2] + e[2]) / W[2]};
-            mcb_proj_strict(B->mu, t, lam);
+            double r = B->mu * t[0];
+            if (t[0] <= 0.0) {
+                lam[0] = lam[1] = lam[2] = 0.0; /* open: the strict projection is 0 */
+            } else if (t[1] * t[1] + t[2] * t[2] <= r * r) {
+                lam[0] = t[0]; /* inside the cone: the projection is the identity */
+                lam[1] = t[1];
+                lam[2] = t[2];
+            } else {
+                mcb_proj_strict(B->mu, t, lam);
+            }
             break;
         }
         }
@@ -500,7 +645,8 @@ static void update_block(subadmm_work *w, const mcb_block *B)
             w->lambda[r] = lam[a];
             for (int k = w->row_ptr[r]; k < w->row_ptr[r + 1]; k++) {
                 int p = w->row_pairs[k];
-                w->z[p] = (w->y[p] + lam[a]) / (w->scale * w->sub[w->pair_sub[p]].beta);
+                w->z[p] = (w->y[p] + lam[a]) * w->pibeta[p];
+                w->u[p] += w->pbeta[p] * (w->x[p] - w->z[p]); /* (14) */
             }
         }
     }
@@ -517,7 +663,8 @@ static int rebalance(subadmm_work *w)
         if (d > tp) tp = d;
     }
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < w->ns; i++) {
+    for (int k = 0; k < w->nactive; k++) {
+        int i = w->active[k];
         subsystem *S = &w->sub[i];
         double *r = S->Av, *lam = w->w + S->p0;
         for (int a = 0; a < S->np; a++) lam[a] = w->lambda[w->pair_row[S->p0 + a]];
@@ -527,8 +674,8 @@ static int rebalance(subadmm_work *w)
         mcb_csc_gatxpy(S->J, lam, r);
         w->dual_part[i] = mcb_norm2(S->nv, r);
     }
-    for (int i = 0; i < w->ns; i++)
-        if (w->dual_part[i] > td) td = w->dual_part[i];
+    for (int k = 0; k < w->nactive; k++)
+        if (w->dual_part[w->active[k]] > td) td = w->dual_part[w->active[k]];
     double g = w->prm.gamma;
     if (!(tp > g * td || td > g * tp) || tp == 0.0 || td == 0.0) return 0;
     double f = sqrt(tp / td);
@@ -537,14 +684,13 @@ static int rebalance(subadmm_work *w)
     w->scale *= f;
     int fail = 0;
 #pragma omp parallel for schedule(static) reduction(| : fail)
-    for (int i = 0; i < w->ns; i++) {
-        subsystem *S = &w->sub[i];
-        add_scaled(S->A, S->JTJ, w->scale * S->beta, S->K);
-        fail |= mcb_chol_refactor(S->F, S->K, NULL) != MCB_OK;
+    for (int k = 0; k < w->nactive; k++) {
+        subsystem *S = &w->sub[w->active[k]];
+        fail |= factor_subsystem(S, w->scale * S->beta, NULL) != MCB_OK;
     }
+    set_pair_betas(w);
     /* y depends on beta: recompute it so theta measures the iteration only */
-    for (int p = 0; p < w->npairs; p++)
-        w->y[p] = w->scale * w->sub[w->pair_sub[p]].beta * w->x[p] + w->u[p];
+    for (int p = 0; p < w->npairs; p++) w->y[p] = w->pbeta[p] * w->x[p] + w->u[p];
     return fail;
 }
 
@@ -555,14 +701,11 @@ static int subadmm_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void
     const mcb_problem *P = w->P;
     for (int it = 1; it <= s->max_iters; it++) {
 #pragma omp parallel for schedule(static)
-        for (int i = 0; i < w->ns; i++) update_subsystem(w, i);
+        for (int k = 0; k < w->nactive; k++) update_subsystem(w, w->active[k]);
         double theta = 0.0;
-        for (int i = 0; i < w->ns; i++) theta += w->theta_part[i];
+        for (int k = 0; k < w->nactive; k++) theta += w->theta_part[w->active[k]];
 #pragma omp parallel for schedule(static)
         for (int b = 0; b < P->nblocks; b++) update_block(w, &P->blocks[b]);
-#pragma omp parallel for schedule(static)
-        for (int p = 0; p < w->npairs; p++)
-            w->u[p] += w->scale * w->sub[w->pair_sub[p]].beta * (w->x[p] - w->z[p]);
         info->iterations = it;
         info->own_residual = sqrt(theta);
         if (!isfinite(info->own_residual)) return MCB_ST_DIVERGED;
