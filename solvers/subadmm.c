@@ -18,17 +18,28 @@
  *          contact     lambda = Proj_strict(-(Y + e) / w)          (21), CANAL (17)
  *        and z_ij = (y_ij + lambda_j) / beta_i                     (18)
  *   (14) u_ij += beta_i (x_ij - z_ij)
- * beta_i = Tr(A_i) / Tr(J_i^T J_i) (23), times `beta_scale`. For FEM
- * subsystems eq. (23) is dominated by stiff modes the constraints barely see
- * (on the FCLIB LMGC cubes it is 1e7 times the constraint-space stiffness,
- * and the iteration crawls); `beta_rule` = 1 uses instead
- * beta_i = n_pairs / Tr(J_i A_i^-1 J_i^T), the inverse mean diagonal of the
- * subsystem's Delassus operator (one extra factorization of A_i at setup),
- * which solves them in tens of iterations. Optionally the
- * residual-balancing rule of the CANAL/SubADMM paper (eq. 42-43) rescales all
- * beta_i every `adapt_every` iterations (refactoring each subsystem matrix).
- * Each subsystem matrix is factored by CHOLMOD once at setup. The iterate
- * reported is (v^{l+1}, lambda^{l+1}). Primal problems only.
+ * beta_i times `beta_scale`, initialised by `beta_rule`: 0 is eq. (23),
+ * beta_i = Tr(A_i) / Tr(J_i^T J_i) per subsystem. For FEM subsystems
+ * eq. (23) is dominated by stiff modes the constraints barely see (on the
+ * FCLIB LMGC cubes it is 1e7 times the constraint-space stiffness, and the
+ * iteration crawls); rule 1 uses instead beta_i = n_pairs / Tr(J_i A_i^-1
+ * J_i^T), the inverse mean diagonal of the subsystem's Delassus operator
+ * (one extra factorization of A_i at setup). Rules 2 and 3 give every
+ * subsystem one beta, the geometric mean over the constrained subsystems
+ * of rule 1 and of rule 0 values: rule 3, the default, is the CANAL/SubADMM
+ * paper's initialisation (Sec. VI-D: the geometric mean of the bodies'
+ * pseudo-densities, mass over contact count) and on the FCLIB files and the
+ * stack the fastest of the four (docs/solver-subadmm.md). The
+ * residual-balancing rule of the CANAL/SubADMM paper (eq. 42-43) rescales
+ * all beta_i every `adapt_every` iterations (refactoring each subsystem
+ * matrix in parallel).
+ *
+ * Per-iteration cost: subsystems of at most SUBADMM_DENSE_MAX DOFs (rigid
+ * bodies) keep K_i's dense Cholesky factor and J_i's rows dense, so (15)
+ * and (18) are two contiguous passes and a 6 x 6 triangular solve; larger
+ * ones use CHOLMOD (solve work arrays reused). Subsystems without
+ * constraints are solved once at setup. The iteration allocates nothing.
+ * The iterate reported is (v^{l+1}, lambda^{l+1}). Primal problems only.
  *
  * `fadmm` is the same iteration without subsystem splitting (the SubADMM
  * paper's FADMM baseline, the CANAL paper's "No Sub"; parameter whole = 1):
@@ -54,7 +65,8 @@ typedef struct {
     double gamma;       /* balancing threshold, > 1 */
     int adapt_every;    /* iterations between balancing checks */
     double own_tol;     /* stop on sqrt(theta) below this (0: never) */
-    int beta_rule;      /* 0: eq. (23); 1: inverse mean Delassus diagonal */
+    int beta_rule;      /* 0: eq. (23); 1: inverse mean Delassus diagonal; 2, 3: the
+                         * geometric mean over subsystems of rule 1, of rule 0 */
     int whole;          /* 1: no splitting: one subsystem of every DOF (fadmm) */
 } subadmm_params;
 
@@ -66,7 +78,7 @@ static void subadmm_defaults(void *p)
     q->gamma = 10.0;
     q->adapt_every = 10;
     q->own_tol = 0.0;
-    q->beta_rule = 0;
+    q->beta_rule = 3;
     q->whole = 0;
 }
 
@@ -90,9 +102,12 @@ static const mcb_param_desc subadmm_desc[] = {
     {"own_tol", 'd', offsetof(subadmm_params, own_tol),
      "stop when sqrt(theta) of eq. (22) falls below this (0: only the harness stops it)"},
     {"beta_rule", 'i', offsetof(subadmm_params, beta_rule),
-     "0: beta_i = Tr(A_i) / Tr(J_i^T J_i), eq. (23); 1: beta_i = 1 / mean diag(J_i A_i^-1 "
-     "J_i^T), the constraint-space stiffness (for FEM subsystems, whose stiff modes "
-     "dominate Tr(A_i))"},
+     "0: beta_i = Tr(A_i) / Tr(J_i^T J_i), eq. (23) of the 2023 paper, per subsystem; "
+     "1: beta_i = 1 / mean diag(J_i A_i^-1 J_i^T), the constraint-space stiffness; "
+     "2: one beta, the geometric mean of rule 1 over the subsystems with constraints; "
+     "3 (default): one beta, the geometric mean of rule 0 over them (the 2025 paper's "
+     "geometric mean of pseudo-densities, Sec. VI-D): fastest on the stacks, and the "
+     "outliers of FEM subsystems (1e9 against 1e3 on CubeH8) average out"},
     {"whole", 'i', offsetof(subadmm_params, whole),
      "1: no subsystem splitting, one factorization of A + beta J^T J (fadmm); 0: the "
      "problem's subsystems"},
@@ -410,12 +425,35 @@ static mcb_rc setup_subsystem(subadmm_work *w, subsystem *S, mcb_err *err)
             if (S->A->i[k] == j) trA += S->A->x[k];
     for (int k = 0; k < mcb_csc_nnz(S->J); k++) trJJ += S->J->x[k] * S->J->x[k];
     S->beta = trJJ > 0.0 ? trA / trJJ : 1.0;
-    if (w->prm.beta_rule == 1 && S->np > 0) {
+    if ((w->prm.beta_rule == 1 || w->prm.beta_rule == 2) && S->np > 0) {
         double trW = 0.0;
         mcb_rc rc = delassus_trace(S, &trW, err);
         if (rc) return rc;
         if (trW > 0.0) S->beta = S->np / trW;
     }
+    return MCB_OK;
+}
+
+/* The geometric mean of beta_i over the subsystems with constraints, given
+ * to every subsystem (beta_rule 2 and 3: one beta for the system, as the
+ * CANAL/SubADMM paper initialises it). */
+static void global_beta(subadmm_work *w)
+{
+    double lg = 0.0;
+    int k = 0;
+    for (int i = 0; i < w->ns; i++)
+        if (w->sub[i].np > 0 && w->sub[i].beta > 0.0) {
+            lg += log(w->sub[i].beta);
+            k++;
+        }
+    double b = k > 0 ? exp(lg / k) : 1.0;
+    for (int i = 0; i < w->ns; i++) w->sub[i].beta = b;
+}
+
+/* Per subsystem, once beta_i is known: K_i, the dense copies for small
+ * subsystems, the factor; a constraint-free subsystem's v_i. */
+static mcb_rc finish_subsystem(subadmm_work *w, subsystem *S, mcb_err *err)
+{
     S->K = add_scaled(S->A, S->JTJ, w->scale * S->beta, NULL);
     if (!S->K) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     if (S->nv <= SUBADMM_DENSE_MAX && S->nv > 0) {
@@ -453,11 +491,11 @@ static mcb_rc subadmm_check(const void *params, mcb_err *err)
 {
     const subadmm_params *prm = params;
     if (!(prm->beta_scale > 0.0) || !(prm->gamma > 1.0) || prm->adapt_every < 1 ||
-        prm->beta_rule < 0 || prm->beta_rule > 1 || prm->adaptive < 0 || prm->adaptive > 1 ||
+        prm->beta_rule < 0 || prm->beta_rule > 3 || prm->adaptive < 0 || prm->adaptive > 1 ||
         !(prm->own_tol >= 0.0) || prm->whole < 0 || prm->whole > 1)
         return mcb_fail(err, MCB_E_INPUT, "subadmm: beta_scale must be > 0, gamma > 1, "
-                                          "adapt_every >= 1, adaptive, beta_rule and whole 0 "
-                                          "or 1, own_tol >= 0");
+                                          "adapt_every >= 1, adaptive and whole 0 or 1, "
+                                          "beta_rule 0 to 3, own_tol >= 0");
     return MCB_OK;
 }
 
@@ -482,6 +520,8 @@ static mcb_rc subadmm_setup(const mcb_problem *P, const mcb_settings *s, const v
     }
     if (!rc) rc = build_pairs(w, err);
     for (int i = 0; i < w->ns && !rc; i++) rc = setup_subsystem(w, &w->sub[i], err);
+    if (!rc && prm->beta_rule >= 2) global_beta(w);
+    for (int i = 0; i < w->ns && !rc; i++) rc = finish_subsystem(w, &w->sub[i], err);
     if (!rc) {
         size_t np = (size_t)w->npairs;
         w->x = mcb_calloc(np, sizeof(double));
