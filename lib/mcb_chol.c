@@ -19,6 +19,7 @@ struct mcb_chol {
     int n;
     mcb_csc *Lc; /* simplicial L (diagonal first in each column), lazily */
     int *pinv;   /* pinv[original DOF] = its position in L's order */
+    double *work; /* n, for mcb_chol_solve_inplace (with Lc) */
 };
 
 /* A read-only cholmod_sparse view of A (no copy). stype = 1: CHOLMOD reads
@@ -94,6 +95,8 @@ mcb_rc mcb_chol_refactor(mcb_chol *F, const mcb_csc *A, mcb_err *err)
     mcb_csc_free(&F->Lc);
     free(F->pinv);
     F->pinv = NULL;
+    free(F->work);
+    F->work = NULL;
     return numeric(F, A, err);
 }
 
@@ -271,6 +274,32 @@ fail:
     return NULL;
 }
 
+mcb_rc mcb_chol_solve_inplace(mcb_chol *F, double *x)
+{
+    if (!F) return MCB_E_INPUT;
+    if (F->n == 0) return MCB_OK;
+    if (!F->Lc && extract_l(F)) return MCB_E_NOMEM;
+    if (!F->work && !(F->work = mcb_malloc((size_t)F->n, sizeof(double)))) return MCB_E_NOMEM;
+    const mcb_csc *L = F->Lc;
+    const int *Lp = L->p, *Li = L->i;
+    const double *Lx = L->x;
+    double *y = F->work;
+    int n = F->n;
+    for (int i = 0; i < n; i++) y[F->pinv[i]] = x[i];
+    for (int j = 0; j < n; j++) { /* L y = P x: diagonal first in each column */
+        double yj = y[j] / Lx[Lp[j]];
+        y[j] = yj;
+        for (int k = Lp[j] + 1; k < Lp[j + 1]; k++) y[Li[k]] -= Lx[k] * yj;
+    }
+    for (int j = n - 1; j >= 0; j--) { /* L^T z = y */
+        double t = y[j];
+        for (int k = Lp[j] + 1; k < Lp[j + 1]; k++) t -= Lx[k] * y[Li[k]];
+        y[j] = t / Lx[Lp[j]];
+    }
+    for (int i = 0; i < n; i++) x[i] = y[F->pinv[i]];
+    return MCB_OK;
+}
+
 int mcb_chol_n(const mcb_chol *F) { return F ? F->n : 0; }
 
 void mcb_chol_free(mcb_chol **F)
@@ -284,6 +313,7 @@ void mcb_chol_free(mcb_chol **F)
     if (f->E) cholmod_free_dense(&f->E, &f->c);
     mcb_csc_free(&f->Lc);
     free(f->pinv);
+    free(f->work);
     cholmod_finish(&f->c);
     free(f);
     *F = NULL;

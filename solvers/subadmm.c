@@ -389,14 +389,14 @@ static mcb_rc factor_subsystem(subsystem *S, double beta, mcb_err *err)
                                                 "positive definite");
         return MCB_OK;
     }
-    if (S->F) return mcb_chol_refactor(S->F, S->K, err);
-    mcb_rc rc = mcb_chol_factor(S->K, &S->F, err);
+    mcb_rc rc = S->F ? mcb_chol_refactor(S->F, S->K, err) : mcb_chol_factor(S->K, &S->F, err);
     if (rc) return rc;
-    /* one solve here so that CHOLMOD's solve work arrays exist before the
-     * iteration (mcb_chol_solve allocates on its first call only) */
+    /* one solve here so that the simplicial copy of L and its work exist
+     * before the iteration (mcb_chol_solve_inplace allocates on its first
+     * call after a factorization only) */
     memset(S->rhs, 0, (size_t)S->nv * sizeof(double));
-    return mcb_chol_solve(S->F, S->rhs, S->rhs) ? mcb_fail(err, MCB_E_NOMEM, "out of memory")
-                                                 : MCB_OK;
+    return mcb_chol_solve_inplace(S->F, S->rhs) ? mcb_fail(err, MCB_E_NOMEM, "out of memory")
+                                                : MCB_OK;
 }
 
 static void solve_subsystem(subsystem *S, const double *rhs, double *x)
@@ -405,7 +405,8 @@ static void solve_subsystem(subsystem *S, const double *rhs, double *x)
         if (x != rhs) memcpy(x, rhs, (size_t)S->nv * sizeof(double));
         mcb_dense_chol_solve(S->nv, S->L, x);
     } else {
-        mcb_chol_solve(S->F, rhs, x);
+        if (x != rhs) memcpy(x, rhs, (size_t)S->nv * sizeof(double));
+        mcb_chol_solve_inplace(S->F, x);
     }
 }
 
