@@ -778,8 +778,9 @@ static void subadmm_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_subadmm = {
     .name = "subadmm",
-    .description = "subsystem-based ADMM: per-subsystem CHOLMOD factors, closed-form "
-                   "per-constraint updates, OpenMP over subsystems and constraints",
+    .description = "subsystem-based ADMM: per-subsystem factors (dense up to 64 DOFs, "
+                   "CHOLMOD above), closed-form per-constraint updates, OpenMP over "
+                   "subsystems and constraints",
     .reference = "SubADMM paper Alg. 1, eq. (12)-(23); CANAL/SubADMM paper eq. (17), (42)-(43)",
     .accepts = MCB_ACCEPTS_PRIMAL,
     .params_size = sizeof(subadmm_params),
