@@ -1,12 +1,14 @@
 /* mcb_chol.c: CHOLMOD wrapper. Allocates one cholmod_common, the symbolic
  * and numeric factor, and the dense work arrays reused by every solve; on
  * the first sparse-right-hand-side solve, a simplicial copy of L and the
- * inverse permutation (kept until the factor is freed or refactored). */
+ * inverse permutation (kept until the factor is freed or refactored).
+ * The small dense Cholesky (mcb_dense_chol) allocates nothing. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "mcb_chol.h"
 
 #include <cholmod.h>
 #include <dlfcn.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,7 @@ struct mcb_chol {
     int n;
     mcb_csc *Lc; /* simplicial L (diagonal first in each column), lazily */
     int *pinv;   /* pinv[original DOF] = its position in L's order */
+    double *work; /* n, for mcb_chol_solve_inplace (with Lc) */
 };
 
 /* A read-only cholmod_sparse view of A (no copy). stype = 1: CHOLMOD reads
@@ -92,6 +95,8 @@ mcb_rc mcb_chol_refactor(mcb_chol *F, const mcb_csc *A, mcb_err *err)
     mcb_csc_free(&F->Lc);
     free(F->pinv);
     F->pinv = NULL;
+    free(F->work);
+    F->work = NULL;
     return numeric(F, A, err);
 }
 
@@ -269,6 +274,32 @@ fail:
     return NULL;
 }
 
+mcb_rc mcb_chol_solve_inplace(mcb_chol *F, double *x)
+{
+    if (!F) return MCB_E_INPUT;
+    if (F->n == 0) return MCB_OK;
+    if (!F->Lc && extract_l(F)) return MCB_E_NOMEM;
+    if (!F->work && !(F->work = mcb_malloc((size_t)F->n, sizeof(double)))) return MCB_E_NOMEM;
+    const mcb_csc *L = F->Lc;
+    const int *Lp = L->p, *Li = L->i;
+    const double *Lx = L->x;
+    double *y = F->work;
+    int n = F->n;
+    for (int i = 0; i < n; i++) y[F->pinv[i]] = x[i];
+    for (int j = 0; j < n; j++) { /* L y = P x: diagonal first in each column */
+        double yj = y[j] / Lx[Lp[j]];
+        y[j] = yj;
+        for (int k = Lp[j] + 1; k < Lp[j + 1]; k++) y[Li[k]] -= Lx[k] * yj;
+    }
+    for (int j = n - 1; j >= 0; j--) { /* L^T z = y */
+        double t = y[j];
+        for (int k = Lp[j] + 1; k < Lp[j + 1]; k++) t -= Lx[k] * y[Li[k]];
+        y[j] = t / Lx[Lp[j]];
+    }
+    for (int i = 0; i < n; i++) x[i] = y[F->pinv[i]];
+    return MCB_OK;
+}
+
 int mcb_chol_n(const mcb_chol *F) { return F ? F->n : 0; }
 
 void mcb_chol_free(mcb_chol **F)
@@ -282,9 +313,53 @@ void mcb_chol_free(mcb_chol **F)
     if (f->E) cholmod_free_dense(&f->E, &f->c);
     mcb_csc_free(&f->Lc);
     free(f->pinv);
+    free(f->work);
     cholmod_finish(&f->c);
     free(f);
     *F = NULL;
+}
+
+mcb_rc mcb_dense_chol(int n, double *a)
+{
+    /* left-looking column Cholesky: column j of L from columns 0..j-1 */
+    for (int j = 0; j < n; j++) {
+        double *cj = a + (size_t)j * n;
+        for (int k = 0; k < j; k++) {
+            const double *ck = a + (size_t)k * n;
+            double ljk = ck[j];
+            for (int i = j; i < n; i++) cj[i] -= ljk * ck[i];
+        }
+        if (!(cj[j] > 0.0)) return MCB_E_NUMERIC; /* also NaN */
+        double inv = 1.0 / sqrt(cj[j]);
+        cj[j] = inv; /* stored inverted: the solves multiply */
+        for (int i = j + 1; i < n; i++) cj[i] *= inv;
+    }
+    return MCB_OK;
+}
+
+/* The solve for any n; inlined with a constant n for the rigid-body size
+ * (6) so that the compiler unrolls it. */
+static inline void dense_solve(int n, const double *L, double *x)
+{
+    for (int j = 0; j < n; j++) { /* L y = x, column-oriented */
+        const double *c = L + (size_t)j * n;
+        double xj = x[j] * c[j];
+        x[j] = xj;
+        for (int i = j + 1; i < n; i++) x[i] -= c[i] * xj;
+    }
+    for (int j = n - 1; j >= 0; j--) { /* L^T x = y, row j of L^T is column j of L */
+        const double *c = L + (size_t)j * n;
+        double s = x[j];
+        for (int i = j + 1; i < n; i++) s -= c[i] * x[i];
+        x[j] = s * c[j];
+    }
+}
+
+void mcb_dense_chol_solve(int n, const double *L, double *x)
+{
+    if (n == 6) dense_solve(6, L, x);
+    else if (n == 3) dense_solve(3, L, x);
+    else dense_solve(n, L, x);
 }
 
 void mcb_blas_set_threads(int threads)

@@ -1,4 +1,6 @@
-/* mcb_problem.c: the problem model: allocation, copy, subsystem inference. */
+/* mcb_problem.c: the problem model: allocation, copy, subsystem inference
+ * (A's connected components, and rigid bodies among the DOFs A leaves
+ * uncoupled: see mcb_problem_infer_subsystems). */
 #include "mcb_problem.h"
 
 #include <math.h>
@@ -133,9 +135,67 @@ mcb_problem *mcb_problem_copy(const mcb_problem *P)
     return Q;
 }
 
-/* Every DOF j is joined with all k such that A_kj != 0. The largest DOF
- * reachable from a range start bounds the range: a contiguous cut at c is
- * valid when no entry of A couples a DOF < c with a DOF >= c. */
+/* 1 when DOFs j and j + 1 are touched by the same constraint blocks (the
+ * union of each block's rows in J's columns j and j + 1). blk[r] is the
+ * block of row r (-1: none). Rows are sorted within a column and blocks
+ * cover rows in order, so each column's block ids are non-decreasing:
+ * compare the two sequences with repeats skipped. */
+static int same_blocks(const mcb_csc *J, const int *blk, int j)
+{
+    int a = J->p[j], ae = J->p[j + 1], b = J->p[j + 1], be = J->p[j + 2];
+    int prev_a = -2, prev_b = -2;
+    for (;;) {
+        while (a < ae && blk[J->i[a]] == prev_a) a++;
+        while (b < be && blk[J->i[b]] == prev_b) b++;
+        if (a == ae || b == be) return a == ae && b == be;
+        prev_a = blk[J->i[a]];
+        prev_b = blk[J->i[b]];
+        if (prev_a != prev_b) return 0;
+    }
+}
+
+/* Row -> block map for the body rule, or NULL when J or the blocks do not
+ * have the shapes the rule needs (an unvalidated file: the rule is then
+ * skipped and validation reports the defect). */
+static int *row_blocks(const mcb_problem *P)
+{
+    const mcb_csc *J = P->J;
+    if (!J || J->m != P->m || J->n != P->n || !J->p || J->p[0] != 0 || !P->blocks) return NULL;
+    for (int j = 0; j < J->n; j++)
+        if (J->p[j + 1] < J->p[j]) return NULL;
+    for (int k = 0; k < J->p[J->n]; k++)
+        if (J->i[k] < 0 || J->i[k] >= P->m) return NULL;
+    int *blk = mcb_malloc((size_t)P->m + 1, sizeof(int));
+    if (!blk) return NULL;
+    for (int r = 0; r < P->m; r++) blk[r] = -1;
+    int last = -1;
+    for (int b = 0; b < P->nblocks; b++) {
+        const mcb_block *B = &P->blocks[b];
+        if (B->row <= last || B->nrows < 1 || B->row + B->nrows > P->m) {
+            free(blk);
+            return NULL;
+        }
+        for (int r = B->row; r < B->row + B->nrows; r++) blk[r] = b;
+        last = B->row + B->nrows - 1;
+    }
+    return blk;
+}
+
+/* The components rule: every DOF j is joined with all k such that
+ * A_kj != 0. The largest DOF reachable from a range start bounds the range:
+ * a contiguous cut at c is valid when no entry of A couples a DOF < c with
+ * a DOF >= c.
+ *
+ * The body rule, for DOFs that A leaves alone (a diagonal mass matrix, as
+ * FCLIB's global problems write rigid bodies): A alone would give one
+ * subsystem per DOF (450 on Box_Stacks), while the papers split by body.
+ * Consecutive uncoupled DOFs j, j + 1 are joined when exactly the same
+ * constraint blocks touch both (a contact moves all six DOFs of each body
+ * it touches); a run so joined that is longer than 6, a multiple of 6 and
+ * starts at a multiple of 6 is cut into 6-DOF bodies (two bodies touched
+ * only by the same contacts, or untouched bodies). DOFs no block touches
+ * form constraint-free subsystems. The rule never joins a DOF that A
+ * couples to another, so A stays block diagonal over the partition. */
 mcb_rc mcb_problem_infer_subsystems(mcb_problem *P, mcb_err *err)
 {
     if (P->form != MCB_PRIMAL || !P->A) {
@@ -167,6 +227,48 @@ mcb_rc mcb_problem_infer_subsystems(mcb_problem *P, mcb_err *err)
     }
     start[ns] = n;
     free(reach);
+    int *blk = row_blocks(P);
+    if (blk) {
+        /* single-DOF components j = start[s] with start[s + 1] = j + 1 */
+        int out = 0;
+        for (int s = 0; s < ns; s++) {
+            int j = start[s];
+            int single = start[s + 1] == j + 1;
+            int prev_single = s > 0 && start[s - 1] == j - 1;
+            if (single && prev_single && same_blocks(P->J, blk, j - 1)) continue; /* joined */
+            start[out++] = j;
+        }
+        start[out] = n;
+        ns = out;
+        /* cut aligned runs of 6 k DOFs (k > 1) into bodies; in place,
+         * writing from the back (the list only grows by these cuts) */
+        int extra = 0;
+        for (int s = 0; s < ns; s++) {
+            int len = start[s + 1] - start[s];
+            if (len > 6 && len % 6 == 0 && start[s] % 6 == 0) extra += len / 6 - 1;
+        }
+        if (extra > 0) {
+            int *st = mcb_malloc((size_t)(ns + extra) + 1, sizeof(int));
+            if (!st) {
+                free(blk);
+                free(start);
+                return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+            }
+            int q = 0;
+            for (int s = 0; s < ns; s++) {
+                int len = start[s + 1] - start[s];
+                if (len > 6 && len % 6 == 0 && start[s] % 6 == 0)
+                    for (int c = start[s]; c < start[s + 1]; c += 6) st[q++] = c;
+                else
+                    st[q++] = start[s];
+            }
+            st[q] = n;
+            free(start);
+            start = st;
+            ns = q;
+        }
+        free(blk);
+    }
     free(P->sub_start);
     P->sub_start = start;
     P->nsub = ns;

@@ -18,17 +18,28 @@
  *          contact     lambda = Proj_strict(-(Y + e) / w)          (21), CANAL (17)
  *        and z_ij = (y_ij + lambda_j) / beta_i                     (18)
  *   (14) u_ij += beta_i (x_ij - z_ij)
- * beta_i = Tr(A_i) / Tr(J_i^T J_i) (23), times `beta_scale`. For FEM
- * subsystems eq. (23) is dominated by stiff modes the constraints barely see
- * (on the FCLIB LMGC cubes it is 1e7 times the constraint-space stiffness,
- * and the iteration crawls); `beta_rule` = 1 uses instead
- * beta_i = n_pairs / Tr(J_i A_i^-1 J_i^T), the inverse mean diagonal of the
- * subsystem's Delassus operator (one extra factorization of A_i at setup),
- * which solves them in tens of iterations. Optionally the
- * residual-balancing rule of the CANAL/SubADMM paper (eq. 42-43) rescales all
- * beta_i every `adapt_every` iterations (refactoring each subsystem matrix).
- * Each subsystem matrix is factored by CHOLMOD once at setup. The iterate
- * reported is (v^{l+1}, lambda^{l+1}). Primal problems only.
+ * beta_i times `beta_scale`, initialised by `beta_rule`: 0 is eq. (23),
+ * beta_i = Tr(A_i) / Tr(J_i^T J_i) per subsystem. For FEM subsystems
+ * eq. (23) is dominated by stiff modes the constraints barely see (on the
+ * FCLIB LMGC cubes it is 1e7 times the constraint-space stiffness, and the
+ * iteration crawls); rule 1 uses instead beta_i = n_pairs / Tr(J_i A_i^-1
+ * J_i^T), the inverse mean diagonal of the subsystem's Delassus operator
+ * (one extra factorization of A_i at setup). Rules 2 and 3 give every
+ * subsystem one beta, the geometric mean over the constrained subsystems
+ * of rule 1 and of rule 0 values: rule 3, the default, is the CANAL/SubADMM
+ * paper's initialisation (Sec. VI-D: the geometric mean of the bodies'
+ * pseudo-densities, mass over contact count) and on the FCLIB files and the
+ * stack the fastest of the four (docs/solver-subadmm.md). The
+ * residual-balancing rule of the CANAL/SubADMM paper (eq. 42-43) rescales
+ * all beta_i every `adapt_every` iterations (refactoring each subsystem
+ * matrix in parallel).
+ *
+ * Per-iteration cost: subsystems of at most SUBADMM_DENSE_MAX DOFs (rigid
+ * bodies) keep K_i's dense Cholesky factor and J_i's rows dense, so (15)
+ * and (18) are two contiguous passes and a 6 x 6 triangular solve; larger
+ * ones use CHOLMOD (solve work arrays reused). Subsystems without
+ * constraints are solved once at setup. The iteration allocates nothing.
+ * The iterate reported is (v^{l+1}, lambda^{l+1}). Primal problems only.
  *
  * `fadmm` is the same iteration without subsystem splitting (the SubADMM
  * paper's FADMM baseline, the CANAL paper's "No Sub"; parameter whole = 1):
@@ -54,7 +65,8 @@ typedef struct {
     double gamma;       /* balancing threshold, > 1 */
     int adapt_every;    /* iterations between balancing checks */
     double own_tol;     /* stop on sqrt(theta) below this (0: never) */
-    int beta_rule;      /* 0: eq. (23); 1: inverse mean Delassus diagonal */
+    int beta_rule;      /* 0: eq. (23); 1: inverse mean Delassus diagonal; 2, 3: the
+                         * geometric mean over subsystems of rule 1, of rule 0 */
     int whole;          /* 1: no splitting: one subsystem of every DOF (fadmm) */
 } subadmm_params;
 
@@ -66,7 +78,7 @@ static void subadmm_defaults(void *p)
     q->gamma = 10.0;
     q->adapt_every = 10;
     q->own_tol = 0.0;
-    q->beta_rule = 0;
+    q->beta_rule = 3;
     q->whole = 0;
 }
 
@@ -90,9 +102,12 @@ static const mcb_param_desc subadmm_desc[] = {
     {"own_tol", 'd', offsetof(subadmm_params, own_tol),
      "stop when sqrt(theta) of eq. (22) falls below this (0: only the harness stops it)"},
     {"beta_rule", 'i', offsetof(subadmm_params, beta_rule),
-     "0: beta_i = Tr(A_i) / Tr(J_i^T J_i), eq. (23); 1: beta_i = 1 / mean diag(J_i A_i^-1 "
-     "J_i^T), the constraint-space stiffness (for FEM subsystems, whose stiff modes "
-     "dominate Tr(A_i))"},
+     "0: beta_i = Tr(A_i) / Tr(J_i^T J_i), eq. (23) of the 2023 paper, per subsystem; "
+     "1: beta_i = 1 / mean diag(J_i A_i^-1 J_i^T), the constraint-space stiffness; "
+     "2: one beta, the geometric mean of rule 1 over the subsystems with constraints; "
+     "3 (default): one beta, the geometric mean of rule 0 over them (the 2025 paper's "
+     "geometric mean of pseudo-densities, Sec. VI-D): fastest on the stacks, and the "
+     "outliers of FEM subsystems (1e9 against 1e3 on CubeH8) average out"},
     {"whole", 'i', offsetof(subadmm_params, whole),
      "1: no subsystem splitting, one factorization of A + beta J^T J (fadmm); 0: the "
      "problem's subsystems"},
@@ -107,9 +122,16 @@ typedef struct {
     mcb_csc *JT;    /* J_i^T */
     mcb_csc *K;     /* A_i + beta J_i^T J_i (pattern fixed) */
     mcb_csc *JTJ;   /* J_i^T J_i */
-    mcb_chol *F;
+    mcb_chol *F;    /* CHOLMOD factor of K (nv > SUBADMM_DENSE_MAX) */
+    double *L;      /* dense factor of K, nv x nv (nv <= SUBADMM_DENSE_MAX) */
+    double *Jd;     /* with L: J_i dense, row-major np x nv (one row per pair) */
     double *rhs, *Av; /* nv work */
 } subsystem;
+
+/* Subsystems of at most this many DOFs are factored densely in place
+ * (mcb_dense_chol): on 6 x 6 rigid bodies CHOLMOD's per-call overhead is
+ * several times the arithmetic. */
+#define SUBADMM_DENSE_MAX 64
 
 typedef struct {
     const mcb_problem *P;
@@ -121,6 +143,10 @@ typedef struct {
     int *pair_row;      /* global row of each pair */
     int *pair_sub;      /* subsystem of each pair */
     int *row_ptr, *row_pairs; /* pairs of each global row (CSR) */
+    double *pbeta, *pibeta;   /* per pair: scale beta_i and its inverse */
+    double *roww;             /* per row: w = sum of 1 / beta_i over its pairs */
+    int *active;              /* subsystems with constraints (the others are solved once) */
+    int nactive;
     double *x, *y, *z, *u, *w; /* per pair; w: beta-weighted scratch */
     double *v, *lambda;
     double *theta_part, *dual_part; /* per subsystem, summed serially */
@@ -138,6 +164,8 @@ static void subadmm_free(void **work)
         mcb_csc_free(&S->K);
         mcb_csc_free(&S->JTJ);
         mcb_chol_free(&S->F);
+        free(S->L);
+        free(S->Jd);
         free(S->rhs);
         free(S->Av);
     }
@@ -146,6 +174,10 @@ static void subadmm_free(void **work)
     free(w->pair_sub);
     free(w->row_ptr);
     free(w->row_pairs);
+    free(w->pbeta);
+    free(w->pibeta);
+    free(w->roww);
+    free(w->active);
     free(w->x);
     free(w->y);
     free(w->z);
@@ -341,6 +373,43 @@ static mcb_rc delassus_trace(subsystem *S, double *tr, mcb_err *err)
     return MCB_OK;
 }
 
+/* K_i = A_i + beta J_i^T J_i and its factor: dense in place for small
+ * subsystems, CHOLMOD (refactored on the fixed pattern) for large ones.
+ * No allocation once S->K, S->L or S->F exist. */
+static mcb_rc factor_subsystem(subsystem *S, double beta, mcb_err *err)
+{
+    if (!add_scaled(S->A, S->JTJ, beta, S->K)) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    if (S->L) {
+        int n = S->nv;
+        memset(S->L, 0, (size_t)n * (size_t)n * sizeof(double));
+        for (int j = 0; j < n; j++)
+            for (int k = S->K->p[j]; k < S->K->p[j + 1]; k++) S->L[(size_t)j * n + S->K->i[k]] = S->K->x[k];
+        if (mcb_dense_chol(n, S->L))
+            return mcb_fail(err, MCB_E_NUMERIC, "subsystem matrix A_i + beta J_i^T J_i is not "
+                                                "positive definite");
+        return MCB_OK;
+    }
+    mcb_rc rc = S->F ? mcb_chol_refactor(S->F, S->K, err) : mcb_chol_factor(S->K, &S->F, err);
+    if (rc) return rc;
+    /* one solve here so that the simplicial copy of L and its work exist
+     * before the iteration (mcb_chol_solve_inplace allocates on its first
+     * call after a factorization only) */
+    memset(S->rhs, 0, (size_t)S->nv * sizeof(double));
+    return mcb_chol_solve_inplace(S->F, S->rhs) ? mcb_fail(err, MCB_E_NOMEM, "out of memory")
+                                                : MCB_OK;
+}
+
+static void solve_subsystem(subsystem *S, const double *rhs, double *x)
+{
+    if (S->L) {
+        if (x != rhs) memcpy(x, rhs, (size_t)S->nv * sizeof(double));
+        mcb_dense_chol_solve(S->nv, S->L, x);
+    } else {
+        if (x != rhs) memcpy(x, rhs, (size_t)S->nv * sizeof(double));
+        mcb_chol_solve_inplace(S->F, x);
+    }
+}
+
 /* Per subsystem: A_i, J_i^T J_i, beta_i (23), K_i and its factor. */
 static mcb_rc setup_subsystem(subadmm_work *w, subsystem *S, mcb_err *err)
 {
@@ -357,26 +426,77 @@ static mcb_rc setup_subsystem(subadmm_work *w, subsystem *S, mcb_err *err)
             if (S->A->i[k] == j) trA += S->A->x[k];
     for (int k = 0; k < mcb_csc_nnz(S->J); k++) trJJ += S->J->x[k] * S->J->x[k];
     S->beta = trJJ > 0.0 ? trA / trJJ : 1.0;
-    if (w->prm.beta_rule == 1 && S->np > 0) {
+    if ((w->prm.beta_rule == 1 || w->prm.beta_rule == 2) && S->np > 0) {
         double trW = 0.0;
         mcb_rc rc = delassus_trace(S, &trW, err);
         if (rc) return rc;
         if (trW > 0.0) S->beta = S->np / trW;
     }
+    return MCB_OK;
+}
+
+/* The geometric mean of beta_i over the subsystems with constraints, given
+ * to every subsystem (beta_rule 2 and 3: one beta for the system, as the
+ * CANAL/SubADMM paper initialises it). */
+static void global_beta(subadmm_work *w)
+{
+    double lg = 0.0;
+    int k = 0;
+    for (int i = 0; i < w->ns; i++)
+        if (w->sub[i].np > 0 && w->sub[i].beta > 0.0) {
+            lg += log(w->sub[i].beta);
+            k++;
+        }
+    double b = k > 0 ? exp(lg / k) : 1.0;
+    for (int i = 0; i < w->ns; i++) w->sub[i].beta = b;
+}
+
+/* Per subsystem, once beta_i is known: K_i, the dense copies for small
+ * subsystems, the factor; a constraint-free subsystem's v_i. */
+static mcb_rc finish_subsystem(subadmm_work *w, subsystem *S, mcb_err *err)
+{
     S->K = add_scaled(S->A, S->JTJ, w->scale * S->beta, NULL);
     if (!S->K) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    return mcb_chol_factor(S->K, &S->F, err);
+    if (S->nv <= SUBADMM_DENSE_MAX && S->nv > 0) {
+        S->L = mcb_malloc((size_t)S->nv * (size_t)S->nv, sizeof(double));
+        S->Jd = mcb_calloc((size_t)S->np * (size_t)S->nv + 1, sizeof(double));
+        if (!S->L || !S->Jd) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        for (int j = 0; j < S->nv; j++)
+            for (int k = S->J->p[j]; k < S->J->p[j + 1]; k++)
+                S->Jd[(size_t)S->J->i[k] * S->nv + j] = S->J->x[k];
+    }
+    mcb_rc rc = factor_subsystem(S, w->scale * S->beta, err);
+    if (rc || S->np > 0) return rc;
+    /* no constraint: v_i = A_i^-1 b_i for good, solved here once */
+    memcpy(S->rhs, w->P->b + S->v0, (size_t)S->nv * sizeof(double));
+    solve_subsystem(S, S->rhs, S->rhs);
+    return MCB_OK;
+}
+
+/* Per-pair beta, its inverse and the per-row weight w = sum_i 1 / beta_i,
+ * after a change of scale. */
+static void set_pair_betas(subadmm_work *w)
+{
+    for (int p = 0; p < w->npairs; p++) {
+        w->pbeta[p] = w->scale * w->sub[w->pair_sub[p]].beta;
+        w->pibeta[p] = 1.0 / w->pbeta[p];
+    }
+    for (int r = 0; r < w->P->m; r++) {
+        double t = 0.0;
+        for (int k = w->row_ptr[r]; k < w->row_ptr[r + 1]; k++) t += w->pibeta[w->row_pairs[k]];
+        w->roww[r] = t;
+    }
 }
 
 static mcb_rc subadmm_check(const void *params, mcb_err *err)
 {
     const subadmm_params *prm = params;
     if (!(prm->beta_scale > 0.0) || !(prm->gamma > 1.0) || prm->adapt_every < 1 ||
-        prm->beta_rule < 0 || prm->beta_rule > 1 || prm->adaptive < 0 || prm->adaptive > 1 ||
+        prm->beta_rule < 0 || prm->beta_rule > 3 || prm->adaptive < 0 || prm->adaptive > 1 ||
         !(prm->own_tol >= 0.0) || prm->whole < 0 || prm->whole > 1)
         return mcb_fail(err, MCB_E_INPUT, "subadmm: beta_scale must be > 0, gamma > 1, "
-                                          "adapt_every >= 1, adaptive, beta_rule and whole 0 "
-                                          "or 1, own_tol >= 0");
+                                          "adapt_every >= 1, adaptive and whole 0 or 1, "
+                                          "beta_rule 0 to 3, own_tol >= 0");
     return MCB_OK;
 }
 
@@ -401,6 +521,8 @@ static mcb_rc subadmm_setup(const mcb_problem *P, const mcb_settings *s, const v
     }
     if (!rc) rc = build_pairs(w, err);
     for (int i = 0; i < w->ns && !rc; i++) rc = setup_subsystem(w, &w->sub[i], err);
+    if (!rc && prm->beta_rule >= 2) global_beta(w);
+    for (int i = 0; i < w->ns && !rc; i++) rc = finish_subsystem(w, &w->sub[i], err);
     if (!rc) {
         size_t np = (size_t)w->npairs;
         w->x = mcb_calloc(np, sizeof(double));
@@ -412,9 +534,21 @@ static mcb_rc subadmm_setup(const mcb_problem *P, const mcb_settings *s, const v
         w->lambda = mcb_calloc((size_t)P->m, sizeof(double));
         w->theta_part = mcb_calloc((size_t)w->ns, sizeof(double));
         w->dual_part = mcb_calloc((size_t)w->ns, sizeof(double));
+        w->pbeta = mcb_calloc(np, sizeof(double));
+        w->pibeta = mcb_calloc(np, sizeof(double));
+        w->roww = mcb_calloc((size_t)P->m, sizeof(double));
+        w->active = mcb_calloc((size_t)w->ns, sizeof(int));
         if (!w->x || !w->y || !w->z || !w->u || !w->w || !w->v || !w->lambda || !w->theta_part ||
-            !w->dual_part)
+            !w->dual_part || !w->pbeta || !w->pibeta || !w->roww || !w->active)
             rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    if (!rc) {
+        set_pair_betas(w);
+        for (int i = 0; i < w->ns; i++) {
+            subsystem *S = &w->sub[i];
+            if (S->np > 0) w->active[w->nactive++] = i;
+            else memcpy(w->v + S->v0, S->rhs, (size_t)S->nv * sizeof(double));
+        }
     }
     if (rc) {
         subadmm_free((void **)&w);
@@ -432,23 +566,66 @@ static mcb_rc subadmm_setup(const mcb_problem *P, const mcb_settings *s, const v
             w->y[p] = w->sub[w->pair_sub[p]].beta * w->scale * w->x[p] + w->u[p];
         }
         if (P->lambda0) memcpy(w->lambda, P->lambda0, (size_t)P->m * sizeof(double));
-        if (P->v0) memcpy(w->v, P->v0, (size_t)P->n * sizeof(double));
+        if (P->v0)
+            for (int k = 0; k < w->nactive; k++) {
+                subsystem *S = &w->sub[w->active[k]];
+                memcpy(w->v + S->v0, P->v0 + S->v0, (size_t)S->nv * sizeof(double));
+            }
     }
     *work = w;
     return MCB_OK;
 }
 
 /* (15) and (18): v_i, x_i = J_i v_i, y_i = beta_i x_i + u_i; theta part (22). */
+/* update_subsystem() for a densely stored subsystem: the same steps with
+ * J_i's rows contiguous, fused into two passes over the pairs. */
+static inline void update_dense_n(subadmm_work *w, subsystem *S, double *theta, int nv)
+{
+    double *rhs = S->rhs, *v = w->v + S->v0;
+    const double *zp = w->z + S->p0, *up = w->u + S->p0, *pb = w->pbeta + S->p0;
+    double *xp = w->x + S->p0, *yp = w->y + S->p0;
+    memcpy(rhs, w->P->b + S->v0, (size_t)nv * sizeof(double));
+    for (int a = 0; a < S->np; a++) {
+        const double *row = S->Jd + (size_t)a * nv;
+        double t = pb[a] * zp[a] - up[a];
+        for (int j = 0; j < nv; j++) rhs[j] += t * row[j];
+    }
+    mcb_dense_chol_solve(nv, S->L, rhs);
+    memcpy(v, rhs, (size_t)nv * sizeof(double));
+    double th = 0.0;
+    for (int a = 0; a < S->np; a++) {
+        const double *row = S->Jd + (size_t)a * nv;
+        double x = 0.0;
+        for (int j = 0; j < nv; j++) x += row[j] * v[j];
+        double y = pb[a] * x + up[a];
+        th += (y - yp[a]) * (y - yp[a]);
+        xp[a] = x;
+        yp[a] = y;
+    }
+    *theta = th;
+}
+
+/* update_dense_n() with the rigid-body size (6) as a constant, unrolled */
+static void update_dense(subadmm_work *w, subsystem *S, double *theta)
+{
+    if (S->nv == 6) update_dense_n(w, S, theta, 6);
+    else update_dense_n(w, S, theta, S->nv);
+}
+
 static void update_subsystem(subadmm_work *w, int i)
 {
     subsystem *S = &w->sub[i];
+    if (S->Jd) {
+        update_dense(w, S, w->theta_part + i);
+        return;
+    }
     double beta = w->scale * S->beta;
     double *rhs = S->rhs, *zp = w->z + S->p0, *up = w->u + S->p0;
     double *xp = w->x + S->p0, *yp = w->y + S->p0, *tmp = w->w + S->p0;
     memcpy(rhs, w->P->b + S->v0, (size_t)S->nv * sizeof(double));
     for (int a = 0; a < S->np; a++) tmp[a] = beta * zp[a] - up[a];
     mcb_csc_gatxpy(S->J, tmp, rhs);
-    mcb_chol_solve(S->F, rhs, w->v + S->v0);
+    solve_subsystem(S, rhs, w->v + S->v0);
     memset(xp, 0, (size_t)S->np * sizeof(double));
     mcb_csc_gaxpy(S->J, w->v + S->v0, xp);
     double th = 0.0;
@@ -460,7 +637,8 @@ static void update_subsystem(subadmm_work *w, int i)
     w->theta_part[i] = th;
 }
 
-/* (16)-(21): lambda of one block from the beta-weighted sums of y, then z (18). */
+/* (16)-(21): lambda of one block from the beta-weighted sums of y, then z
+ * (18) and the multiplier u (14) of each of its pairs. */
 static void update_block(subadmm_work *w, const mcb_block *B)
 {
     const mcb_problem *P = w->P;
@@ -472,10 +650,9 @@ static void update_block(subadmm_work *w, const mcb_block *B)
             Y[a] = W[a] = 0.0;
             for (int k = w->row_ptr[r]; k < w->row_ptr[r + 1]; k++) {
                 int p = w->row_pairs[k];
-                double ib = 1.0 / (w->scale * w->sub[w->pair_sub[p]].beta);
-                Y[a] += ib * w->y[p];
-                W[a] += ib;
+                Y[a] += w->pibeta[p] * w->y[p];
             }
+            W[a] = w->roww[r];
         }
         const double *e = P->e + r0;
         switch (B->type) {
@@ -491,7 +668,16 @@ static void update_block(subadmm_work *w, const mcb_block *B)
         case MCB_CONTACT: {
             /* the rows of a contact share their subsystems (build_pairs): W[0] = W[1] = W[2] */
             double t[3] = {-(Y[0] + e[0]) / W[0], -(Y[1] + e[1]) / W[1], -(Y[2] + e[2]) / W[2]};
-            mcb_proj_strict(B->mu, t, lam);
+            double r = B->mu * t[0];
+            if (t[0] <= 0.0) {
+                lam[0] = lam[1] = lam[2] = 0.0; /* open: the strict projection is 0 */
+            } else if (t[1] * t[1] + t[2] * t[2] <= r * r) {
+                lam[0] = t[0]; /* inside the cone: the projection is the identity */
+                lam[1] = t[1];
+                lam[2] = t[2];
+            } else {
+                mcb_proj_strict(B->mu, t, lam);
+            }
             break;
         }
         }
@@ -500,7 +686,8 @@ static void update_block(subadmm_work *w, const mcb_block *B)
             w->lambda[r] = lam[a];
             for (int k = w->row_ptr[r]; k < w->row_ptr[r + 1]; k++) {
                 int p = w->row_pairs[k];
-                w->z[p] = (w->y[p] + lam[a]) / (w->scale * w->sub[w->pair_sub[p]].beta);
+                w->z[p] = (w->y[p] + lam[a]) * w->pibeta[p];
+                w->u[p] += w->pbeta[p] * (w->x[p] - w->z[p]); /* (14) */
             }
         }
     }
@@ -517,7 +704,8 @@ static int rebalance(subadmm_work *w)
         if (d > tp) tp = d;
     }
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < w->ns; i++) {
+    for (int k = 0; k < w->nactive; k++) {
+        int i = w->active[k];
         subsystem *S = &w->sub[i];
         double *r = S->Av, *lam = w->w + S->p0;
         for (int a = 0; a < S->np; a++) lam[a] = w->lambda[w->pair_row[S->p0 + a]];
@@ -527,8 +715,8 @@ static int rebalance(subadmm_work *w)
         mcb_csc_gatxpy(S->J, lam, r);
         w->dual_part[i] = mcb_norm2(S->nv, r);
     }
-    for (int i = 0; i < w->ns; i++)
-        if (w->dual_part[i] > td) td = w->dual_part[i];
+    for (int k = 0; k < w->nactive; k++)
+        if (w->dual_part[w->active[k]] > td) td = w->dual_part[w->active[k]];
     double g = w->prm.gamma;
     if (!(tp > g * td || td > g * tp) || tp == 0.0 || td == 0.0) return 0;
     double f = sqrt(tp / td);
@@ -537,14 +725,13 @@ static int rebalance(subadmm_work *w)
     w->scale *= f;
     int fail = 0;
 #pragma omp parallel for schedule(static) reduction(| : fail)
-    for (int i = 0; i < w->ns; i++) {
-        subsystem *S = &w->sub[i];
-        add_scaled(S->A, S->JTJ, w->scale * S->beta, S->K);
-        fail |= mcb_chol_refactor(S->F, S->K, NULL) != MCB_OK;
+    for (int k = 0; k < w->nactive; k++) {
+        subsystem *S = &w->sub[w->active[k]];
+        fail |= factor_subsystem(S, w->scale * S->beta, NULL) != MCB_OK;
     }
+    set_pair_betas(w);
     /* y depends on beta: recompute it so theta measures the iteration only */
-    for (int p = 0; p < w->npairs; p++)
-        w->y[p] = w->scale * w->sub[w->pair_sub[p]].beta * w->x[p] + w->u[p];
+    for (int p = 0; p < w->npairs; p++) w->y[p] = w->pbeta[p] * w->x[p] + w->u[p];
     return fail;
 }
 
@@ -555,14 +742,11 @@ static int subadmm_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void
     const mcb_problem *P = w->P;
     for (int it = 1; it <= s->max_iters; it++) {
 #pragma omp parallel for schedule(static)
-        for (int i = 0; i < w->ns; i++) update_subsystem(w, i);
+        for (int k = 0; k < w->nactive; k++) update_subsystem(w, w->active[k]);
         double theta = 0.0;
-        for (int i = 0; i < w->ns; i++) theta += w->theta_part[i];
+        for (int k = 0; k < w->nactive; k++) theta += w->theta_part[w->active[k]];
 #pragma omp parallel for schedule(static)
         for (int b = 0; b < P->nblocks; b++) update_block(w, &P->blocks[b]);
-#pragma omp parallel for schedule(static)
-        for (int p = 0; p < w->npairs; p++)
-            w->u[p] += w->scale * w->sub[w->pair_sub[p]].beta * (w->x[p] - w->z[p]);
         info->iterations = it;
         info->own_residual = sqrt(theta);
         if (!isfinite(info->own_residual)) return MCB_ST_DIVERGED;
@@ -595,8 +779,9 @@ static void subadmm_iterate(void *work, double *v, double *lambda)
 const mcb_solver_def mcb_solver_subadmm = {
     .name = "subadmm",
     .accepts_problem = mcb_accepts_coulomb_only,
-    .description = "subsystem-based ADMM: per-subsystem CHOLMOD factors, closed-form "
-                   "per-constraint updates, OpenMP over subsystems and constraints",
+    .description = "subsystem-based ADMM: per-subsystem factors (dense up to 64 DOFs, "
+                   "CHOLMOD above), closed-form per-constraint updates, OpenMP over "
+                   "subsystems and constraints",
     .reference = "SubADMM paper Alg. 1, eq. (12)-(23); CANAL/SubADMM paper eq. (17), (42)-(43)",
     .accepts = MCB_ACCEPTS_PRIMAL,
     .params_size = sizeof(subadmm_params),

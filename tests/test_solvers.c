@@ -188,7 +188,7 @@ START_TEST(subadmm_delassus_beta_rule)
     /* out-of-range values are refused at setup */
     double prm[16];
     def->default_params(prm);
-    ck_assert_int_eq(mcb_param_set(def, prm, "beta_rule", "2", NULL), MCB_OK);
+    ck_assert_int_eq(mcb_param_set(def, prm, "beta_rule", "4", NULL), MCB_OK);
     mcb_problem *P = fx_mixed();
     void *work = NULL;
     mcb_settings st;

@@ -1,0 +1,385 @@
+/* test_subadmm.c: SubADMM and its variants (issue 10, item 2) with known
+ * answers: the point contact in its three states (exact v and lambda), the
+ * small fixtures under every penalty rule, a subsystem large enough for the
+ * CHOLMOD path, a constraint-free subsystem solved once (exactly), the
+ * body rule of the subsystem inference (hand-built cases and the shared
+ * FCLIB Box_Stacks: 75 bodies of 6 DOFs, skipped when absent), the shared
+ * FCLIB files solved to 1e-8 (skipped when absent), no allocation inside
+ * the iteration (malloc counted between the second and the last callback;
+ * not under AddressSanitizer, which owns malloc), and the failure
+ * statuses on ill-posed problems (A not positive definite: setup fails;
+ * b not finite: diverged). */
+#include <check.h>
+
+#include "check_main.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "metrics.h"
+#include "problems.h"
+#include "runner.h"
+#include "solver.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define COUNT_MALLOC 0
+#else
+#define COUNT_MALLOC 1
+#endif
+
+#if COUNT_MALLOC
+/* malloc interposed in this executable (libmcb is static; CHOLMOD's calls
+ * resolve here too): counts calls while `counting` is set. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static int counting;
+static long nalloc;
+void *malloc(size_t n)
+{
+    if (__atomic_load_n(&counting, __ATOMIC_RELAXED)) __atomic_fetch_add(&nalloc, 1, __ATOMIC_RELAXED);
+    return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b)
+{
+    if (__atomic_load_n(&counting, __ATOMIC_RELAXED)) __atomic_fetch_add(&nalloc, 1, __ATOMIC_RELAXED);
+    return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n)
+{
+    if (__atomic_load_n(&counting, __ATOMIC_RELAXED)) __atomic_fetch_add(&nalloc, 1, __ATOMIC_RELAXED);
+    return __libc_realloc(p, n);
+}
+#endif
+
+/* Runs def (with prm, NULL: defaults) through the harness to natmap tol. */
+static int run_to(const mcb_problem *P, const char *solver, const double *prm, double tol,
+                  int iters, double *natmap, double *v, double *lambda)
+{
+    const mcb_solver_def *def = mcb_solver_find(solver);
+    ck_assert_ptr_nonnull(def);
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = iters;
+    o.settings.tol = tol;
+    o.save_solutions = v || lambda;
+    mcb_metrics_ws *ws = NULL;
+    mcb_err err;
+    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, &err), MCB_OK);
+    mcb_run run = {0};
+    mcb_run_one(P, ws, def, prm, &o, &run, &err);
+    int st = run.info.status;
+    if (natmap) *natmap = run.final.val[MCB_M_NATMAP];
+    if (v && run.v) memcpy(v, run.v, (size_t)P->n * sizeof(double));
+    if (lambda && run.lambda) memcpy(lambda, run.lambda, (size_t)P->m * sizeof(double));
+    mcb_run_clear(&run);
+    mcb_metrics_ws_free(&ws);
+    return st;
+}
+
+/* The point contact: exact v and lambda in the open, stick and slip states,
+ * for subadmm and fadmm. */
+START_TEST(point_contact_known_answer)
+{
+    const char *solvers[2] = {"subadmm", "fadmm"};
+    for (int s = 0; s < 2; s++) {
+        mcb_problem *P = fx_point_contact(_i);
+        double v[3], lam[3], vx[3], lx[3], nm;
+        fx_point_solution(_i, vx, lx);
+        int st = run_to(P, solvers[s], NULL, 1e-12, 5000, &nm, v, lam);
+        ck_assert_msg(st == MCB_ST_SOLVED, "%s state %d: %s (natmap %g)", solvers[s], _i,
+                      mcb_status_name(st), nm);
+        for (int k = 0; k < 3; k++) {
+            ck_assert_msg(fabs(v[k] - vx[k]) < 1e-9, "%s v[%d] = %g, expected %g", solvers[s], k,
+                          v[k], vx[k]);
+            ck_assert_msg(fabs(lam[k] - lx[k]) < 1e-9, "%s lambda[%d] = %g, expected %g",
+                          solvers[s], k, lam[k], lx[k]);
+        }
+        mcb_problem_free(&P);
+    }
+}
+END_TEST
+
+/* Every penalty rule solves the small fixtures to natmap 1e-10. */
+START_TEST(fixtures_every_beta_rule)
+{
+    typedef mcb_problem *(*fixture_fn)(void);
+    fixture_fn makes[5] = {fx_mixed, fx_mixed_active, fx_small_stack, fx_gfc3d_example1, NULL};
+    const mcb_solver_def *def = mcb_solver_find("subadmm");
+    double prm[16];
+    def->default_params(prm);
+    char rule[4];
+    snprintf(rule, sizeof rule, "%d", _i);
+    ck_assert_int_eq(mcb_param_set(def, prm, "beta_rule", rule, NULL), MCB_OK);
+    for (int f = 0; makes[f]; f++) {
+        mcb_problem *P = makes[f]();
+        double nm;
+        int st = run_to(P, "subadmm", prm, 1e-10, 20000, &nm, NULL, NULL);
+        ck_assert_msg(st == MCB_ST_SOLVED, "beta_rule %d, fixture %d: %s (natmap %g)", _i, f,
+                      mcb_status_name(st), nm);
+        mcb_problem_free(&P);
+    }
+}
+END_TEST
+
+/* A chain of 70 coupled DOFs (one subsystem above the dense limit of 64:
+ * the CHOLMOD path) with a contact on DOFs 0-2 and a bilateral row on DOF
+ * 69: solved to 1e-10 by subadmm and fadmm, both with v_69 = 0. */
+static mcb_problem *chain70(void)
+{
+    int n = 70, m = 4;
+    double *A = calloc((size_t)n * n, sizeof(double)), *J = calloc((size_t)m * n, sizeof(double));
+    double b[70], e[4] = {0, 0, 0, 0};
+    for (int j = 0; j < n; j++) {
+        A[j * n + j] = 3.0;
+        if (j + 1 < n) A[j * n + j + 1] = A[(j + 1) * n + j] = -1.0;
+        b[j] = 0.1 * (j % 5) - 0.2;
+    }
+    b[2] = -1.0; /* pushed into the ground: the contact is active */
+    J[0 * n + 2] = 1.0; /* normal = DOF 2, tangents DOFs 0 and 1 */
+    J[1 * n + 0] = 1.0;
+    J[2 * n + 1] = 1.0;
+    J[3 * n + 69] = 1.0;
+    mcb_problem *P = fx_dense_primal(n, m, A, b, J, e);
+    free(A);
+    free(J);
+    P->nblocks = 2;
+    P->blocks = calloc(2, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){.type = MCB_CONTACT, .row = 0, .nrows = 3, .mu = 0.3};
+    P->blocks[1] = (mcb_block){.type = MCB_BILATERAL, .row = 3, .nrows = 1};
+    mcb_problem_infer_subsystems(P, NULL);
+    return P;
+}
+
+START_TEST(large_subsystem_cholmod_path)
+{
+    mcb_problem *P = chain70();
+    ck_assert_int_eq(P->nsub, 1);
+    const char *solvers[2] = {"subadmm", "fadmm"};
+    for (int s = 0; s < 2; s++) {
+        double nm, v[70], lam[4];
+        int st = run_to(P, solvers[s], NULL, 1e-10, 20000, &nm, v, lam);
+        ck_assert_msg(st == MCB_ST_SOLVED, "%s: %s (natmap %g)", solvers[s], mcb_status_name(st),
+                      nm);
+        ck_assert(fabs(v[69]) < 1e-9);
+        ck_assert(lam[0] > 0.0);
+    }
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* Four DOFs, diagonal A = diag(2, 2, 2, 4): the contact touches DOFs 0-2,
+ * DOF 3 none. The body rule makes two subsystems, [0, 3) and [3, 4); the
+ * constraint-free one is solved once at setup: v_3 = b_3 / 4 exactly. */
+START_TEST(constraint_free_subsystem_exact)
+{
+    double A[16] = {2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 4};
+    double b[4] = {0.3, 0.1, -2.0, 0.7}, e[3] = {0, 0, 0};
+    double J[12] = {0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0};
+    mcb_problem *P = fx_dense_primal(4, 3, A, b, J, e);
+    P->nblocks = 1;
+    P->blocks = calloc(1, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){.type = MCB_CONTACT, .row = 0, .nrows = 3, .mu = 0.5};
+    ck_assert_int_eq(mcb_problem_infer_subsystems(P, NULL), MCB_OK);
+    ck_assert_int_eq(P->nsub, 2);
+    ck_assert_int_eq(P->sub_start[1], 3);
+    double nm, v[4], lam[3];
+    int st = run_to(P, "subadmm", NULL, 1e-12, 5000, &nm, v, lam);
+    ck_assert_msg(st == MCB_ST_SOLVED, "%s (natmap %g)", mcb_status_name(st), nm);
+    ck_assert(v[3] == 0.7 / 4.0);
+    /* the body: vfree = (0.15, 0.05, -1) slides with mu 0.5 */
+    ck_assert(fabs(lam[0] - 2.0) < 1e-9);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* Diagonal A of 18 DOFs (three 6-DOF bodies) and the rule's cases:
+ *   _i = 0: contact 0 on body 0, contact 1 between bodies 0 and 1, contact 2
+ *           on body 2: bodies by their contact sets, [0, 6, 12, 18];
+ *   _i = 1: one contact touching bodies 0 and 1 only, body 2 untouched: the
+ *           run of 12 DOFs with one contact set is cut at 6, [0, 6, 12, 18];
+ *   _i = 2: DOFs 6 and 7 coupled in A (an off-diagonal entry): that
+ *           component stays whole and is never joined, [0, 6, 8, 12, 18]. */
+START_TEST(infers_bodies)
+{
+    int n = 18, m = 9;
+    double *A = calloc((size_t)n * n, sizeof(double)), *J = calloc((size_t)m * n, sizeof(double));
+    double b[18] = {0}, e[9] = {0};
+    for (int j = 0; j < n; j++) A[j * n + j] = 1.0 + j;
+    int expect[3][6] = {{0, 6, 12, 18, -1}, {0, 6, 12, 18, -1}, {0, 6, 8, 12, 18, -1}};
+    /* rows 3c..3c+2 of contact c touch the DOFs listed (dense rows) */
+    int touch[3][3][2] = {
+        {{0, 6}, {0, 12}, {12, 18}}, {{0, 12}, {0, 12}, {0, 12}}, {{0, 6}, {0, 12}, {12, 18}}};
+    for (int c = 0; c < 3; c++)
+        for (int r = 3 * c; r < 3 * c + 3; r++)
+            for (int j = touch[_i][c][0]; j < touch[_i][c][1]; j++) J[r * n + j] = 0.5 + 0.01 * j;
+    if (_i == 2) A[6 * n + 7] = A[7 * n + 6] = 0.5;
+    mcb_problem *P = fx_dense_primal(n, m, A, b, J, e);
+    free(A);
+    free(J);
+    P->nblocks = 3;
+    P->blocks = calloc(3, sizeof(mcb_block));
+    for (int c = 0; c < 3; c++)
+        P->blocks[c] = (mcb_block){.type = MCB_CONTACT, .row = 3 * c, .nrows = 3, .mu = 0.5};
+    ck_assert_int_eq(mcb_problem_infer_subsystems(P, NULL), MCB_OK);
+    int k = 0;
+    while (expect[_i][k] >= 0) k++;
+    ck_assert_int_eq(P->nsub, k - 1);
+    for (int s = 0; s < k; s++) ck_assert_int_eq(P->sub_start[s], expect[_i][s]);
+    mcb_err err;
+    ck_assert_int_eq(mcb_problem_validate(P, "infers_bodies", &err), MCB_OK);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+static const char *shared_files[] = {"Box_Stacks-i0122-82-5.hdf5", "CubeH8.hdf5",
+                                     "LMGC_GlobalFrictionContactProblem00046.hdf5"};
+#define NSHARED (int)(sizeof shared_files / sizeof shared_files[0])
+
+static int shared_path(int k, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/fclib/%s", mcb_test_shared_dir(), shared_files[k]);
+    return access(buf, R_OK) == 0;
+}
+
+/* The shared FCLIB global problems: Box_Stacks's diagonal mass matrix
+ * gives 75 bodies of 6 DOFs; subadmm (default beta rule) and fadmm solve
+ * each file to natmap 1e-8. An absent file is skipped (said, not failed). */
+START_TEST(shared_fclib)
+{
+    char p[1024];
+    if (!shared_path(_i, p, sizeof p)) {
+        printf("SKIPPED: absent: %s\n", p);
+        return;
+    }
+    mcb_problem *P = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_import_fclib(p, &P, &err) == MCB_OK, "%s", err.msg);
+    if (_i == 0) {
+        ck_assert_int_eq(P->nsub, 75);
+        for (int s = 0; s < P->nsub; s++) ck_assert_int_eq(P->sub_start[s + 1] - P->sub_start[s], 6);
+    }
+    const char *solvers[2] = {"subadmm", "fadmm"};
+    for (int s = 0; s < 2; s++) {
+        double nm;
+        int st = run_to(P, solvers[s], NULL, 1e-8, 20000, &nm, NULL, NULL);
+        ck_assert_msg(st == MCB_ST_SOLVED, "%s on %s: %s (natmap %g)", solvers[s],
+                      shared_files[_i], mcb_status_name(st), nm);
+    }
+    mcb_problem_free(&P);
+}
+END_TEST
+
+#if COUNT_MALLOC
+typedef struct {
+    long at2; /* nalloc at the second callback */
+    int iters;
+} count_ctx;
+
+static mcb_cb_action count_cb(void *ctx, int iter, double own)
+{
+    (void)own;
+    count_ctx *c = ctx;
+    if (iter == 2) {
+        nalloc = 0;
+        __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
+    }
+    c->iters = iter;
+    return MCB_CB_CONTINUE;
+}
+
+/* No malloc, calloc or realloc between the second and the last of 200
+ * iterations: the dense path (small stack) with residual balancing every 5
+ * iterations (refactorization included); the CHOLMOD path (chain70, subadmm
+ * and fadmm) without balancing, since CHOLMOD's refactorization allocates
+ * (about once per refactorization of a large subsystem: at a change of
+ * beta, never in an iteration that keeps beta). */
+START_TEST(no_allocation_in_loop)
+{
+    const char *solvers[3] = {"subadmm", "subadmm", "fadmm"};
+    for (int k = 0; k < 3; k++) {
+        mcb_problem *P = k == 0 ? fx_small_stack() : chain70();
+        const mcb_solver_def *def = mcb_solver_find(solvers[k]);
+        double prm[16];
+        def->default_params(prm);
+        ck_assert_int_eq(mcb_param_set(def, prm, "adaptive", k == 0 ? "1" : "0", NULL), MCB_OK);
+        ck_assert_int_eq(mcb_param_set(def, prm, "adapt_every", "5", NULL), MCB_OK);
+        mcb_settings st;
+        mcb_settings_default(&st);
+        st.max_iters = 200;
+        void *work = NULL;
+        mcb_err err;
+        ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_OK);
+        count_ctx c = {0, 0};
+        mcb_info info;
+        memset(&info, 0, sizeof info);
+        def->solve(work, &st, count_cb, &c, &info);
+        __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
+        ck_assert_int_eq(c.iters, 200);
+        ck_assert_msg(nalloc == 0, "%s (case %d): %ld allocations in iterations 3-200",
+                      solvers[k], k, nalloc);
+        def->free(&work);
+        mcb_problem_free(&P);
+    }
+}
+END_TEST
+#endif
+
+static mcb_cb_action go_on(void *ctx, int iter, double own)
+{
+    (void)ctx;
+    (void)iter;
+    (void)own;
+    return MCB_CB_CONTINUE;
+}
+
+/* Ill-posed: A not positive definite fails at setup (MCB_E_NUMERIC, no
+ * work left); a non-finite b makes the iteration stop as diverged. */
+START_TEST(ill_posed_statuses)
+{
+    const mcb_solver_def *def = mcb_solver_find("subadmm");
+    double prm[16];
+    def->default_params(prm);
+    mcb_settings st;
+    mcb_settings_default(&st);
+    st.max_iters = 50;
+    mcb_err err;
+    void *work = NULL;
+    mcb_problem *P = fx_point_contact(FX_STICK);
+    P->A->x[1] = -1.0; /* A = diag(1, -1, 1) */
+    ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_E_NUMERIC);
+    ck_assert_ptr_null(work);
+    mcb_problem_free(&P);
+    P = fx_point_contact(FX_STICK);
+    P->b[0] = NAN;
+    ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_OK);
+    mcb_info info;
+    memset(&info, 0, sizeof info);
+    ck_assert_int_eq(def->solve(work, &st, go_on, NULL, &info), MCB_ST_DIVERGED);
+    def->free(&work);
+    def->free(&work); /* NULL: no-op */
+    mcb_problem_free(&P);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("subadmm");
+    TCase *tc = tcase_create("subadmm");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, point_contact_known_answer, FX_OPEN, FX_SLIP + 1);
+    tcase_add_loop_test(tc, fixtures_every_beta_rule, 0, 4);
+    tcase_add_test(tc, large_subsystem_cholmod_path);
+    tcase_add_test(tc, constraint_free_subsystem_exact);
+    tcase_add_loop_test(tc, infers_bodies, 0, 3);
+    tcase_add_loop_test(tc, shared_fclib, 0, NSHARED);
+#if COUNT_MALLOC
+    tcase_add_test(tc, no_allocation_in_loop);
+#endif
+    tcase_add_test(tc, ill_posed_statuses);
+    suite_add_tcase(s, tc);
+    return mcb_run_suite(s);
+}
