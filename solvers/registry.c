@@ -13,6 +13,7 @@ extern const mcb_solver_def mcb_solver_pgs;
 extern const mcb_solver_def mcb_solver_pj;
 extern const mcb_solver_def mcb_solver_subadmm;
 extern const mcb_solver_def mcb_solver_fadmm;
+extern const mcb_solver_def mcb_solver_canal;
 #ifdef MCB_HAVE_SICONOS
 extern const mcb_solver_def mcb_solver_siconos_nsgs;
 extern const mcb_solver_def mcb_solver_siconos_nsn_ac;
@@ -24,6 +25,7 @@ static const mcb_solver_def *const registry[] = {
     &mcb_solver_pj,
     &mcb_solver_subadmm,
     &mcb_solver_fadmm,
+    &mcb_solver_canal,
 #ifdef MCB_HAVE_SICONOS /* peers, present when built with Siconos numerics */
     &mcb_solver_siconos_nsgs,
     &mcb_solver_siconos_nsn_ac,
