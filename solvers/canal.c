@@ -64,7 +64,7 @@ typedef struct {
     double beta;       /* initial penalty; 0: beta_scale * m / Tr(J A^-1 J^T) */
     double beta_scale; /* multiplies the inverse mean Delassus diagonal */
     double kappa;      /* beta growth factor of eq. (27), > 1 */
-    double beta_max;   /* cap of eq. (27) as a multiple of the initial beta */
+    double beta_max;   /* cap of eq. (27), in units of 1 / mean diag(J A^-1 J^T) */
     double zeta;       /* grow beta when ||Jv - z|| > zeta * previous, in (0, 1] */
     double newton_tol; /* Newton stop: ||r|| <= newton_tol * max(||b||, ||Av||, ||J'l||) */
     int max_newton;    /* Newton steps per AL loop */
@@ -78,9 +78,9 @@ static void canal_defaults(void *p)
 {
     canal_params *q = p;
     q->beta = 0.0;
-    q->beta_scale = 1e3;
+    q->beta_scale = 100.0;
     q->kappa = 10.0;
-    q->beta_max = 1e6;
+    q->beta_max = 1e3;
     q->zeta = 0.5;
     q->newton_tol = 1e-13;
     q->max_newton = 50;
@@ -98,8 +98,8 @@ static const mcb_param_desc canal_desc[] = {
      "initial beta over the inverse mean Delassus diagonal (used when beta = 0)"},
     {"kappa", 'd', offsetof(canal_params, kappa), "beta growth factor of eq. (27), > 1"},
     {"beta_max", 'd', offsetof(canal_params, beta_max),
-     "cap of eq. (27), as a multiple of the initial beta (bounds the Newton matrix's "
-     "stiffness)"},
+     "cap of eq. (27), in units of 1 / mean diag(J A^-1 J^T), > 0 (bounds the round-off "
+     "floor, about eps beta ||J v||, of the surrogate's residual; the initial beta if above)"},
     {"zeta", 'd', offsetof(canal_params, zeta),
      "grow beta when ||Jv - z|| > zeta times the previous loop's, in (0, 1] (Alg. 1)"},
     {"newton_tol", 'd', offsetof(canal_params, newton_tol),
@@ -141,12 +141,12 @@ typedef struct {
     mcb_csc *K;         /* Newton matrix, upper triangle, fixed pattern */
     int *apos;          /* A's upper entries: position in K->x (-1: lower) */
     mcb_chol *F;
-    double beta, beta0;
+    double beta, beta0, beta_cap;
     /* state */
     double *v, *lam, *lam_new, *et; /* et: e~ of the current loop */
     /* Newton work */
     double *x, *Jv, *Av, *JTl, *r, *d, *Jd, *Ad;
-    double nb;          /* ||b|| */
+    double nb, ne;      /* ||b||, ||e|| */
     double res_prev;    /* ||Jv - z|| of the previous loop */
     int loops, newton, lsevals, stall;
 } canal_work;
@@ -184,11 +184,11 @@ static mcb_rc canal_check(const void *params, mcb_err *err)
 {
     const canal_params *q = params;
     if (!(q->beta >= 0.0) || !(q->beta_scale > 0.0) || !(q->kappa > 1.0) ||
-        !(q->beta_max >= 1.0) || !(q->zeta > 0.0 && q->zeta <= 1.0) || !(q->newton_tol >= 0.0) ||
+        !(q->beta_max > 0.0) || !(q->zeta > 0.0 && q->zeta <= 1.0) || !(q->newton_tol >= 0.0) ||
         q->max_newton < 1 || !(q->ls_tol > 0.0 && q->ls_tol < 1.0) || q->ls_max < 4 ||
         q->stall_loops < 0 || !(q->own_tol >= 0.0))
         return mcb_fail(err, MCB_E_INPUT,
-                        "canal: beta must be >= 0, beta_scale > 0, kappa > 1, beta_max >= 1, "
+                        "canal: beta must be >= 0, beta_scale > 0, kappa > 1, beta_max > 0, "
                         "zeta in (0, 1], newton_tol >= 0, max_newton >= 1, ls_tol in (0, 1), "
                         "ls_max >= 4, stall_loops >= 0, own_tol >= 0");
     return MCB_OK;
@@ -482,18 +482,16 @@ static mcb_rc canal_setup(const mcb_problem *P, const mcb_settings *s, const voi
         if (rc) rc = mcb_fail(err, rc, "canal: factorizing A: %.900s", fe.msg);
     }
     if (!rc) {
-        double beta = w->prm.beta;
-        if (beta <= 0.0) {
-            double trW = 0.0;
-            if (P->m > 0) {
-                mcb_csc *G = mcb_chol_lsolve_sparse(w->F, JT); /* J A^-1 J' = G'G */
-                if (!G) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
-                for (int k = 0; G && k < mcb_csc_nnz(G); k++) trW += G->x[k] * G->x[k];
-                mcb_csc_free(&G);
-            }
-            beta = trW > 0.0 ? w->prm.beta_scale * P->m / trW : w->prm.beta_scale;
+        double trW = 0.0;
+        if (P->m > 0) {
+            mcb_csc *G = mcb_chol_lsolve_sparse(w->F, JT); /* J A^-1 J' = G'G */
+            if (!G) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+            for (int k = 0; G && k < mcb_csc_nnz(G); k++) trW += G->x[k] * G->x[k];
+            mcb_csc_free(&G);
         }
-        w->beta = w->beta0 = beta;
+        double wscale = trW > 0.0 ? P->m / trW : 1.0; /* 1 / mean diag(W) */
+        w->beta = w->beta0 = w->prm.beta > 0.0 ? w->prm.beta : w->prm.beta_scale * wscale;
+        w->beta_cap = w->prm.beta_max * wscale > w->beta0 ? w->prm.beta_max * wscale : w->beta0;
     }
     mcb_csc_free(&JT);
     if (rc) {
@@ -501,6 +499,7 @@ static mcb_rc canal_setup(const mcb_problem *P, const mcb_settings *s, const voi
         return rc;
     }
     w->nb = mcb_norm2(P->n, P->b);
+    w->ne = mcb_norm2(P->m, P->e);
     if (s->warm_start) {
         if (P->v0) memcpy(w->v, P->v0, (size_t)P->n * sizeof(double));
         if (P->lambda0) memcpy(w->lam, P->lambda0, (size_t)P->m * sizeof(double));
@@ -617,6 +616,7 @@ static double line_search(canal_work *w, double g0)
 /* The Newton loop of one AL loop; returns 0, or a status with info->reason. */
 static int newton_loop(canal_work *w, mcb_info *info)
 {
+    double nr_prev = INFINITY;
     for (int k = 0;; k++) {
         double scale, nr = eval_point(w, &scale);
         if (!isfinite(nr)) {
@@ -624,7 +624,12 @@ static int newton_loop(canal_work *w, mcb_info *info)
                      "non-finite Newton residual at AL loop %d", w->loops + 1);
             return MCB_ST_DIVERGED;
         }
-        if (nr <= w->prm.newton_tol * scale || k >= w->prm.max_newton) return 0;
+        /* converged, at round-off (below sqrt(eps) and no longer halving:
+         * the floor grows with beta), or out of steps */
+        if (nr <= w->prm.newton_tol * scale || (nr <= 1.5e-8 * scale && nr > 0.5 * nr_prev) ||
+            k >= w->prm.max_newton)
+            return 0;
+        nr_prev = nr;
 #pragma omp parallel for schedule(static)
         for (int q = 0; q < w->ng; q++) group_hessian(w, q);
         assemble(w);
@@ -702,7 +707,7 @@ static int canal_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *
 {
     canal_work *w = work;
     int st = MCB_ST_MAX_ITERS;
-    double beta_cap = w->prm.beta_max * w->beta0;
+    double beta_cap = w->beta_cap;
     for (int it = 1; it <= s->max_iters; it++) {
         int fail = newton_loop(w, info);
         if (fail) {
@@ -729,12 +734,14 @@ static int canal_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *
             break;
         }
         /* (27): grow beta when the primal residual did not shrink by zeta */
-        int slow = res > w->prm.zeta * w->res_prev;
+        /* (Jv at lambda^{l+1}'s v: the velocity scale of the residual) */
+        double vscale = mcb_norm2(w->m, w->Jv) + w->ne;
+        int slow = res > w->prm.zeta * w->res_prev && res > 1e-13 * vscale;
         if (slow && w->beta < beta_cap) {
             w->beta = w->beta * w->prm.kappa < beta_cap ? w->beta * w->prm.kappa : beta_cap;
             w->stall = 0;
         } else if (w->beta >= beta_cap && res > 0.999 * w->res_prev &&
-                   res > 1e-8 * (1.0 + mcb_norm2(w->m, w->Jv))) {
+                   res > 1e-6 * vscale) {
             w->stall++;
         } else {
             w->stall = 0;
