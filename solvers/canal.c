@@ -123,7 +123,8 @@ typedef struct {
     int row, len, type; /* first row, 1 or 3, mcb_ctype */
     double mu, k, alpha;
     int s;              /* columns touched by the group's rows */
-    int c0;             /* offset into cols / jg (jg: len x s, row-major) */
+    int c0;             /* offset into cols */
+    int j0;             /* offset into jg (len x s, row-major) */
     int h0;             /* offset into hpos / hval: s (s + 1) / 2 upper pairs */
     int d0;             /* offset into dval: len * len */
 } group;
@@ -327,6 +328,7 @@ static mcb_rc build_groups(canal_work *w, const mcb_csc *JT, mcb_err *err)
         G->c0 = out;
         G->h0 = nh;
         G->d0 = nd;
+        G->j0 = nj;
         out += u;
         nj += G->len * u;
         nh += u * (u + 1) / 2;
@@ -338,11 +340,11 @@ static mcb_rc build_groups(canal_work *w, const mcb_csc *JT, mcb_err *err)
     w->dval = mcb_calloc((size_t)nd + 1, sizeof(double));
     if (!w->jg || !w->hpos || !w->hval || !w->dval)
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    /* dense J_g (len x s), row-major; its offset is len * (cols offset) */
+    /* dense J_g (len x s), row-major */
     for (int q = 0; q < ng; q++) {
         group *G = &w->g[q];
         const int *c = w->cols + G->c0;
-        double *J = w->jg + (size_t)G->len * G->c0;
+        double *J = w->jg + G->j0;
         for (int a = 0; a < G->len; a++)
             for (int t = JT->p[G->row + a]; t < JT->p[G->row + a + 1]; t++) {
                 int *hit = bsearch(&JT->i[t], c, (size_t)G->s, sizeof(int), cmp_int);
@@ -426,7 +428,7 @@ static void assemble(canal_work *w)
 static void group_hessian(canal_work *w, int q)
 {
     const group *G = &w->g[q];
-    const double *J = w->jg + (size_t)G->len * G->c0, *D = w->dval + G->d0;
+    const double *J = w->jg + G->j0, *D = w->dval + G->d0;
     double *H = w->hval + G->h0;
     int s = G->s, L = G->len, h = 0;
     for (int a = 0; a < s; a++) {
