@@ -347,7 +347,12 @@ static int cmd_export(int argc, char **argv)
     if (!status && (!paths || !outs)) status = 1;
     for (int p = 0; p < n && !status; p++) {
         size_t len = strlen(out) + strlen(sel[p]->name) + 16;
-        if (!(paths[p] = malloc(len))) status = 1;
+        if (all && (strchr(sel[p]->name, '/') || !strcmp(sel[p]->name, "..") ||
+                    !strcmp(sel[p]->name, "."))) {
+            fprintf(stderr, "mcbench: error: %s: the problem name '%s' cannot be a file name in "
+                    "DIR: export it alone with --problem NAME -o OUT.hdf5\n", in, sel[p]->name);
+            status = EXIT_INPUT;
+        } else if (!(paths[p] = malloc(len))) status = 1;
         else if (all) snprintf(paths[p], len, "%s/%s.hdf5", out, sel[p]->name);
         else snprintf(paths[p], len, "%s", out);
         if (paths[p]) outs[p] = (mcb_output){paths[p], all ? "--all -o DIR" : "-o"};
