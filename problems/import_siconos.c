@@ -244,48 +244,6 @@ static mcb_rc from_global(const char *path, GlobalFrictionContactProblem *S, mcb
 
 /* A local W off symmetry (Siconos' files store what the simulator
  * assembled) becomes (W + W^T) / 2; the notes say by how much. */
-static mcb_rc symmetrize(mcb_problem *P, mcb_err *err)
-{
-    double asym = mcb_csc_asymmetry(P->W);
-    if (!(asym > MCB_SYM_TOL)) return MCB_OK;
-    mcb_csc *T = mcb_csc_transpose(P->W);
-    mcb_csc *S = T ? mcb_csc_copy(P->W) : NULL;
-    int nnz = S ? mcb_csc_nnz(S) : 0, tn = T ? mcb_csc_nnz(T) : 0;
-    int *ri = mcb_malloc((size_t)(nnz + tn), sizeof(int));
-    int *ci = mcb_malloc((size_t)(nnz + tn), sizeof(int));
-    double *x = mcb_malloc((size_t)(nnz + tn), sizeof(double));
-    mcb_csc *W2 = NULL;
-    if (S && ri && ci && x) {
-        int t = 0;
-        for (int pass = 0; pass < 2; pass++) {
-            const mcb_csc *B = pass ? T : S;
-            for (int j = 0; j < B->n; j++)
-                for (int k = B->p[j]; k < B->p[j + 1]; k++)
-                    ri[t] = B->i[k], ci[t] = j, x[t++] = 0.5 * B->x[k];
-        }
-        W2 = mcb_csc_from_triplets(S->m, S->n, t, ri, ci, x);
-    }
-    free(ri);
-    free(ci);
-    free(x);
-    mcb_csc_free(&T);
-    mcb_csc_free(&S);
-    char note[512];
-    snprintf(note, sizeof note, "%s; W symmetrized on import: (W + W^T) / 2, the file's W had "
-             "max |W_ij - W_ji| / max |W_ij| = %.3g", P->notes ? P->notes : "", asym);
-    char *notes = mcb_strdup(note);
-    if (!W2 || !notes) {
-        mcb_csc_free(&W2);
-        free(notes);
-        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    }
-    free(P->notes);
-    P->notes = notes;
-    mcb_csc_free(&P->W);
-    P->W = W2;
-    return MCB_OK;
-}
-
 /* Names, source and notes of an imported problem. */
 static mcb_rc set_meta(mcb_problem *P, const char *path, int form)
 {
@@ -348,7 +306,7 @@ static mcb_rc import_siconos(const char *path, int form, mcb_problem **out, mcb_
     if (L) frictionContactProblem_free(L);
     if (G) globalFrictionContact_free(G);
     if (!rc && set_meta(P, path, form)) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    if (!rc && P->form == MCB_DUAL) rc = symmetrize(P, err);
+    if (!rc && P->form == MCB_DUAL) rc = mcb_problem_symmetrize_w(P, err);
     if (!rc) rc = mcb_problem_infer_subsystems(P, err);
     if (!rc) rc = mcb_problem_validate(P, path, err);
     if (rc) {
