@@ -319,12 +319,7 @@ mcb_rc mcb_scene_beam(const double *vals, mcb_problem_set **out, mcb_err *err)
         memcpy(qprev, mcb_robot_q(twin), (size_t)n * sizeof(double));
         grip_target t = target_at((k + 1) * BEAM_H_S, speed);
         ik_solve(twin, ee, &t, 50, Jk);
-        double *qr = mcb_robot_q_ref(a), *vr = mcb_robot_v_ref(a);
-        const double *qt = mcb_robot_q(twin);
-        for (int j = 0; j < n; j++) {
-            qr[j] = qt[j];
-            vr[j] = (qt[j] - qprev[j]) / BEAM_H_S;
-        }
+        mcb_robot_track(a, mcb_robot_q(twin), qprev, BEAM_H_S);
         mcb_step_info info;
         rc = mcb_world_step_into(w, S, &info, err);
         if (rc) goto done;

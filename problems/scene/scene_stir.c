@@ -360,12 +360,7 @@ mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err)
         memcpy(qprev, mcb_robot_q(twin), (size_t)n * sizeof(double));
         ik_target t = stir_target(L.centre, (k + 1) * STIR_H_S);
         ik_solve(twin, ee, &t, 50, Jk);
-        double *qr = mcb_robot_q_ref(a), *vr = mcb_robot_v_ref(a);
-        const double *qt = mcb_robot_q(twin);
-        for (int j = 0; j < n; j++) {
-            qr[j] = qt[j];
-            vr[j] = (qt[j] - qprev[j]) / STIR_H_S;
-        }
+        mcb_robot_track(a, mcb_robot_q(twin), qprev, STIR_H_S);
         mcb_step_info info;
         rc = mcb_world_step_into(w, S, &info, err);
         if (rc) goto done;
