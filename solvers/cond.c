@@ -382,11 +382,11 @@ static mcb_rc cond_setup(const mcb_problem *P, const mcb_settings *s, const void
         for (int k = A->p[j]; k < A->p[j + 1]; k++)
             if (A->i[k] == j) dA[j] = A->x[k];
         if (!(dA[j] > 0.0)) {
+            double ajj = dA[j];
             free(owner);
             free(dA);
             cond_free((void **)&w);
-            return mcb_fail(err, MCB_E_NUMERIC, "cond: A_%d,%d = %g is not positive", j, j,
-                            dA[j]);
+            return mcb_fail(err, MCB_E_NUMERIC, "cond: A_%d,%d = %g is not positive", j, j, ajj);
         }
     }
     classify(w, owner);

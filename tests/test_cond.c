@@ -356,6 +356,21 @@ START_TEST(ill_posed_statuses)
     def->free(&work);
     mcb_problem_free(&P);
 
+    /* a non-positive diagonal entry of A: setup fails (numeric), no work left */
+    {
+        const double An[1] = {-1}, bn[1] = {0}, Jn[1] = {1}, en[1] = {0};
+        mcb_problem *Q = fx_dense_primal(1, 1, An, bn, Jn, en);
+        Q->nblocks = 1;
+        Q->blocks = calloc(1, sizeof(mcb_block));
+        Q->blocks[0] = (mcb_block){MCB_BILATERAL, 0, 1, 0, 0, 0};
+        def->default_params(prm);
+        work = (void *)1;
+        ck_assert_int_eq(def->setup(Q, &st, prm, &work, &err), MCB_E_NUMERIC);
+        ck_assert_ptr_null(work);
+        ck_assert_ptr_nonnull(strstr(err.msg, "not positive"));
+        mcb_problem_free(&Q);
+    }
+
     const double A[1] = {1}, b[1] = {0}, J[2] = {1, 1}, e[2] = {1, -1};
     P = fx_dense_primal(1, 2, A, b, J, e);
     ck_assert_ptr_nonnull(P);
