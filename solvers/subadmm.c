@@ -154,7 +154,7 @@ typedef struct {
      * chain (6 x na row-major at bl_J + 6 bl_dof_ptr[b]); each pair's Jc
      * row on its body's twist: jc[6 a .. 6 a + 5]. */
     int tree;
-    int *lam, *dep, *off;
+    int *lam, *dep, *off, *anc; /* anc[off[d] + t]: the ancestor Kx[off[d] + t] couples d to */
     double *Ax, *Ad, *Gx, *Gd, *Kx, *Kd;
     int nbl;
     int *bl_pair, *bl_dof_ptr, *bl_dof;
@@ -206,6 +206,7 @@ static void subadmm_free(void **work)
         free(S->lam);
         free(S->dep);
         free(S->off);
+        free(S->anc);
         free(S->Ax);
         free(S->Ad);
         free(S->Gx);
@@ -387,6 +388,11 @@ static mcb_rc detect_trees(subadmm_work *w, mcb_err *err)
                 S->off[d + 1] = S->off[d] + S->dep[d];
             }
             size_t nx = (size_t)S->off[nv] + 1;
+            S->anc = mcb_malloc(nx, sizeof(int));
+            for (int d = 0; S->anc && d < nv; d++) {
+                int t = S->off[d];
+                for (int a = S->lam[d]; a >= 0; a = S->lam[a]) S->anc[t++] = a;
+            }
             S->Ax = mcb_calloc(nx, sizeof(double));
             S->Gx = mcb_calloc(nx, sizeof(double));
             S->Kx = mcb_calloc(nx, sizeof(double));
@@ -394,7 +400,7 @@ static mcb_rc detect_trees(subadmm_work *w, mcb_err *err)
             S->Gd = mcb_calloc((size_t)nv, sizeof(double));
             S->Kd = mcb_calloc((size_t)nv, sizeof(double));
         }
-        if (!S->lam || !S->dep || !S->off || !S->Ax || !S->Gx || !S->Kx || !S->Ad || !S->Gd ||
+        if (!S->lam || !S->dep || !S->off || !S->anc || !S->Ax || !S->Gx || !S->Kx || !S->Ad || !S->Gd ||
             !S->Kd) {
             mcb_csc_free(&A);
             rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
@@ -550,8 +556,9 @@ static int tree_factor(subsystem *S, double beta)
         double *Lk = S->Kx + S->off[k];
         int nk = S->dep[k];
         for (int t = 0; t < nk; t++) Lk[t] /= lkk;
-        int i = S->lam[k];
-        for (int pi = 0; pi < nk; pi++, i = S->lam[i]) {
+        const int *ak = S->anc + S->off[k];
+        for (int pi = 0; pi < nk; pi++) {
+            int i = ak[pi];
             double a = Lk[pi], *Li = S->Kx + S->off[i];
             S->Kd[i] -= a * a;
             for (int pj = pi + 1; pj < nk; pj++) Li[pj - pi - 1] -= a * Lk[pj];
@@ -569,14 +576,14 @@ static void tree_solve(const subsystem *S, double *x)
         double y = x[k] * S->Kd[k];
         x[k] = y;
         const double *Lk = S->Kx + S->off[k];
-        int i = S->lam[k];
-        for (int t = 0; t < S->dep[k]; t++, i = S->lam[i]) x[i] -= Lk[t] * y;
+        const int *ak = S->anc + S->off[k];
+        for (int t = 0; t < S->dep[k]; t++) x[ak[t]] -= Lk[t] * y;
     }
     for (int k = 0; k < n; k++) {
         const double *Lk = S->Kx + S->off[k];
+        const int *ak = S->anc + S->off[k];
         double s = x[k];
-        int i = S->lam[k];
-        for (int t = 0; t < S->dep[k]; t++, i = S->lam[i]) s -= Lk[t] * x[i];
+        for (int t = 0; t < S->dep[k]; t++) s -= Lk[t] * x[ak[t]];
         x[k] = s * S->Kd[k];
     }
 }
@@ -826,10 +833,11 @@ static mcb_rc setup_subsystem(subadmm_work *w, subsystem *S, mcb_err *err)
 {
     if (!S->A) S->A = mcb_csc_block(w->P->A, S->v0, S->v0 + S->nv, S->v0, S->v0 + S->nv);
     S->JT = mcb_csc_transpose(S->J);
-    S->JTJ = S->JT ? mcb_csc_multiply(S->JT, S->J) : NULL;
+    /* J_i^T J_i: for K_i's pattern and values (a tree subsystem has G_i instead) */
+    S->JTJ = S->JT && !S->tree ? mcb_csc_multiply(S->JT, S->J) : NULL;
     S->rhs = mcb_malloc((size_t)S->nv, sizeof(double));
     S->Av = mcb_malloc((size_t)S->nv, sizeof(double));
-    if (!S->A || !S->JT || !S->JTJ || !S->rhs || !S->Av)
+    if (!S->A || !S->JT || (!S->JTJ && !S->tree) || !S->rhs || !S->Av)
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     double trA = 0.0, trJJ = 0.0;
     for (int j = 0; j < S->nv; j++)
