@@ -448,10 +448,11 @@ static mcb_rc setup_tree_bodies(subadmm_work *w, subsystem *S, const mcb_csc *Jc
     S->bl_J = mcb_calloc(6 * (size_t)tot + 1, sizeof(double));
     S->jc = mcb_calloc(6 * (size_t)S->np + 1, sizeof(double));
     int *pos = mcb_malloc((size_t)S->nv, sizeof(int));
+    double *CJ = mcb_malloc(6 * (size_t)S->nv, sizeof(double)); /* C_k Jb_k, 6 x na */
     int *ri = NULL, *ci = NULL;
     double *xv = NULL;
     mcb_rc rc = MCB_OK;
-    if (!S->bl_pair || !S->bl_dof_ptr || !S->bl_dof || !S->bl_J || !S->jc || !pos) {
+    if (!S->bl_pair || !S->bl_dof_ptr || !S->bl_dof || !S->bl_J || !S->jc || !pos || !CJ) {
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
         goto done;
     }
@@ -492,15 +493,17 @@ static mcb_rc setup_tree_bodies(subadmm_work *w, subsystem *S, const mcb_csc *Jc
                 for (int u = 0; u < 6; u++) C[q * 6 + u] += j[q] * j[u];
             nz += na;
         }
-        /* G += Jb_k^T C_k Jb_k on the chain's lower triangle */
+        /* G += Jb_k^T (C_k Jb_k) on the chain's lower triangle */
+        for (int q = 0; q < 6; q++)
+            for (int c = 0; c < na; c++) {
+                double t = 0.0;
+                for (int u = 0; u < 6; u++) t += C[q * 6 + u] * Jk[u * na + c];
+                CJ[q * na + c] = t;
+            }
         for (int pd = 0; pd < na; pd++)
             for (int pe = 0; pe <= pd; pe++) {
                 double g = 0.0;
-                for (int q = 0; q < 6; q++) {
-                    double cj = 0.0;
-                    for (int u = 0; u < 6; u++) cj += C[q * 6 + u] * Jk[u * na + pe];
-                    g += Jk[q * na + pd] * cj;
-                }
+                for (int q = 0; q < 6; q++) g += Jk[q * na + pd] * CJ[q * na + pe];
                 if (pd == pe) S->Gd[chain[pd]] += g;
                 else S->Gx[tree_idx(S, chain[pd], chain[pe])] += g;
             }
@@ -535,6 +538,7 @@ static mcb_rc setup_tree_bodies(subadmm_work *w, subsystem *S, const mcb_csc *Jc
     if (!S->J) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
 done:
     free(pos);
+    free(CJ);
     free(ri);
     free(ci);
     free(xv);
@@ -676,21 +680,22 @@ static mcb_rc build_pairs(subadmm_work *w, mcb_err *err)
         w->row_ptr[r + 1] = w->row_ptr[r] + c;
     }
     w->npairs = w->row_ptr[m];
-    int p = 0;
-    for (int i = 0; i < ns; i++) {
+    /* pair counts per subsystem, its first pair, then each unit's first pair
+     * (bodies in index order within their subsystem) */
+    for (int i = 0; i < ns; i++) w->sub[i].np = w->sub[i].tree ? 0 : count[i];
+    for (int k = 0; k < nbod; k++)
+        if (body_ok(w, k)) w->sub[P->body_sub[k]].np += count[ns + k];
+    for (int i = 0, p = 0; i < ns; i++) {
         w->sub[i].p0 = p;
-        if (!w->sub[i].tree) {
-            unit_off[i] = p;
-            p += count[i];
-        } else {
-            for (int k = 0; k < nbod; k++)
-                if (P->body_sub[k] == i && body_ok(w, k)) {
-                    unit_off[ns + k] = p;
-                    p += count[ns + k];
-                }
-        }
-        w->sub[i].np = p - w->sub[i].p0;
+        unit_off[i] = p; /* the subsystem's cursor while bodies are placed */
+        p += w->sub[i].np;
     }
+    for (int k = 0; k < nbod; k++)
+        if (body_ok(w, k)) {
+            int i = P->body_sub[k];
+            unit_off[ns + k] = unit_off[i];
+            unit_off[i] += count[ns + k];
+        }
     w->pair_row = mcb_malloc((size_t)w->npairs, sizeof(int));
     w->pair_sub = mcb_malloc((size_t)w->npairs, sizeof(int));
     w->pair_body = mcb_malloc((size_t)w->npairs, sizeof(int));
