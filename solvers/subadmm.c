@@ -41,6 +41,16 @@
  * constraints are solved once at setup. The iteration allocates nothing.
  * The iterate reported is (v^{l+1}, lambda^{l+1}). Primal problems only.
  *
+ * Body splitting (CANAL/SubADMM paper Sec. VI-A, VI-C, Appendix A; on by
+ * default, `body`): in a subsystem whose bodies (the problem's J = Jc Jb)
+ * form a kinematic tree, a row gets one copy per body it touches, eq.
+ * (30)-(31), so that K_i = A_i + beta sum_k Jb_k^T C_k Jb_k keeps the
+ * tree's branch-induced sparsity, eq. (40)-(41); K_i is stored packed along
+ * the DOF tree and factored K = L^T L leaves first without fill-in, and
+ * (34) runs through the body twists. Other subsystems (free bodies, FEM,
+ * imported problems) keep the 2023 splitting. `subadmm-nobody` (body = 0)
+ * is the 2023 algorithm everywhere (Table III's No Body).
+ *
  * `fadmm` is the same iteration without subsystem splitting (the SubADMM
  * paper's FADMM baseline, the CANAL paper's "No Sub"; parameter whole = 1):
  * one subsystem holding every DOF, so (15) is
