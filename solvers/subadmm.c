@@ -187,6 +187,7 @@ typedef struct {
     int *pair_sub;      /* subsystem of each pair */
     int *pair_body;     /* body of each pair (tree subsystems), else -1 */
     int *last;          /* per body: its deepest DOF (global index; -1: none) */
+    mcb_csc *JbT;       /* Jb^T during setup (body k's rows: columns 6k..6k+5) */
     int *row_ptr, *row_pairs; /* pairs of each global row (CSR) */
     double *pbeta, *pibeta;   /* per pair: scale beta_i and its inverse */
     double *roww;             /* per row: w = sum of 1 / beta_i over its pairs */
@@ -234,6 +235,7 @@ static void subadmm_free(void **work)
     free(w->pair_sub);
     free(w->pair_body);
     free(w->last);
+    mcb_csc_free(&w->JbT);
     free(w->row_ptr);
     free(w->row_pairs);
     free(w->pbeta);
@@ -321,7 +323,7 @@ static mcb_rc detect_trees(subadmm_work *w, mcb_err *err)
     if (!w->prm.body || w->prm.whole || nb <= 0 || !P->Jb || !P->Jc || !P->body_parent ||
         !P->body_sub)
         return MCB_OK;
-    mcb_csc *JbT = mcb_csc_transpose(P->Jb);
+    mcb_csc *JbT = w->JbT = mcb_csc_transpose(P->Jb);
     int *nbs = mcb_calloc((size_t)ns, sizeof(int)), *bad = mcb_calloc((size_t)ns, sizeof(int));
     int *lam = mcb_malloc((size_t)n, sizeof(int)), *own = mcb_malloc((size_t)n, sizeof(int));
     int *stamp = mcb_malloc((size_t)n, sizeof(int)), *cols = mcb_malloc((size_t)n, sizeof(int));
@@ -426,7 +428,6 @@ static mcb_rc detect_trees(subadmm_work *w, mcb_err *err)
         S->tree = 1;
     }
 done:
-    mcb_csc_free(&JbT);
     free(nbs);
     free(bad);
     free(lam);
@@ -443,7 +444,6 @@ done:
  * sum_k Jb_k^T C_k Jb_k packed along the tree (eq. (40)-(41)). */
 static mcb_rc setup_tree_bodies(subadmm_work *w, subsystem *S, const mcb_csc *JcT, mcb_err *err)
 {
-    const mcb_problem *P = w->P;
     const int *pb = w->pair_body + S->p0;
     int nbl = 0, tot = 0, nz = 0;
     for (int a = 0; a < S->np; a++)
@@ -485,14 +485,11 @@ static mcb_rc setup_tree_bodies(subadmm_work *w, subsystem *S, const mcb_csc *Jc
             chain[t] = d;
             pos[d] = t;
         }
-        /* Jb rows 6k..6k+5 over the chain (Jb is CSC: scan the chain's columns) */
-        for (int t = 0; t < na; t++) {
-            int col = S->v0 + chain[t];
-            for (int e = P->Jb->p[col]; e < P->Jb->p[col + 1]; e++) {
-                int row = P->Jb->i[e];
-                if (row >= 6 * k && row < 6 * k + 6) Jk[(row - 6 * k) * na + t] = P->Jb->x[e];
-            }
-        }
+        /* Jb rows 6k..6k+5 over the chain (columns of Jb^T) */
+        const mcb_csc *JbT = w->JbT;
+        for (int q = 0; q < 6; q++)
+            for (int e = JbT->p[6 * k + q]; e < JbT->p[6 * k + q + 1]; e++)
+                Jk[q * na + pos[JbT->i[e] - S->v0]] = JbT->x[e];
         double C[36] = {0};
         for (int a = S->bl_pair[b]; a < S->bl_pair[b + 1]; a++) {
             int r = w->pair_row[S->p0 + a];
@@ -648,7 +645,7 @@ static mcb_rc build_pairs(subadmm_work *w, mcb_err *err)
     for (int i = 0; i < ns; i++)
         for (int j = w->sub[i].v0; j < w->sub[i].v0 + w->sub[i].nv; j++) sub_of[j] = i;
     int empty_unit = 0;
-    if (w->sub[0].tree)
+    if (ns > 0 && w->sub[0].tree)
         for (int k = nbod - 1; k >= 0; k--)
             if (P->body_sub[k] == 0 && body_ok(w, k)) empty_unit = ns + k;
     /* the units of row r, each once, written to list (returns the count) */
@@ -956,6 +953,7 @@ static mcb_rc subadmm_setup(const mcb_problem *P, const mcb_settings *s, const v
     }
     if (!rc) rc = detect_trees(w, err);
     if (!rc) rc = build_pairs(w, err);
+    mcb_csc_free(&w->JbT);
     for (int i = 0; i < w->ns && !rc; i++) rc = setup_subsystem(w, &w->sub[i], err);
     if (!rc && prm->beta_rule >= 2) global_beta(w);
     for (int i = 0; i < w->ns && !rc; i++) rc = finish_subsystem(w, &w->sub[i], err);
