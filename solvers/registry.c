@@ -13,6 +13,7 @@ extern const mcb_solver_def mcb_solver_pgs;
 extern const mcb_solver_def mcb_solver_pj;
 extern const mcb_solver_def mcb_solver_subadmm;
 extern const mcb_solver_def mcb_solver_fadmm;
+extern const mcb_solver_def mcb_solver_subadmm_nobody;
 extern const mcb_solver_def mcb_solver_apgd;
 extern const mcb_solver_def mcb_solver_ccp_jacobi;
 extern const mcb_solver_def mcb_solver_nnewton;
@@ -29,6 +30,7 @@ static const mcb_solver_def *const registry[] = {
     &mcb_solver_pj,
     &mcb_solver_subadmm,
     &mcb_solver_fadmm,
+    &mcb_solver_subadmm_nobody,
     &mcb_solver_apgd,
     &mcb_solver_ccp_jacobi,
     &mcb_solver_nnewton,

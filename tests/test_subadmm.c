@@ -8,7 +8,12 @@
  * the iteration (malloc counted between the second and the last callback;
  * not under AddressSanitizer, which owns malloc), and the failure
  * statuses on ill-posed problems (A not positive definite: setup fails;
- * b not finite: diverged). */
+ * b not finite: diverged). Body splitting (CANAL/SubADMM paper eq.
+ * (30)-(31), (40)-(41)): on a hand-built three-body tree with a constraint
+ * between two bodies of one subsystem, and on a recorded quadruped, the
+ * first iterate equals a direct dense solve of the subsystem matrix (the
+ * tree factorization's known answer), and subadmm and subadmm-nobody both
+ * reach natmap 1e-8 and agree on v. */
 #include <check.h>
 
 #include "check_main.h"
@@ -22,6 +27,7 @@
 #include "metrics.h"
 #include "problems.h"
 #include "runner.h"
+#include "scenes.h"
 #include "solver.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -54,6 +60,8 @@ void *realloc(void *p, size_t n)
     return __libc_realloc(p, n);
 }
 #endif
+
+static mcb_problem_set *quadruped_steps(void);
 
 /* Runs def (with prm, NULL: defaults) through the harness to natmap tol. */
 static int run_to(const mcb_problem *P, const char *solver, const double *prm, double tol,
@@ -299,13 +307,18 @@ static mcb_cb_action count_cb(void *ctx, int iter, double own)
  * beta, never in an iteration that keeps beta). */
 START_TEST(no_allocation_in_loop)
 {
-    const char *solvers[3] = {"subadmm", "subadmm", "fadmm"};
-    for (int k = 0; k < 3; k++) {
-        mcb_problem *P = k == 0 ? fx_small_stack() : chain70();
+    const char *solvers[4] = {"subadmm", "subadmm", "fadmm", "subadmm"};
+    mcb_problem_set *Q = quadruped_steps();
+    for (int k = 0; k < 4; k++) {
+        /* k = 3: the last quadruped step (contacts on the feet: the tree path) */
+        mcb_problem *P = k == 0 ? fx_small_stack()
+                         : k == 3 ? mcb_problem_copy(Q->items[Q->count - 1])
+                                  : chain70();
         const mcb_solver_def *def = mcb_solver_find(solvers[k]);
         double prm[16];
         def->default_params(prm);
-        ck_assert_int_eq(mcb_param_set(def, prm, "adaptive", k == 0 ? "1" : "0", NULL), MCB_OK);
+        ck_assert_int_eq(mcb_param_set(def, prm, "adaptive", k == 0 || k == 3 ? "1" : "0", NULL),
+                         MCB_OK);
         ck_assert_int_eq(mcb_param_set(def, prm, "adapt_every", "5", NULL), MCB_OK);
         mcb_settings st;
         mcb_settings_default(&st);
@@ -324,6 +337,7 @@ START_TEST(no_allocation_in_loop)
         def->free(&work);
         mcb_problem_free(&P);
     }
+    mcb_problem_set_free(&Q);
 }
 END_TEST
 #endif
@@ -365,6 +379,273 @@ START_TEST(ill_posed_statuses)
 }
 END_TEST
 
+/* ---- body splitting ------------------------------------------------ */
+
+/* Dense helpers for the known answers (test code: tiny sizes). */
+static mcb_csc *dense_csc(int m, int n, const double *a) /* a row-major */
+{
+    int nz = 0, *ri = malloc(sizeof(int) * (size_t)(m * n + 1)),
+        *ci = malloc(sizeof(int) * (size_t)(m * n + 1));
+    double *x = malloc(sizeof(double) * (size_t)(m * n + 1));
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            if (a[i * n + j] != 0.0) ri[nz] = i, ci[nz] = j, x[nz++] = a[i * n + j];
+    mcb_csc *M = mcb_csc_from_triplets(m, n, nz, ri, ci, x);
+    free(ri);
+    free(ci);
+    free(x);
+    return M;
+}
+
+/* x = K^-1 b by dense Gaussian elimination with partial pivoting (K n x n,
+ * row-major, destroyed). */
+static void dense_solve(int n, double *K, double *x)
+{
+    for (int c = 0; c < n; c++) {
+        int piv = c;
+        for (int r = c + 1; r < n; r++)
+            if (fabs(K[r * n + c]) > fabs(K[piv * n + c])) piv = r;
+        for (int j = 0; j < n; j++) {
+            double t = K[c * n + j];
+            K[c * n + j] = K[piv * n + j];
+            K[piv * n + j] = t;
+        }
+        double t = x[c];
+        x[c] = x[piv];
+        x[piv] = t;
+        for (int r = c + 1; r < n; r++) {
+            double f = K[r * n + c] / K[c * n + c];
+            for (int j = c; j < n; j++) K[r * n + j] -= f * K[c * n + j];
+            x[r] -= f * x[c];
+        }
+    }
+    for (int r = n - 1; r >= 0; r--) {
+        double t = x[r];
+        for (int j = r + 1; j < n; j++) t -= K[r * n + j] * x[j];
+        x[r] = t / K[r * n + r];
+    }
+}
+
+/* A three-body tree of 4 DOFs in one subsystem: body 0 (root) moves with
+ * DOFs 0-1, body 1 (child of 0) adds DOF 2, body 2 (child of 0) adds DOF 3,
+ * so the DOF tree is 0 - 1 - {2, 3} and K_23 = 0. A = Jb^T diag(masses)
+ * Jb + I (branch-induced pattern). One bilateral row between bodies 1 and
+ * 2 of the same subsystem (eq. (31): one copy per body) and one contact of
+ * body 1 with the ground. */
+static const double tree_Jb[18 * 4] = {
+    /* body 0 rows: twist = DOFs 0, 1 */
+    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+    0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 1.0, 0.2, 0.0, 0.0,
+    /* body 1: depends on 0, 1, 2 */
+    1.0, 0.3, 0.4, 0.0, 0.0, 1.0, 0.7, 0.0, 0.2, 0.0, 1.0, 0.0,
+    0.0, 0.1, 0.0, 0.0, 0.3, 0.5, 0.2, 0.0, 1.0, 0.2, 0.6, 0.0,
+    /* body 2: depends on 0, 1, 3 */
+    1.0, -0.3, 0.0, 0.5, 0.0, 1.0, 0.0, -0.4, 0.1, 0.0, 0.0, 1.0,
+    0.0, 0.2, 0.0, 0.3, 0.4, 0.5, 0.0, 0.0, 1.0, 0.2, 0.0, 0.9,
+};
+
+static mcb_problem *tree_problem(void)
+{
+    mcb_problem *P = mcb_problem_new();
+    int n = 4, m = 4, nb = 3;
+    double Jc[4 * 18] = {0};
+    /* row 0: bilateral between body 1 (+) and body 2 (-) */
+    double c0[6] = {0.3, 1.0, -0.2, 0.1, 0.0, 0.4};
+    for (int q = 0; q < 6; q++) Jc[0 * 18 + 6 + q] = c0[q], Jc[0 * 18 + 12 + q] = -0.8 * c0[q];
+    /* rows 1-3: contact of body 1 with the ground, normal z at r = (0.1, 0, -0.3) */
+    const double rows[3][6] = {{0, 0, 1, 0, -0.1, 0}, {1, 0, 0, 0, -0.3, 0}, {0, 1, 0, 0.3, 0, 0.1}};
+    for (int k = 0; k < 3; k++)
+        for (int q = 0; q < 6; q++) Jc[(1 + k) * 18 + 6 + q] = rows[k][q];
+    P->form = MCB_PRIMAL;
+    P->n = n;
+    P->m = m;
+    P->nbodies = nb;
+    P->Jc = dense_csc(m, 18, Jc);
+    P->Jb = dense_csc(18, n, tree_Jb);
+    P->J = mcb_csc_multiply(P->Jc, P->Jb);
+    double Ad[16] = {0}, mass[3] = {2.0, 1.0, 1.5};
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double t = i == j ? 1.0 : 0.0;
+            for (int r = 0; r < 18; r++) t += mass[r / 6] * tree_Jb[r * 4 + i] * tree_Jb[r * 4 + j];
+            Ad[i * n + j] = t;
+        }
+    ck_assert(Ad[2 * 4 + 3] == 0.0); /* branch-induced: DOFs 2 and 3 never meet */
+    P->A = dense_csc(n, n, Ad);
+    P->b = calloc((size_t)n, sizeof(double));
+    double b[4] = {0.3, -2.0, 0.5, -0.1};
+    memcpy(P->b, b, sizeof b);
+    P->e = calloc((size_t)m, sizeof(double));
+    P->e[0] = 0.05;
+    P->e[1] = -0.01;
+    P->nblocks = 2;
+    P->blocks = calloc(2, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){MCB_BILATERAL, 0, 1, 0.0, 0.0, 0.0};
+    P->blocks[1] = (mcb_block){MCB_CONTACT, 1, 3, 0.5, 0.0, 0.0};
+    P->nsub = 1;
+    P->sub_start = malloc(2 * sizeof(int));
+    P->sub_start[0] = 0;
+    P->sub_start[1] = n;
+    P->body_parent = malloc(3 * sizeof(int));
+    P->body_sub = calloc(3, sizeof(int));
+    P->body_parent[0] = -1;
+    P->body_parent[1] = 0;
+    P->body_parent[2] = 0;
+    return P;
+}
+
+/* The first iterate of a cold start without balancing, beta_rule 0: z = u
+ * = 0, so v^1 = K^-1 b with K = A + beta sum_pairs g_a g_a^T, g_a the
+ * pair's row (body splitting: Jc_a,k Jb_k per body; none: J's row) and
+ * beta = Tr(A) / sum ||g_a||^2. */
+static void first_iterate(const mcb_problem *P, const char *solver, double *v)
+{
+    const mcb_solver_def *def = mcb_solver_find(solver);
+    ck_assert_ptr_nonnull(def);
+    double prm[16];
+    def->default_params(prm);
+    ck_assert_int_eq(mcb_param_set(def, prm, "adaptive", "0", NULL), MCB_OK);
+    ck_assert_int_eq(mcb_param_set(def, prm, "beta_rule", "0", NULL), MCB_OK);
+    mcb_settings st;
+    mcb_settings_default(&st);
+    st.max_iters = 1;
+    st.warm_start = 0;
+    void *work = NULL;
+    mcb_err err;
+    ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_OK);
+    mcb_info info;
+    memset(&info, 0, sizeof info);
+    def->solve(work, &st, go_on, NULL, &info);
+    double *lam = malloc(sizeof(double) * (size_t)(P->m + 1));
+    def->iterate(work, v, lam);
+    free(lam);
+    def->free(&work);
+}
+
+/* The known answer of first_iterate() for subsystem 0 = all DOFs, rows
+ * split per body (split = 1) or per subsystem. */
+static void direct_first_iterate(const mcb_problem *P, int split, double *v)
+{
+    int n = P->n, m = P->m;
+    double *K = calloc((size_t)(n * n), sizeof(double)), *g = calloc((size_t)n, sizeof(double));
+    double trA = 0.0, trG = 0.0;
+    for (int j = 0; j < n; j++)
+        for (int k = P->A->p[j]; k < P->A->p[j + 1]; k++) {
+            K[P->A->i[k] * n + j] = P->A->x[k];
+            if (P->A->i[k] == j) trA += P->A->x[k];
+        }
+    double *G = calloc((size_t)(n * n), sizeof(double));
+    mcb_csc *JcT = mcb_csc_transpose(P->Jc);
+    for (int r = 0; r < m; r++) {
+        int nparts = split ? P->nbodies : 1;
+        for (int k = 0; k < nparts; k++) {
+            memset(g, 0, sizeof(double) * (size_t)n);
+            int touched = 0;
+            for (int e = JcT->p[r]; e < JcT->p[r + 1]; e++) {
+                int col = JcT->i[e], body = col / 6;
+                if (split && body != k) continue;
+                touched = 1;
+                for (int d = 0; d < n; d++)
+                    for (int t = P->Jb->p[d]; t < P->Jb->p[d + 1]; t++)
+                        if (P->Jb->i[t] == col) g[d] += JcT->x[e] * P->Jb->x[t];
+            }
+            if (!touched) continue;
+            for (int i = 0; i < n; i++) {
+                trG += g[i] * g[i];
+                for (int j = 0; j < n; j++) G[i * n + j] += g[i] * g[j];
+            }
+        }
+    }
+    double beta = trA / trG;
+    for (int i = 0; i < n * n; i++) K[i] += beta * G[i];
+    memcpy(v, P->b, sizeof(double) * (size_t)n);
+    dense_solve(n, K, v);
+    mcb_csc_free(&JcT);
+    free(K);
+    free(G);
+    free(g);
+}
+
+static double max_rel_diff(int n, const double *a, const double *b)
+{
+    double d = 0.0, s = 1e-300;
+    for (int i = 0; i < n; i++) {
+        if (fabs(a[i] - b[i]) > d) d = fabs(a[i] - b[i]);
+        if (fabs(b[i]) > s) s = fabs(b[i]);
+    }
+    return d / s;
+}
+
+START_TEST(tree_factor_known_answer)
+{
+    mcb_problem *P = tree_problem();
+    mcb_err err;
+    ck_assert_msg(mcb_problem_validate(P, "tree", &err) == MCB_OK, "%s", err.msg);
+    double v[4], ref[4];
+    first_iterate(P, "subadmm", v);
+    direct_first_iterate(P, 1, ref);
+    ck_assert_msg(max_rel_diff(4, v, ref) < 1e-12, "body split: v1 differs by %g",
+                  max_rel_diff(4, v, ref));
+    first_iterate(P, "subadmm-nobody", v);
+    direct_first_iterate(P, 0, ref);
+    ck_assert_msg(max_rel_diff(4, v, ref) < 1e-12, "no body: v1 differs by %g",
+                  max_rel_diff(4, v, ref));
+    /* the two splittings differ (the bilateral row has two copies with body splitting) */
+    double ref1[4];
+    direct_first_iterate(P, 1, ref1);
+    ck_assert(max_rel_diff(4, ref, ref1) > 1e-6);
+    /* both reach 1e-10 and agree */
+    double va[4], vb[4], nm = 1.0;
+    ck_assert_int_eq(run_to(P, "subadmm", NULL, 1e-10, 20000, &nm, va, NULL), MCB_ST_SOLVED);
+    ck_assert_int_eq(run_to(P, "subadmm-nobody", NULL, 1e-10, 20000, &nm, vb, NULL), MCB_ST_SOLVED);
+    ck_assert_msg(max_rel_diff(4, va, vb) < 1e-8, "solutions differ by %g", max_rel_diff(4, va, vb));
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* A recorded single quadruped (18 DOF, one subsystem of 17 bodies) from
+ * the quadrupeds scene; the steps after landing have 1-4 contacts. */
+static mcb_problem_set *quadruped_steps(void)
+{
+    const mcb_scene_def *def = mcb_scene_find("quadrupeds");
+    ck_assert_ptr_nonnull(def);
+    char *argv[] = {"--robots", "1", "--steps", "40"};
+    double vals[16];
+    mcb_err err = {{0}};
+    ck_assert_msg(mcb_scene_parse(def, 4, argv, vals, &err) == MCB_OK, "%s", err.msg);
+    mcb_problem_set *S = NULL;
+    ck_assert_msg(def->generate(vals, &S, &err) == MCB_OK, "%s", err.msg);
+    return S;
+}
+
+START_TEST(quadruped_body_split)
+{
+    mcb_problem_set *S = quadruped_steps();
+    int tested = 0;
+    for (int k = 0; k < S->count; k++) {
+        const mcb_problem *P = S->items[k];
+        if (mcb_problem_contacts(P) == 0) continue;
+        ck_assert_int_gt(P->nbodies, 1);
+        double v[64], ref[64];
+        ck_assert_int_le(P->n, 64);
+        first_iterate(P, "subadmm", v);
+        direct_first_iterate(P, 1, ref);
+        ck_assert_msg(max_rel_diff(P->n, v, ref) < 1e-10, "%s: v1 differs by %g", P->name,
+                      max_rel_diff(P->n, v, ref));
+        double va[64], vb[64], na = 1.0, nb = 1.0;
+        ck_assert_int_eq(run_to(P, "subadmm", NULL, 1e-8, 20000, &na, va, NULL), MCB_ST_SOLVED);
+        ck_assert_int_eq(run_to(P, "subadmm-nobody", NULL, 1e-8, 20000, &nb, vb, NULL),
+                         MCB_ST_SOLVED);
+        ck_assert(na <= 1e-8 && nb <= 1e-8);
+        ck_assert_msg(max_rel_diff(P->n, va, vb) < 1e-6, "%s: solutions differ by %g", P->name,
+                      max_rel_diff(P->n, va, vb));
+        tested++;
+    }
+    ck_assert_int_ge(tested, 5);
+    mcb_problem_set_free(&S);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("subadmm");
@@ -380,6 +661,8 @@ int main(void)
     tcase_add_test(tc, no_allocation_in_loop);
 #endif
     tcase_add_test(tc, ill_posed_statuses);
+    tcase_add_test(tc, tree_factor_known_answer);
+    tcase_add_test(tc, quadruped_body_split);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
