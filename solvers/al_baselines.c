@@ -294,16 +294,17 @@ static int damped_loop(void *work, al_outer *o, mcb_info *info)
             gd = -mcb_dot(n, w->g, w->g);
             w->ngrad++;
         }
-        if (!(gd < 0.0)) return AL_INNER_FAILED; /* a stationary point of the merit */
+        if (!(gd < 0.0)) /* a stationary point of the merit */
+            return al_inner_at_floor(nr, scale) ? AL_INNER_OK : AL_INNER_FAILED;
         memcpy(w->v0, o->v, (size_t)n * sizeof(double));
-        double f = 0.5 * nr * nr, t = 1.0, nt;
+        double f = 0.5 * nr * nr, t = 1.0, nt, f0_scale = scale;
         for (;;) {
             nt = try_point(w, t, d, &scale);
             if (isfinite(nt) && 0.5 * nt * nt <= f + w->prm.sigma * t * gd) break;
             t *= 0.5;
             if (t < w->prm.t_min) {
                 restore(w);
-                return AL_INNER_FAILED;
+                return al_inner_at_floor(nr, f0_scale) ? AL_INNER_OK : AL_INNER_FAILED;
             }
         }
         nr_prev = nr;
@@ -397,7 +398,14 @@ static int dogleg_loop(void *work, al_outer *o, mcb_info *info)
             w->reject++;
             memcpy(o->v, w->v0, (size_t)n * sizeof(double));
             stale = 1;
-            if (delta <= 1e-15 * (mcb_norm2(n, w->v0) + 1e-300)) break; /* collapsed */
+            if (!(ared > 0.0) && al_inner_at_floor(nr, sc)) { /* no decrease left: round-off */
+                rc = AL_INNER_OK;
+                break;
+            }
+            if (delta <= 1e-15 * (mcb_norm2(n, w->v0) + 1e-300)) { /* collapsed */
+                if (al_inner_at_floor(nr, sc)) rc = AL_INNER_OK;
+                break;
+            }
         }
     }
     if (stale) restore(w);

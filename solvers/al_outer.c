@@ -408,8 +408,10 @@ double al_eval(al_outer *o, double *scale)
 
 int al_inner_converged(const al_outer *o, double nr, double scale, double nr_prev)
 {
-    return nr <= o->prm.newton_tol * scale || (nr <= 1.5e-8 * scale && nr > 0.5 * nr_prev);
+    return nr <= o->prm.newton_tol * scale || (al_inner_at_floor(nr, scale) && nr > 0.5 * nr_prev);
 }
+
+int al_inner_at_floor(double nr, double scale) { return nr <= 1.5e-8 * scale; }
 
 /* ---- the AL loop ---- */
 

@@ -151,6 +151,9 @@ double al_eval(al_outer *o, double *scale);
  * newton_tol scale) or at round-off (below sqrt(eps) scale and no longer
  * halving: nr > 0.5 nr_prev). */
 int al_inner_converged(const al_outer *o, double nr, double scale, double nr_prev);
+/* 1 when ||r|| is at the round-off floor (below sqrt(eps) scale): an inner
+ * solver that can make no more progress there has not failed. */
+int al_inner_at_floor(double nr, double scale);
 /* K = A + beta sum_g J_g' D_g J_g with the D of the last al_eval (the
  * group blocks under OpenMP, the sum serial). */
 void al_jacobian(al_outer *o);
