@@ -164,7 +164,8 @@ void mcb_rec_pack(const mcb_run_rec *r, mcb_buf *b)
     put_str(b, r->reason);
     put_str(b, r->config);
     const int ints[] = {r->run_index, r->problem_index, r->rep, r->status, r->iterations,
-                        r->n, r->m, r->ncontacts, r->checks, r->timing, r->trace_rows};
+                        r->n, r->m, r->ncontacts, r->checks, r->timing, r->trace_rows,
+                        r->inner_iterations};
     for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) put_i64(b, ints[k]);
     const double dbl[] = {r->setup_s, r->solve_s, r->own_residual, r->measure_s,
                           r->observed_solve_s};
@@ -192,7 +193,8 @@ mcb_rc mcb_rec_unpack(const void *p, size_t len, const char *ctx, mcb_run_rec *r
     r->reason = get_str(&c);
     r->config = get_str(&c);
     int *ints[] = {&r->run_index, &r->problem_index, &r->rep, &r->status, &r->iterations,
-                   &r->n, &r->m, &r->ncontacts, &r->checks, &r->timing, &r->trace_rows};
+                   &r->n, &r->m, &r->ncontacts, &r->checks, &r->timing, &r->trace_rows,
+                   &r->inner_iterations};
     for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) *ints[k] = get_int(&c);
     double *dbl[] = {&r->setup_s, &r->solve_s, &r->own_residual, &r->measure_s,
                      &r->observed_solve_s};

@@ -13,6 +13,8 @@
 #include "mpi_campaign.h"
 #include "mcb_io.h"
 #include "mcb_paths.h"
+#include "export_fclib.h"
+#include "import_siconos.h"
 #include "problems.h"
 #include "mcb_timer.h"
 #include "report.h"
@@ -193,30 +195,49 @@ static int cmd_validate(int argc, char **argv)
 
 static const char *import_help =
     "usage: mcbench import fclib FILE.hdf5... -o OUT.h5\n"
-    "Converts FCLIB problems (read with libfclib) into one mcbench problem file:\n"
-    "global problems (M, H, f, w, mu) become primal problems with A = M, b = f,\n"
+    "       mcbench import siconos [--form auto|local|global] FILE.dat... -o OUT.h5\n"
+    "fclib: converts FCLIB problems (read with libfclib) into one mcbench problem\n"
+    "file: global problems (M, H, f, w, mu) become primal problems with A = M, b = f,\n"
     "J = H^T, e = w; local problems (W, q, mu) become dual-form problems.\n"
     "Problems with an equality part (G, or V/R) and rolling friction are rejected.\n"
+    "siconos: reads Siconos numerics .dat files (its test data, LMGC90's exports)\n"
+    "with Siconos' own readers: local 3D friction-contact problems (W, q, mu) become\n"
+    "dual-form problems, global ones (M, H, q, b, mu) primal problems with A = M,\n"
+    "J = H^T, b = q, e = b. The files do not say which they hold: --form auto (the\n"
+    "default) takes global for a name starting with GFC or containing 'global', local\n"
+    "otherwise. 2D problems are refused. Needs mcbench built with Siconos numerics.\n"
     "Each problem is named after its file; two files with the same base name are\n"
     "refused. OUT must not be an input. Nothing is written unless every file\n"
-    "converts.\n";
+    "converts. See docs/formats.md.\n";
 
 static int cmd_import(int argc, char **argv)
 {
     if (is_help(argc, argv)) return fputs(import_help, stdout), 0;
-    if (argc < 2 || strcmp(argv[1], "fclib") != 0)
-        return usage_error("import", "%s", "the only format is 'fclib': mcbench import fclib FILE... -o OUT.h5");
+    int siconos = argc >= 2 && !strcmp(argv[1], "siconos");
+    if (argc < 2 || (strcmp(argv[1], "fclib") != 0 && !siconos))
+        return usage_error("import", "%s", "the formats are 'fclib' and 'siconos': mcbench import "
+                           "fclib|siconos FILE... -o OUT.h5");
+    if (siconos && !mcb_import_siconos_available()) {
+        fprintf(stderr, "mcbench import: 'import siconos' reads .dat files with Siconos numerics' "
+                "readers, and this mcbench was built without Siconos numerics (install the "
+                "Debian package libsiconos-numerics-dev and rebuild)\n");
+        return 1;
+    }
     const char *out = NULL;
-    int nfiles = 0, status = 0, po = 0;
+    int nfiles = 0, status = 0, po = 0, form = MCB_SICONOS_AUTO;
     char **files = calloc((size_t)argc, sizeof *files);
     if (!files) return 1;
-    const char *const valued[] = {"-o", NULL};
+    const char *const valued[] = {"-o", "--form", NULL};
     for (int k = 2; k < argc && !status; k++) {
-        const char *v;
+        const char *a = argv[k], *v;
         int t = next_arg("import", argc, argv, &k, &po, valued, NULL, &v);
         if (t == ARG_ERR) status = EXIT_INPUT;
         else if (t == ARG_POS) files[nfiles++] = argv[k];
-        else if (t == ARG_OPT) out = v;
+        else if (t == ARG_OPT && !strcmp(a, "-o")) out = v;
+        else if (t == ARG_OPT && !siconos)
+            status = usage_error("import", "%s", "--form is an option of 'import siconos'");
+        else if (t == ARG_OPT && (form = mcb_siconos_form_from_name(v)) < 0)
+            status = usage_error("import", "--form wants auto, local or global, got '%s'", v);
     }
     if (!status && (!out || nfiles == 0))
         status = usage_error("import", "%s", "needs FILE... and -o OUT.h5");
@@ -228,7 +249,9 @@ static int cmd_import(int argc, char **argv)
     mcb_problem **P = status ? NULL : calloc((size_t)nfiles, sizeof *P);
     if (!status && !P) status = 1;
     for (int k = 0; k < nfiles && !status; k++) {
-        if ((rc = mcb_import_fclib(files[k], &P[k], &err))) {
+        rc = siconos ? mcb_import_siconos(files[k], form, &P[k], &err)
+                     : mcb_import_fclib(files[k], &P[k], &err);
+        if (rc) {
             status = fail_rc(rc, &err);
             break;
         }
@@ -246,6 +269,105 @@ static int cmd_import(int argc, char **argv)
     free(P);
     free(files);
     if (!status) fprintf(stderr, "mcbench: wrote %d problem(s) to %s\n", nfiles, out);
+    return status;
+}
+
+/* ----------------------------------------------------------------- export */
+
+static const char *export_help =
+    "usage: mcbench export fclib IN.h5 -o OUT.hdf5 [--problem NAME] [--form auto|global|local]\n"
+    "       mcbench export fclib IN.h5 --all -o DIR [--form ...]   every problem, DIR/NAME.hdf5\n"
+    "Writes a problem of an mcbench problem file as an FCLIB file with libfclib:\n"
+    "a primal problem as /fclib_global (M = A, H = J^T, f = b, w = e), a dual one as\n"
+    "/fclib_local (W, q); --form local writes a primal problem as /fclib_local with\n"
+    "W = J A^-1 J^T and q = J A^-1 b + e (assembled sparse). FCLIB holds 3D Coulomb\n"
+    "contacts only: problems with bilateral, unilateral, soft or contact_ccp blocks,\n"
+    "or without a contact, are refused with the reason. IN with several problems\n"
+    "needs --problem NAME or --all. Files are written under temporary names and\n"
+    "renamed when complete; with --all nothing is written unless every problem can\n"
+    "be expressed. See docs/formats.md.\n";
+
+static int cmd_export(int argc, char **argv)
+{
+    if (is_help(argc, argv)) return fputs(export_help, stdout), 0;
+    if (argc < 2 || strcmp(argv[1], "fclib") != 0)
+        return usage_error("export", "%s", "the only format is 'fclib': mcbench export fclib IN.h5 "
+                           "-o OUT.hdf5");
+    const char *in = NULL, *out = NULL, *name = NULL;
+    int all = 0, form = MCB_FCLIB_AUTO, po = 0;
+    const char *const valued[] = {"-o", "--problem", "--form", NULL};
+    const char *const flags[] = {"--all", NULL};
+    for (int k = 2; k < argc; k++) {
+        const char *a = argv[k], *v;
+        int t = next_arg("export", argc, argv, &k, &po, valued, flags, &v);
+        if (t == ARG_ERR) return EXIT_INPUT;
+        if (t == ARG_POS) {
+            if (in) return usage_error("export", "takes one IN.h5, got a second: %s", argv[k]);
+            in = argv[k];
+        }
+        if (t != ARG_OPT) continue;
+        if (!strcmp(a, "-o")) out = v;
+        else if (!strcmp(a, "--problem")) name = v;
+        else if (!strcmp(a, "--all")) all = 1;
+        else if ((form = mcb_fclib_form_from_name(v)) < 0)
+            return usage_error("export", "--form wants auto, global or local, got '%s'", v);
+    }
+    if (!in || !out) return usage_error("export", "%s", "needs IN.h5 and -o OUT.hdf5");
+    if (all && name) return usage_error("export", "%s", "--all and --problem exclude each other");
+    mcb_err err;
+    mcb_problem_set *S = NULL;
+    mcb_rc rc = mcb_read_problems_isolated(in, &S, &err);
+    if (rc) return fail_rc(rc, &err);
+    /* the problems to write */
+    int n = 0, status = 0;
+    mcb_problem **sel = calloc((size_t)S->count + 1, sizeof *sel);
+    if (!sel) status = 1;
+    for (int p = 0; p < S->count && !status; p++)
+        if (all || (name && !strcmp(S->items[p]->name, name)) || (!all && !name && S->count == 1))
+            sel[n++] = S->items[p];
+    if (!status && n == 0 && name) {
+        fprintf(stderr, "mcbench: error: %s has no problem named '%s' (mcbench info %s lists "
+                "them)\n", in, name, in);
+        status = EXIT_INPUT;
+    } else if (!status && n == 0) {
+        fprintf(stderr, "mcbench: error: %s holds %d problems and an FCLIB file holds one: "
+                "choose one with --problem NAME (mcbench info %s lists them) or write them all "
+                "with --all -o DIR\n", in, S->count, in);
+        status = EXIT_INPUT;
+    }
+    /* every problem must be expressible before anything is written */
+    for (int p = 0; p < n && !status; p++) {
+        char where[600];
+        snprintf(where, sizeof where, "%s, problem '%s'", in, sel[p]->name);
+        if ((rc = mcb_export_fclib_check(sel[p], form, where, NULL, &err)))
+            status = fail_rc(rc, &err);
+    }
+    char **paths = status ? NULL : calloc((size_t)n + 1, sizeof *paths);
+    mcb_output *outs = status ? NULL : calloc((size_t)n + 1, sizeof *outs);
+    if (!status && (!paths || !outs)) status = 1;
+    for (int p = 0; p < n && !status; p++) {
+        size_t len = strlen(out) + strlen(sel[p]->name) + 16;
+        if (all && (strchr(sel[p]->name, '/') || !strcmp(sel[p]->name, "..") ||
+                    !strcmp(sel[p]->name, "."))) {
+            fprintf(stderr, "mcbench: error: %s: the problem name '%s' cannot be a file name in "
+                    "DIR: export it alone with --problem NAME -o OUT.hdf5\n", in, sel[p]->name);
+            status = EXIT_INPUT;
+        } else if (!(paths[p] = malloc(len))) status = 1;
+        else if (all) snprintf(paths[p], len, "%s/%s.hdf5", out, sel[p]->name);
+        else snprintf(paths[p], len, "%s", out);
+        if (paths[p]) outs[p] = (mcb_output){paths[p], all ? "--all -o DIR" : "-o"};
+    }
+    const char *inputs[1] = {in};
+    if (!status && (rc = mcb_check_outputs(inputs, 1, outs, n, 1, &err))) status = fail_rc(rc, &err);
+    for (int p = 0; p < n && !status; p++)
+        if ((rc = mcb_export_fclib(sel[p], form, paths[p], &err))) status = fail_rc(rc, &err);
+    if (!status)
+        fprintf(stderr, "mcbench: wrote %d FCLIB file(s)%s%s\n", n, all ? " in " : ": ", out);
+    for (int p = 0; paths && p < n; p++) free(paths[p]);
+    free(paths);
+    free(outs);
+    free(sel);
+    mcb_problem_set_free(&S);
     return status;
 }
 
@@ -875,7 +997,8 @@ static const char *main_help =
     "usage: mcbench COMMAND [ARGS]   (mcbench COMMAND --help for details)\n"
     "  info      describe problem files\n"
     "  validate  check problem files\n"
-    "  import    convert FCLIB files (mcbench import fclib ...)\n"
+    "  import    convert FCLIB or Siconos files (mcbench import fclib|siconos ...)\n"
+    "  export    write a problem as FCLIB (mcbench export fclib ...)\n"
     "  gen       generate a scene or a problem set (mcbench gen --list)\n"
     "  run       run solvers on problems with identical budgets\n"
     "  merge     join the results files of a campaign's parts\n"
@@ -895,6 +1018,7 @@ int main(int argc, char **argv)
     if (!strcmp(c, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(c, "validate")) return cmd_validate(argc - 1, argv + 1);
     if (!strcmp(c, "import")) return cmd_import(argc - 1, argv + 1);
+    if (!strcmp(c, "export")) return cmd_export(argc - 1, argv + 1);
     if (!strcmp(c, "gen")) return cmd_gen(argc - 1, argv + 1);
     if (!strcmp(c, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);

@@ -147,6 +147,7 @@ void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run
     rec->rep = run->rep;
     rec->status = run->info.status;
     rec->iterations = run->info.iterations;
+    rec->inner_iterations = run->info.inner_iterations;
     rec->n = run->n;
     rec->m = run->m;
     rec->ncontacts = run->ncontacts;
@@ -321,7 +322,7 @@ const char *mcb_csv_header(void)
                 off += (size_t)snprintf(header + off, sizeof header - off, ",aa_%s",
                                         mcb_metric_name(k));
         snprintf(header + off, sizeof header - off,
-                 ",checks,measure_s,observed_solve_s,timing,run_index,config_hash,reason");
+                 ",checks,measure_s,observed_solve_s,timing,run_index,config_hash,inner_iterations,reason");
     }
     return header;
 }
@@ -377,7 +378,8 @@ static int write_csv_row(FILE *f, const mcb_run_rec *r)
     fprintf(f, ",%d", r->checks);
     csv_num(f, r->measure_s);
     csv_num(f, r->observed_solve_s);
-    fprintf(f, ",%s,%d,%016llx,", mcb_timed_name(r->timing), r->run_index, fnv1a(r->config));
+    fprintf(f, ",%s,%d,%016llx,%d,", mcb_timed_name(r->timing), r->run_index, fnv1a(r->config),
+            r->inner_iterations);
     csv_str(f, r->reason ? r->reason : "");
     return fputc('\n', f) == EOF ? -1 : 0;
 }
@@ -397,11 +399,11 @@ static int write_run(hid_t runs, int k, const mcb_run_rec *r)
              mcb_h5_attr_write_str(g, "reason", r->reason ? r->reason : "") ||
              mcb_h5_attr_write_str(g, "config", r->config ? r->config : "") ||
              mcb_h5_attr_write_str(g, "timing", mcb_timed_name(r->timing));
-    const char *ints[] = {"run_index", "problem_index", "rep", "iterations",
-                          "n",         "m",             "ncontacts", "checks"};
-    const int ival[] = {r->run_index, r->problem_index, r->rep, r->iterations,
-                        r->n,         r->m,             r->ncontacts, r->checks};
-    for (int i = 0; i < 8 && !rc; i++) rc = mcb_h5_attr_write_int(g, ints[i], ival[i]);
+    const char *ints[] = {"run_index", "problem_index", "rep",    "iterations",
+                          "n",         "m",             "ncontacts", "checks", "inner_iterations"};
+    const int ival[] = {r->run_index, r->problem_index, r->rep,    r->iterations,
+                        r->n,         r->m,             r->ncontacts, r->checks, r->inner_iterations};
+    for (int i = 0; i < 9 && !rc; i++) rc = mcb_h5_attr_write_int(g, ints[i], ival[i]);
     const char *dbl[] = {"setup_s", "solve_s", "own_residual", "measure_s", "observed_solve_s"};
     const double dval[] = {r->setup_s, r->solve_s, r->own_residual, r->measure_s,
                            r->observed_solve_s};
@@ -469,11 +471,11 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
     free(st);
     free(tm);
     if (rc) return rc;
-    const char *ints[] = {"run_index", "problem_index", "rep", "iterations",
-                          "n",         "m",             "ncontacts", "checks"};
-    int *dst[] = {&r->run_index, &r->problem_index, &r->rep, &r->iterations,
-                  &r->n,         &r->m,             &r->ncontacts, &r->checks};
-    for (int k = 0; k < 8; k++) {
+    const char *ints[] = {"run_index", "problem_index", "rep",    "iterations",
+                          "n",         "m",             "ncontacts", "checks", "inner_iterations"};
+    int *dst[] = {&r->run_index, &r->problem_index, &r->rep,    &r->iterations,
+                  &r->n,         &r->m,             &r->ncontacts, &r->checks, &r->inner_iterations};
+    for (int k = 0; k < 9; k++) {
         if ((rc = mcb_h5_attr_get_int(g, ints[k], ctx, &v, err))) return rc;
         if (v < 0 || v > INT_MAX)
             return mcb_fail(err, MCB_E_INPUT, "%s: attribute %s = %ld is out of range", ctx,

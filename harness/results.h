@@ -22,6 +22,7 @@ typedef struct {
     char *config; /* the run's budgets and solver parameters, "key=value" words */
     int run_index; /* position in the campaign's full run list */
     int problem_index, rep, status, iterations, n, m, ncontacts;
+    int inner_iterations; /* mcb_info.inner_iterations */
     int checks, timing; /* judgements made; MCB_TIMED_* */
     double setup_s, solve_s, own_residual, measure_s, observed_solve_s;
     mcb_metrics final;

@@ -173,22 +173,7 @@ static mcb_csc *coupled_part(mcb_chol *F, const mcb_csc *JT)
     mcb_csc_free(&X);
     mcb_csc_free(&J);
     if (!JX) return NULL;
-    int nz = mcb_csc_nnz(JX), m = JX->m;
-    int *ri = mcb_malloc(2 * (size_t)nz + 1, sizeof(int)), *ci = mcb_malloc(2 * (size_t)nz + 1, sizeof(int));
-    double *x = mcb_malloc(2 * (size_t)nz + 1, sizeof(double));
-    mcb_csc *W = NULL;
-    if (ri && ci && x) {
-        int t = 0;
-        for (int c = 0; c < JX->n; c++)
-            for (int k = JX->p[c]; k < JX->p[c + 1]; k++) {
-                ri[t] = JX->i[k], ci[t] = c, x[t++] = 0.5 * JX->x[k];
-                ri[t] = c, ci[t] = JX->i[k], x[t++] = 0.5 * JX->x[k];
-            }
-        W = mcb_csc_from_triplets(m, m, t, ri, ci, x);
-    }
-    free(ri);
-    free(ci);
-    free(x);
+    mcb_csc *W = mcb_csc_symmetric_part(JX);
     mcb_csc_free(&JX);
     return W;
 }

@@ -4,6 +4,7 @@
 #include "mcb_problem.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,5 +291,30 @@ mcb_rc mcb_problem_set_push(mcb_problem_set *S, mcb_problem *P, mcb_err *err)
     if (!items) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     S->items = items;
     S->items[S->count++] = P;
+    return MCB_OK;
+}
+
+mcb_rc mcb_problem_symmetrize_w(mcb_problem *P, mcb_err *err)
+{
+    if (!P || !P->W) return MCB_OK;
+    double asym = mcb_csc_asymmetry(P->W);
+    if (!(asym > MCB_SYM_TOL)) return MCB_OK;
+    mcb_csc *S = mcb_csc_symmetric_part(P->W);
+    char note[256];
+    snprintf(note, sizeof note, "W symmetrized on import: (W + W^T) / 2, the file's W had "
+             "max |W_ij - W_ji| / max |W_ij| = %.3g", asym);
+    const char *old = P->notes ? P->notes : "";
+    size_t len = strlen(old) + strlen(note) + 8;
+    char *notes = malloc(len);
+    if (!S || !notes) {
+        mcb_csc_free(&S);
+        free(notes);
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    snprintf(notes, len, "%s%s%s", old, old[0] ? "; " : "", note);
+    free(P->notes);
+    P->notes = notes;
+    mcb_csc_free(&P->W);
+    P->W = S;
     return MCB_OK;
 }

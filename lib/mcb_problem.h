@@ -100,6 +100,11 @@ typedef struct {
 mcb_problem *mcb_problem_new(void);
 void mcb_problem_free(mcb_problem **P); /* accepts NULL */
 
+/* A dual problem's W off symmetry beyond MCB_SYM_TOL (an importer's file
+ * stores what its simulator assembled) becomes (W + W^T) / 2, and the notes
+ * say by how much; a symmetric W is left alone. */
+mcb_rc mcb_problem_symmetrize_w(mcb_problem *P, mcb_err *err);
+
 /* Counts blocks of a type. */
 int mcb_problem_count(const mcb_problem *P, int type);
 /* Counts the contacts of either law (contact and contact_ccp blocks). */

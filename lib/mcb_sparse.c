@@ -285,3 +285,24 @@ done:
     free(cp);
     return C;
 }
+
+mcb_csc *mcb_csc_symmetric_part(const mcb_csc *A)
+{
+    if (!A || A->m != A->n) return NULL;
+    int nz = mcb_csc_nnz(A), t = 0;
+    int *ri = mcb_malloc(2 * (size_t)nz + 1, sizeof(int)), *ci = mcb_malloc(2 * (size_t)nz + 1, sizeof(int));
+    double *x = mcb_malloc(2 * (size_t)nz + 1, sizeof(double));
+    mcb_csc *S = NULL;
+    if (ri && ci && x) {
+        for (int j = 0; j < A->n; j++)
+            for (int k = A->p[j]; k < A->p[j + 1]; k++) {
+                ri[t] = A->i[k], ci[t] = j, x[t++] = 0.5 * A->x[k];
+                ri[t] = j, ci[t] = A->i[k], x[t++] = 0.5 * A->x[k];
+            }
+        S = mcb_csc_from_triplets(A->m, A->n, t, ri, ci, x);
+    }
+    free(ri);
+    free(ci);
+    free(x);
+    return S;
+}

@@ -32,6 +32,9 @@ void mcb_csc_gatxpy(const mcb_csc *A, const double *x, double *y);  /* y += A^T 
 /* Largest |A_ij - A_ji| relative to the largest |A_ij| (0 for A = A^T);
  * A must be square. Used to check symmetry. */
 double mcb_csc_asymmetry(const mcb_csc *A);
+/* (A + A^T) / 2 of a square matrix, exactly symmetric (each entry the sum
+ * of the same two halves); NULL on allocation failure. */
+mcb_csc *mcb_csc_symmetric_part(const mcb_csc *A);
 
 /* Submatrix of the rows [r0, r1) and columns [c0, c1) (indices shifted). */
 mcb_csc *mcb_csc_block(const mcb_csc *A, int r0, int r1, int c0, int c1);

@@ -269,44 +269,6 @@ done:
  * noise above mcbench's symmetry tolerance (Capsules: 1.3e-3 relative).
  * Such a W is replaced by (W + W^T) / 2, and the notes say so and by how
  * much; validation then checks the result like any dual problem. */
-static mcb_rc symmetrize_delassus(mcb_problem *P, mcb_err *err)
-{
-    double asym = mcb_csc_asymmetry(P->W);
-    if (!(asym > MCB_SYM_TOL)) return MCB_OK;
-    const mcb_csc *W = P->W;
-    int nnz = mcb_csc_nnz(W), t = 0;
-    int *ri = mcb_malloc(2 * (size_t)nnz, sizeof(int)), *ci = mcb_malloc(2 * (size_t)nnz, sizeof(int));
-    double *x = mcb_malloc(2 * (size_t)nnz, sizeof(double));
-    mcb_csc *S = NULL;
-    if (ri && ci && x) {
-        for (int j = 0; j < W->n; j++)
-            for (int k = W->p[j]; k < W->p[j + 1]; k++) {
-                ri[t] = W->i[k], ci[t] = j, x[t++] = 0.5 * W->x[k];
-                ri[t] = j, ci[t] = W->i[k], x[t++] = 0.5 * W->x[k];
-            }
-        S = mcb_csc_from_triplets(W->m, W->n, t, ri, ci, x);
-    }
-    free(ri);
-    free(ci);
-    free(x);
-    char note[256];
-    snprintf(note, sizeof note, "W symmetrized on import: (W + W^T) / 2, the file's W had "
-             "max |W_ij - W_ji| / max |W_ij| = %.3g", asym);
-    size_t len = strlen(P->notes) + strlen(note) + 8;
-    char *notes = malloc(len);
-    if (!S || !notes) {
-        mcb_csc_free(&S);
-        free(notes);
-        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    }
-    snprintf(notes, len, "%s%s%s", P->notes, P->notes[0] ? "; " : "", note);
-    free(P->notes);
-    P->notes = notes;
-    mcb_csc_free(&P->W);
-    P->W = S;
-    return MCB_OK;
-}
-
 static mcb_rc import_local(const char *path, hid_t f, mcb_problem *P, mcb_err *err)
 {
     mcb_rc rc;
@@ -355,7 +317,7 @@ static mcb_rc import_local(const char *path, hid_t f, mcb_problem *P, mcb_err *e
         goto done;
     }
     set_meta(P, path, l->info);
-    if ((rc = symmetrize_delassus(P, err))) goto done;
+    if ((rc = mcb_problem_symmetrize_w(P, err))) goto done;
 done:
     fclib_delete_local(l);
     free(l);

@@ -51,6 +51,9 @@ typedef struct {
     double setup_s;      /* measured by the harness */
     double solve_s;      /* measured by the harness, measurement time excluded */
     char reason[MCB_ERR_LEN]; /* why skipped, failed or diverged */
+    int inner_iterations; /* a two-level solver's inner steps in all (Newton,
+                             dogleg, ...; iterations counts the outer loops);
+                             0 for the others */
 } mcb_info;
 
 typedef enum {

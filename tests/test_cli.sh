@@ -245,6 +245,51 @@ for sig in INT TERM; do
   check "journal-kept-$sig" 2 "$mcb" run s.h5 -o "int$sig/r.h5" --solvers pgs --iters 10
   expect_err "journal-kept-$sig" "an unfinished campaign"
 done
+# export fclib and import siconos (docs/formats.md): round trip through
+# FCLIB, refusals with a reason, nothing written on failure
+check export-help 0 "$mcb" export --help
+"$mcb" gen stack --nx 2 --ny 2 --nz 2 --steps 2 -o fx.h5 >/dev/null 2>&1
+check export-several 2 "$mcb" export fclib fx.h5 -o fx.hdf5
+expect_err export-several "--problem NAME"
+absent export-several fx.hdf5
+check export-one 0 "$mcb" export fclib fx.h5 --problem stack-2x2x2-step0001 -o fx.hdf5
+check export-reimport 0 "$mcb" import fclib fx.hdf5 -o fxback.h5
+"$mcb" info fxback.h5 2>/dev/null | grep -q "primal n 48 *m 48 *contacts 16" ||
+  { fail=$((fail+1)); echo "FAIL export-reimport: not the stack problem"; }
+check export-all-local 0 "$mcb" export fclib fx.h5 --all --form local -o fxdir
+[ "$(ls fxdir | wc -l)" = 2 ] || { fail=$((fail+1)); echo "FAIL export-all: $(ls fxdir)"; }
+check export-local-reimport 0 "$mcb" import fclib fxdir/stack-2x2x2-step0000.hdf5 -o fxl.h5
+"$mcb" info fxl.h5 2>/dev/null | grep -q "dual *n 0 *m 48" ||
+  { fail=$((fail+1)); echo "FAIL export-local-reimport: not a dual problem"; }
+check export-dual-global 2 "$mcb" export fclib fxl.h5 --form global -o fxg.hdf5
+expect_err export-dual-global "local FCLIB problem only"
+check export-bad-form 2 "$mcb" export fclib fx.h5 --all --form dense -o fxd
+check export-no-such-problem 2 "$mcb" export fclib fx.h5 --problem nope -o fxn.hdf5
+check export-onto-input 2 "$mcb" export fclib fx.h5 --problem stack-2x2x2-step0000 -o fx.h5
+check export-bad-format 2 "$mcb" export mat fx.h5 -o fx.mat
+absent export-refused fxg.hdf5 fxn.hdf5 fx.mat fxd
+no_partials export "$PWD"
+if "$mcb" solvers | grep -q '^siconos_'; then
+  check import-siconos 0 "$mcb" import siconos "$data/FrictionContact3D_1c.dat" \
+    "$data/GFC3D_Example1.dat" -o sic.h5
+  "$mcb" info sic.h5 2>/dev/null | grep -q "GFC3D_Example1 *primal n 3 *m 3 *contacts 1" ||
+    { fail=$((fail+1)); echo "FAIL import-siconos: GFC3D_Example1 not primal"; }
+  check import-siconos-2d 2 "$mcb" import siconos "$data/FC2D_SliderCrankLagrangian00000.dat" -o s2.h5
+  expect_err import-siconos-2d "2D friction-contact problem"
+  check import-siconos-wrong-form 2 "$mcb" import siconos --form global "$data/FrictionContact3D_1c.dat" -o s3.h5
+  head -c 300 "$data/GFC3D_Example1.dat" > trunc.dat
+  check import-siconos-truncated 2 "$mcb" import siconos trunc.dat -o s4.h5
+  expect_err import-siconos-truncated "trunc.dat"
+  check import-siconos-bad-form 2 "$mcb" import siconos --form both "$data/GFC3D_Example1.dat" -o s5.h5
+  absent import-siconos-refused s2.h5 s3.h5 s4.h5 s5.h5
+  # Siconos' own solvers on a file exported by mcbench and read back
+  check export-siconos-run 0 "$mcb" run fxback.h5 -o fxr.h5 --solvers siconos_nsgs,siconos_nsn_ac \
+    --iters 2000 --tol 1e-8
+  [ "$(grep -c ',solved,' fxr.csv)" = 2 ] || { fail=$((fail+1)); echo "FAIL export-siconos-run:"; cat fxr.csv; }
+else
+  check import-siconos-absent 1 "$mcb" import siconos "$data/GFC3D_Example1.dat" -o sic.h5
+  expect_err import-siconos-absent "built without Siconos"
+fi
 set +m
 cd - >/dev/null || exit 1
 echo "cli: $pass passed, $fail failed"

@@ -373,22 +373,22 @@ START_TEST(results_store_every_value)
     runs[0].trace = tr0;
     runs[0].v = v0;
     runs[0].lambda = l0;
-    runs[0].info = (mcb_info){MCB_ST_SOLVED, 17, 3.25e-9, 0.125, 1.0 / 3.0, ""};
+    runs[0].info = (mcb_info){MCB_ST_SOLVED, 17, 3.25e-9, 0.125, 1.0 / 3.0, "", 0};
     /* 1: a dual run (lambda only) that used up its iterations */
     set_run(&runs[1], "setB", "capsules", 0, "pj", 0, 0, 6, 2);
     runs[1].trace_rows = 2;
     runs[1].trace = tr1;
     runs[1].lambda = l1;
-    runs[1].info = (mcb_info){MCB_ST_MAX_ITERS, 1000, 0.0625, 2.5e-4, 12.75, ""};
+    runs[1].info = (mcb_info){MCB_ST_MAX_ITERS, 1000, 0.0625, 2.5e-4, 12.75, "", 4321};
     /* 2: skipped, with a reason, nothing measured */
     set_run(&runs[2], "setB", "capsules", 0, "subadmm", 0, 0, 6, 2);
     runs[2].info =
-        (mcb_info){MCB_ST_SKIPPED, 0, NAN, 0, 0, "subadmm does not accept dual-form problems"};
+        (mcb_info){MCB_ST_SKIPPED, 0, NAN, 0, 0, "subadmm does not accept dual-form problems", 0};
     /* 3: time limit, solution not stored */
     set_run(&runs[3], "setA", "stack, \"big\"", 5, "subadmm", 2, 3, 3, 1);
     runs[3].trace_rows = 1;
     runs[3].trace = tr0;
-    runs[3].info = (mcb_info){MCB_ST_TIME_LIMIT, 42, 0.5, 3.0, 27.0, ""};
+    runs[3].info = (mcb_info){MCB_ST_TIME_LIMIT, 42, 0.5, 3.0, 27.0, "", 7};
     for (int r = 0; r < NRUNS; r++)
         for (int k = 0; k < MCB_NMETRICS; k++)
             runs[r].final.val[k] = r == 2 ? NAN : (r + 1) * 1e-3 / (k + 1) + k;
@@ -482,6 +482,7 @@ START_TEST(results_store_every_value)
         ck_assert_msg(g->iterations == w->info.iterations,
                       "results file: run %d iterations %d read back, %d stored", r, g->iterations,
                       w->info.iterations);
+        ck_assert_int_eq(g->inner_iterations, w->info.inner_iterations);
         ck_assert_msg(
             same(g->setup_s, w->info.setup_s) && same(g->solve_s, w->info.solve_s),
             "results file: run %d setup/solve %.17g/%.17g s read back, %.17g/%.17g stored", r,
@@ -685,7 +686,7 @@ START_TEST(results_read_in_bounded_memory)
     for (int r = 0; r < NRUNS; r++) {
         mcb_run run;
         set_run(&run, "set", "problem", r, "pgs", 0, 3, 3, 1);
-        run.info = (mcb_info){MCB_ST_SOLVED, 17, 3.25e-9, 0.125, 1.0 / 3.0, ""};
+        run.info = (mcb_info){MCB_ST_SOLVED, 17, 3.25e-9, 0.125, 1.0 / 3.0, "", 0};
         run.trace_rows = 3;
         run.trace = tr;
         mcb_run_rec rec;

@@ -502,3 +502,14 @@ int mcb_robot_link_index(const mcb_robot *r, const char *name)
         if (!strcmp(r->links[k].name, name)) return k;
     return -1;
 }
+
+void mcb_robot_track(mcb_robot *r, const double *q_new, const double *q_old, double h)
+{
+    if (!r) return;
+    int nj = mcb_robot_ndof(r) - 6 * mcb_robot_floating(r);
+    double *qr = mcb_robot_q_ref(r), *vr = mcb_robot_v_ref(r);
+    for (int j = 0; j < nj; j++) {
+        qr[j] = q_new[j];
+        vr[j] = (q_new[j] - q_old[j]) / h;
+    }
+}

@@ -65,6 +65,11 @@ double *mcb_robot_v(mcb_robot *r);
 double *mcb_robot_q_ref(mcb_robot *r);
 double *mcb_robot_v_ref(mcb_robot *r);
 
+/* PD targets following a joint-space path sampled every h: q_ref = q_new,
+ * v_ref = (q_new - q_old) / h (joint entries, one per moving joint; a
+ * fixed-base robot's q). */
+void mcb_robot_track(mcb_robot *r, const double *q_new, const double *q_old, double h);
+
 /* Forward kinematics at the current q: every link frame in world. */
 void mcb_robot_update(mcb_robot *r);
 const mcb_xform *mcb_robot_link_pose(const mcb_robot *r, int k); /* after update */

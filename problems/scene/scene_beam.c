@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "fem.h"
+#include "mcb_chol.h"
 #include "scenes.h"
 #include "world.h"
 
@@ -63,35 +64,6 @@ typedef struct {
     double p[3]; /* grip point (world) */
     double R[9]; /* hand orientation (world) */
 } grip_target;
-
-/* Solves the SPD system M x = y (6 x 6) by Cholesky in place; 0 when M is
- * not positive definite. */
-static int spd_solve6(double *M, double *y)
-{
-    const int n = 6;
-    for (int j = 0; j < n; j++) {
-        double s = M[j * n + j];
-        for (int k = 0; k < j; k++) s -= M[j * n + k] * M[j * n + k];
-        if (!(s > 0)) return 0;
-        M[j * n + j] = sqrt(s);
-        for (int i = j + 1; i < n; i++) {
-            double t = M[i * n + j];
-            for (int k = 0; k < j; k++) t -= M[i * n + k] * M[j * n + k];
-            M[i * n + j] = t / M[j * n + j];
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        double t = y[i];
-        for (int k = 0; k < i; k++) t -= M[i * n + k] * y[k];
-        y[i] = t / M[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double t = y[i];
-        for (int k = i + 1; k < n; k++) t -= M[k * n + i] * y[k];
-        y[i] = t / M[i * n + i];
-    }
-    return 1;
-}
 
 /* Pose error [p_target - p_grip; rotation vector of R_target R^T] of the
  * hand link `ee` of r; returns its weighted norm. */
@@ -142,7 +114,8 @@ static double ik_iterate(mcb_robot *r, int ee, const grip_target *t, double *Jk)
         }
         y[a] = e[a];
     }
-    if (!spd_solve6(M, y)) return err;
+    if (mcb_dense_chol(6, M) != MCB_OK) return err;
+    mcb_dense_chol_solve(6, M, y);
     double *q = mcb_robot_q(r);
     for (int j = 0; j < n; j++) {
         double dq = 0;
@@ -346,12 +319,7 @@ mcb_rc mcb_scene_beam(const double *vals, mcb_problem_set **out, mcb_err *err)
         memcpy(qprev, mcb_robot_q(twin), (size_t)n * sizeof(double));
         grip_target t = target_at((k + 1) * BEAM_H_S, speed);
         ik_solve(twin, ee, &t, 50, Jk);
-        double *qr = mcb_robot_q_ref(a), *vr = mcb_robot_v_ref(a);
-        const double *qt = mcb_robot_q(twin);
-        for (int j = 0; j < n; j++) {
-            qr[j] = qt[j];
-            vr[j] = (qt[j] - qprev[j]) / BEAM_H_S;
-        }
+        mcb_robot_track(a, mcb_robot_q(twin), qprev, BEAM_H_S);
         mcb_step_info info;
         rc = mcb_world_step_into(w, S, &info, err);
         if (rc) goto done;

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcb_chol.h"
 #include "scenes.h"
 #include "world.h"
 
@@ -56,34 +57,6 @@ typedef struct {
 } ik_target;
 
 /* ---- inverse kinematics (damped least squares) ----------------------- */
-
-/* Solves the small dense SPD system M x = y (n <= 6) by Cholesky in place;
- * returns 0 when M is not positive definite. */
-static int small_spd_solve(double *M, double *y, int n)
-{
-    for (int j = 0; j < n; j++) {
-        double s = M[j * n + j];
-        for (int k = 0; k < j; k++) s -= M[j * n + k] * M[j * n + k];
-        if (!(s > 0)) return 0;
-        M[j * n + j] = sqrt(s);
-        for (int i = j + 1; i < n; i++) {
-            double t = M[i * n + j];
-            for (int k = 0; k < j; k++) t -= M[i * n + k] * M[j * n + k];
-            M[i * n + j] = t / M[j * n + j];
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        double t = y[i];
-        for (int k = 0; k < i; k++) t -= M[i * n + k] * y[k];
-        y[i] = t / M[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double t = y[i];
-        for (int k = i + 1; k < n; k++) t -= M[k * n + i] * y[k];
-        y[i] = t / M[i * n + i];
-    }
-    return 1;
-}
 
 /* Rod tip position and direction of robot r at its current q. */
 static void rod_tip(const mcb_robot *r, int ee, double tip[3], double dir[3])
@@ -140,7 +113,8 @@ static double ik_iterate(mcb_robot *r, int ee, const ik_target *t, double *Jk)
         }
         y[a] = e[a];
     }
-    if (!small_spd_solve(M, y, 6)) return err;
+    if (mcb_dense_chol(6, M) != MCB_OK) return err;
+    mcb_dense_chol_solve(6, M, y);
     double *q = mcb_robot_q(r);
     for (int j = 0; j < n; j++) {
         double dq = 0;
@@ -386,12 +360,7 @@ mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err)
         memcpy(qprev, mcb_robot_q(twin), (size_t)n * sizeof(double));
         ik_target t = stir_target(L.centre, (k + 1) * STIR_H_S);
         ik_solve(twin, ee, &t, 50, Jk);
-        double *qr = mcb_robot_q_ref(a), *vr = mcb_robot_v_ref(a);
-        const double *qt = mcb_robot_q(twin);
-        for (int j = 0; j < n; j++) {
-            qr[j] = qt[j];
-            vr[j] = (qt[j] - qprev[j]) / STIR_H_S;
-        }
+        mcb_robot_track(a, mcb_robot_q(twin), qprev, STIR_H_S);
         mcb_step_info info;
         rc = mcb_world_step_into(w, S, &info, err);
         if (rc) goto done;
