@@ -464,6 +464,7 @@ int al_outer_solve(al_outer *o, const mcb_settings *s, mcb_iter_cb cb, void *ctx
     int st = MCB_ST_MAX_ITERS;
     for (int it = 1; it <= s->max_iters; it++) {
         int rc = inner(work, o, info);
+        info->inner_iterations = o->inner;
         if (rc > 0) {
             st = rc;
             break;
@@ -505,6 +506,7 @@ int al_outer_solve(al_outer *o, const mcb_settings *s, mcb_iter_cb cb, void *ctx
             break;
         }
     }
+    info->inner_iterations = o->inner;
     count_reason(o, info, steps);
     return st;
 }

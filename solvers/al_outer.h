@@ -18,7 +18,8 @@
  * stopping rule; the multiplier update lambda^{l+1} = T(x(v^{l+1})) and
  * slack z (eq. 12-13); the perturbed offset e~ (eq. 20, for canal only);
  * the penalty rule (27); the stall rule; the callback per AL loop; the
- * counts (AL loops, inner steps, inner failures) in info.
+ * counts in info (AL loops: iterations; inner steps: inner_iterations;
+ * inner failures: the reason).
  *
  * What each solver brings: the operator T (and its generalized derivative
  * D), and the inner solver of one AL loop (al_inner_fn).
@@ -167,8 +168,9 @@ typedef int (*al_inner_fn)(void *work, al_outer *o, mcb_info *info);
 
 /* The AL loop (Alg. 1 lines 3-19): per loop, the inner solve, the
  * multiplier and slack update, the callback, the penalty rule (27), the
- * stall rule. Writes the counts into info (reason: "<name>: L AL loops, N
- * <steps> ..., F inner failures ..., beta ...") and returns the status. */
+ * stall rule. Writes the counts into info (iterations: AL loops;
+ * inner_iterations: inner steps; reason: "<name>: L AL loops, N <steps>
+ * ..., F inner failures ..., beta ...") and returns the status. */
 int al_outer_solve(al_outer *o, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
                    mcb_info *info, al_inner_fn inner, void *work, const char *steps);
 void al_outer_iterate(const al_outer *o, double *v, double *lambda);

@@ -33,10 +33,10 @@
  * CHOLMOD itself picks simplicial or supernodal).
  *
  * Counting: one solver iteration (callback, info->iterations, trace row) is
- * one AL loop; the Newton steps inside are counted apart and reported,
- * with the inner failures (a Newton loop that used max_newton steps above
- * newton_tol), the line-search evaluations and the final beta, in
- * info->reason when solve() returns. own_residual is ||J v - z||_2 of the
+ * one AL loop; the Newton steps inside are counted apart
+ * (info->inner_iterations) and reported, with the inner failures (a Newton
+ * loop that used max_newton steps above newton_tol), the line-search
+ * evaluations and the final beta, in info->reason when solve() returns. own_residual is ||J v - z||_2 of the
  * loop. Nothing is allocated inside the loops. Failures are statuses: a
  * Newton matrix CHOLMOD cannot factor or a non-finite residual (diverged),
  * a line search without a minimum (diverged), a primal residual that

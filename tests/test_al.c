@@ -104,6 +104,12 @@ START_TEST(fixtures_to_1e8)
                   "%s on %s: %s (natmap %g) %s", names[k], fx[f], mcb_status_name(run.info.status),
                   run.final.val[MCB_M_NATMAP], run.info.reason);
     ck_assert_msg(inner_failures(run.info.reason) >= 0, "reason: %s", run.info.reason);
+    /* the inner steps: at least one per AL loop that moved, in info and the reason */
+    ck_assert_int_ge(run.info.inner_iterations, 1);
+    char steps[64];
+    snprintf(steps, sizeof steps, "%d %s steps", run.info.inner_iterations,
+             k == 0 ? "dogleg" : "Newton");
+    ck_assert_msg(strstr(run.info.reason, steps) != NULL, "%s: %s", steps, run.info.reason);
     ck_assert_msg(strstr(run.info.reason, k == 0 ? "dogleg steps" : "Newton steps") != NULL,
                   "reason: %s", run.info.reason);
     if (f == 1) { /* the unilateral row is active, the contact slides */
