@@ -147,10 +147,7 @@ static void strict_op(const al_group *G, double beta, const double *x, const dou
         return;
     }
     if (nt <= mu * xn) { /* stick: x_t inside the disc */
-        l[0] = x[0];
-        l[1] = x[1];
-        l[2] = x[2];
-        D[0] = D[4] = D[8] = 1.0;
+        al_contact_stick(x, l, D);
         return;
     }
     /* slide: lambda_t = mu x_n t^ (nt > 0 here) */

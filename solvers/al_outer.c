@@ -94,6 +94,14 @@ void al_scalar_op(const al_group *G, double beta, const double *x, const double 
     }
 }
 
+void al_contact_stick(const double *x, double *l, double *D)
+{
+    l[0] = x[0];
+    l[1] = x[1];
+    l[2] = x[2];
+    D[0] = D[4] = D[8] = 1.0;
+}
+
 /* ---- setup: groups, the fixed pattern of K, the penalty ---- */
 
 /* Position of entry (i, j) in K (binary search in column j). */

@@ -145,6 +145,10 @@ void al_outer_clear(al_outer *o);
 void al_scalar_op(const al_group *G, double beta, const double *x, const double *e, double *l,
                   double *D);
 
+/* A contact inside the cone (the stick case of both contact operators):
+ * lambda = x, D = I (D zeroed by the caller). */
+void al_contact_stick(const double *x, double *l, double *D);
+
 /* At o->v: Jv, Av, x, lam_new = T(x), D, r; returns ||r|| and its scale
  * max(||b||, ||Av||, ||J' lam_new||) in *scale. */
 double al_eval(al_outer *o, double *scale);

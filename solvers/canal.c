@@ -121,10 +121,7 @@ static void cone_prox(double mu, const double x[3], double l[3], double D[9])
         return;
     }
     if (nt <= mu * xn) { /* stick: inside */
-        l[0] = x[0];
-        l[1] = x[1];
-        l[2] = x[2];
-        D[0] = D[4] = D[8] = 1.0;
+        al_contact_stick(x, l, D);
         return;
     }
     if (mu * nt <= -xn) { /* open: in the polar cone */
