@@ -16,6 +16,7 @@ extern const mcb_solver_def mcb_solver_fadmm;
 extern const mcb_solver_def mcb_solver_apgd;
 extern const mcb_solver_def mcb_solver_ccp_jacobi;
 extern const mcb_solver_def mcb_solver_nnewton;
+extern const mcb_solver_def mcb_solver_psor, mcb_solver_pgs_shuffle, mcb_solver_pgs_mf, mcb_solver_nncg;
 #ifdef MCB_HAVE_SICONOS
 extern const mcb_solver_def mcb_solver_siconos_nsgs;
 extern const mcb_solver_def mcb_solver_siconos_nsn_ac;
@@ -30,6 +31,7 @@ static const mcb_solver_def *const registry[] = {
     &mcb_solver_apgd,
     &mcb_solver_ccp_jacobi,
     &mcb_solver_nnewton,
+    &mcb_solver_psor, &mcb_solver_pgs_shuffle, &mcb_solver_pgs_mf, &mcb_solver_nncg,
 #ifdef MCB_HAVE_SICONOS /* peers, present when built with Siconos numerics */
     &mcb_solver_siconos_nsgs,
     &mcb_solver_siconos_nsn_ac,
