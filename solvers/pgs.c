@@ -216,73 +216,59 @@ static void pgs_iterate(void *work, double *v, double *lambda)
     if (v) mcb_mf_velocity(w->F, w->lambda, 1, v);
 }
 
+/* The fields the four entries share: one parameter struct, check, solve,
+ * iterate and free. */
+#define PGS_FAMILY                                                                          \
+    .params_size = sizeof(pgs_params), .params = pgs_desc, .check_params = pgs_check,     \
+    .solve = pgs_solve, .iterate = pgs_iterate, .free = pgs_free
+
 const mcb_solver_def mcb_solver_pgs = {
+    PGS_FAMILY,
     .name = "pgs",
     .accepts_problem = mcb_accepts_coulomb_only,
     .description = "projected Gauss-Seidel on the sparse Delassus operator, per-contact local "
                    "solve with the exact 3x3 block",
     .reference = "SubADMM paper Sec. IV-B1; CANAL paper eq. (17) for the projection",
     .accepts = MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL,
-    .params_size = sizeof(pgs_params),
     .default_params = pgs_defaults,
-    .params = pgs_desc,
     .nparams = 2,
-    .check_params = pgs_check,
     .setup = pgs_setup,
-    .solve = pgs_solve,
-    .iterate = pgs_iterate,
-    .free = pgs_free,
 };
 
 const mcb_solver_def mcb_solver_psor = {
+    PGS_FAMILY,
     .name = "psor",
     .accepts_problem = mcb_accepts_coulomb_only,
     .description = "projected successive over-relaxation: the pgs sweep with omega = 1.3",
     .reference = "RPIsim's PSOR family; SubADMM paper Sec. IV-B1",
     .accepts = MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL,
-    .params_size = sizeof(pgs_params),
     .default_params = psor_defaults,
-    .params = pgs_desc,
     .nparams = 2,
-    .check_params = pgs_check,
     .setup = pgs_setup,
-    .solve = pgs_solve,
-    .iterate = pgs_iterate,
-    .free = pgs_free,
 };
 
 const mcb_solver_def mcb_solver_pgs_shuffle = {
+    PGS_FAMILY,
     .name = "pgs-shuffle",
     .accepts_problem = mcb_accepts_coulomb_only,
     .description = "projected Gauss-Seidel visiting the blocks in a new random order every "
                    "sweep (fixed seed: deterministic)",
     .reference = "SubADMM paper Sec. IV-B1 (randomised ordering as in game engines)",
     .accepts = MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL,
-    .params_size = sizeof(pgs_params),
     .default_params = pgs_defaults,
-    .params = pgs_desc,
     .nparams = 3,
-    .check_params = pgs_check,
     .setup = shuffle_setup,
-    .solve = pgs_solve,
-    .iterate = pgs_iterate,
-    .free = pgs_free,
 };
 
 const mcb_solver_def mcb_solver_pgs_mf = {
+    PGS_FAMILY,
     .name = "pgs-mf",
     .accepts_problem = mcb_mf_accepts,
     .description = "matrix-free projected Gauss-Seidel: v kept current from J's rows and A's "
                    "subsystem factors, W never assembled (as game and robotics engines run it)",
     .reference = "SubADMM paper Sec. IV-B1; Catto's sequential impulses; CANAL paper eq. (17)",
     .accepts = MCB_ACCEPTS_PRIMAL,
-    .params_size = sizeof(pgs_params),
     .default_params = pgs_defaults,
-    .params = pgs_desc,
     .nparams = 2,
-    .check_params = pgs_check,
     .setup = mf_setup,
-    .solve = pgs_solve,
-    .iterate = pgs_iterate,
-    .free = pgs_free,
 };
