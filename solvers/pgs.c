@@ -20,8 +20,8 @@
  *     (lambda_b <- P_K(lambda_b + omega (x_b - lambda_b))); a fixed point is
  *     the same as PGS's for any omega in (0, 2);
  *   - pgs-shuffle: the blocks visited in a new random order every sweep
- *     (Fisher-Yates with a splitmix64 generator seeded by `seed` at the start
- *     of every solve: identical runs for a fixed seed);
+ *     (Fisher-Yates with a splitmix64 generator seeded by `seed` at setup:
+ *     identical runs for a fixed seed);
  *   - pgs-mf: the same sweep matrix-free, as game and robotics engines run
  *     it (mcb_mf in delassus_loop.c): W is never assembled; the velocity
  *     v = A^-1 (b + J^T lambda) is kept current, u_b = J_b v + e_b read from
@@ -139,6 +139,11 @@ static mcb_rc setup_common(const mcb_problem *P, const mcb_settings *s, const vo
         return rc;
     }
     w->G = w->F ? mcb_gs_mf(w->F) : mcb_gs_delassus(w->D);
+    if (w->order) { /* the natural order and the seeded generator; a second
+                     * solve() continues the sequence like the iteration */
+        for (int b = 0; b < P->nblocks; b++) w->order[b] = b;
+        w->rng = (unsigned long long)(long long)w->prm.seed;
+    }
     *work = w;
     return MCB_OK;
 }
@@ -195,10 +200,6 @@ static int pgs_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
                      mcb_info *info)
 {
     pgs_work *w = work;
-    if (w->order) { /* every solve starts from the same order and generator state */
-        for (int b = 0; b < w->P->nblocks; b++) w->order[b] = b;
-        w->rng = (unsigned long long)(long long)w->prm.seed;
-    }
     if (w->F) mcb_mf_velocity(w->F, w->lambda, 1, w->F->v); /* v from the start */
     return mcb_delassus_loop(w, pgs_step, pgs_lambda, w->P->m, w->prm.own_tol, s, cb, ctx,
                              info);
