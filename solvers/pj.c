@@ -13,7 +13,17 @@
  * omega = 1 / rho(Db^-1 W), Db the block diagonal of W (3x3 contact blocks,
  * scalar rows otherwise), the spectral radius estimated by power iteration
  * at setup: the block-Jacobi step of the linear (all-sticking) case is then
- * a contraction. */
+ * a contraction.
+ * Under-relaxation (relax in (0, 1], 1 by default: none): the new iterate is
+ * the convex combination lambda^l + relax (lambda~ - lambda^l) of the old one
+ * and the Jacobi step's lambda~, inside the cones since both are.
+ * matrix_free = 1: W is never assembled (mcb_mf in delassus_loop.c, as for
+ * pgs-mf): every iteration v = A^-1 (b + J^T lambda^l) from A's subsystem
+ * factors (OpenMP over the subsystems), u = J v + e (OpenMP over the rows),
+ * the 3x3 blocks from J's rows; the same iterates up to round-off. Primal
+ * problems with A block diagonal over subsystems of at most
+ * MCB_DELASSUS_DENSE_MAX DOFs (setup fails with the reason otherwise); a
+ * dual problem keeps its given W. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -26,6 +36,8 @@ typedef struct {
     double omega;     /* step scale; 0: automatic 1 / rho(D^-1/2 W D^-1/2) */
     int power_iters;  /* power iterations for the automatic omega */
     double own_tol;   /* stop on the own residual below this (0: never) */
+    double relax;     /* under-relaxation in (0, 1] */
+    int matrix_free;  /* 1: W never assembled (primal problems) */
 } pj_params;
 
 static void pj_defaults(void *p)
@@ -34,6 +46,8 @@ static void pj_defaults(void *p)
     q->omega = 0.0;
     q->power_iters = 50;
     q->own_tol = 0.0;
+    q->relax = 1.0;
+    q->matrix_free = 0;
 }
 
 static const mcb_param_desc pj_desc[] = {
@@ -44,12 +58,20 @@ static const mcb_param_desc pj_desc[] = {
      "power iterations used to estimate the spectral radius for the automatic omega"},
     {"own_tol", 'd', offsetof(pj_params, own_tol),
      "stop when the own residual falls below this (0: only the harness stops it)"},
+    {"relax", 'd', offsetof(pj_params, relax),
+     "under-relaxation, 0 < relax <= 1: lambda <- lambda + relax (jacobi step - lambda) (1: "
+     "none)"},
+    {"matrix_free", 'i', offsetof(pj_params, matrix_free),
+     "1: never assemble W; u = J v + e with v = A^-1 (b + J^T lambda) from A's subsystem "
+     "factors every iteration (primal, block-diagonal A); 0: the assembled W"},
 };
 
 typedef struct {
     const mcb_problem *P;
     pj_params prm;
-    mcb_delassus *D;
+    mcb_delassus *D; /* assembled W, or */
+    mcb_mf *F;       /* the matrix-free operator */
+    const double *d, *Wb; /* the weights and 3x3 blocks of either */
     double *lambda, *next, *u, *change2; /* change2: per block, summed serially */
 } pj_work;
 
@@ -58,6 +80,7 @@ static void pj_free(void **work)
     if (!work || !*work) return;
     pj_work *w = *work;
     mcb_delassus_free(&w->D);
+    mcb_mf_free(&w->F);
     free(w->lambda);
     free(w->next);
     free(w->u);
@@ -69,19 +92,23 @@ static void pj_free(void **work)
 /* rho(Db^-1 W) by power iteration from a fixed start vector (its
  * eigenvalues are those of Db^-1/2 W Db^-1/2: real, >= 0); rows with
  * infinite weight are left out. x, y, z: m work vectors. */
-static double spectral_radius(const mcb_delassus *D, int iters, double *x, double *y,
-                              double *z)
+static double spectral_radius(pj_work *w, int iters, double *x, double *y, double *z)
 {
-    int m = D->m;
-    for (int r = 0; r < m; r++) x[r] = isfinite(D->d[r]) ? 1.0 + 0.01 * (r % 7) : 0.0;
+    int m = w->P->m;
+    for (int r = 0; r < m; r++) x[r] = isfinite(w->d[r]) ? 1.0 + 0.01 * (r % 7) : 0.0;
     double rho = 0.0;
     for (int it = 0; it < iters; it++) {
         double nx = mcb_norm2(m, x);
         if (nx == 0.0) return 1.0;
         for (int r = 0; r < m; r++) x[r] /= nx;
-        memset(z, 0, (size_t)m * sizeof(double));
-        mcb_csc_gaxpy(D->W, x, z);
-        mcb_delassus_block_solve(D, z, y);
+        if (w->F) {
+            mcb_mf_apply(w->F, x, z);
+            mcb_block_diag_solve(w->P, w->d, w->Wb, z, y);
+        } else {
+            memset(z, 0, (size_t)m * sizeof(double));
+            mcb_csc_gaxpy(w->D->W, x, z);
+            mcb_delassus_block_solve(w->D, z, y);
+        }
         rho = mcb_norm2(m, y);
         memcpy(x, y, (size_t)m * sizeof(double));
     }
@@ -95,6 +122,10 @@ static mcb_rc pj_check(const void *params, mcb_err *err)
         return mcb_fail(err, MCB_E_INPUT,
                         "pj: omega (%g) must be >= 0, power_iters (%d) >= 1, own_tol (%g) >= 0",
                         prm->omega, prm->power_iters, prm->own_tol);
+    if (!(prm->relax > 0.0 && prm->relax <= 1.0) || prm->matrix_free < 0 ||
+        prm->matrix_free > 1)
+        return mcb_fail(err, MCB_E_INPUT, "pj: relax (%g) must lie in (0, 1], matrix_free (%d) "
+                        "be 0 or 1", prm->relax, prm->matrix_free);
     return MCB_OK;
 }
 
@@ -118,7 +149,13 @@ static mcb_rc pj_setup(const mcb_problem *P, const mcb_settings *s, const void *
         pj_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
-    rc = mcb_delassus_build(P, &w->D, err);
+    if (prm->matrix_free && P->form == MCB_PRIMAL) {
+        rc = mcb_mf_build(P, &w->F, err);
+        if (!rc) w->d = w->F->d, w->Wb = w->F->Wb;
+    } else {
+        rc = mcb_delassus_build(P, &w->D, err);
+        if (!rc) w->d = w->D->d, w->Wb = w->D->Wb;
+    }
     if (rc) {
         pj_free((void **)&w);
         return rc;
@@ -129,7 +166,7 @@ static mcb_rc pj_setup(const mcb_problem *P, const mcb_settings *s, const void *
             pj_free((void **)&w);
             return mcb_fail(err, MCB_E_NOMEM, "out of memory");
         }
-        w->prm.omega = 1.0 / spectral_radius(w->D, prm->power_iters, w->next, w->u, z);
+        w->prm.omega = 1.0 / spectral_radius(w, prm->power_iters, w->next, w->u, z);
         free(z);
     }
     if (s->warm_start && P->lambda0) memcpy(w->lambda, P->lambda0, m * sizeof(double));
@@ -142,17 +179,27 @@ static double jacobi_step(pj_work *w)
 {
     const mcb_problem *P = w->P;
     const mcb_delassus *D = w->D;
+    const mcb_mf *F = w->F;
     int m = P->m, nb = P->nblocks;
+    double relax = w->prm.relax;
+    if (F) {
+        mcb_mf_velocity(F, w->lambda, 1, F->v);
 #pragma omp parallel for schedule(static)
-    for (int r = 0; r < m; r++) mcb_delassus_rows(D, r, 1, w->lambda, w->u + r);
+        for (int r = 0; r < m; r++) mcb_mf_rows(F, r, 1, F->v, 1, w->u + r);
+    } else {
+#pragma omp parallel for schedule(static)
+        for (int r = 0; r < m; r++) mcb_delassus_rows(D, r, 1, w->lambda, w->u + r);
+    }
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < nb; b++) {
         const mcb_block *B = &P->blocks[b];
         int r = B->row;
-        mcb_block_step(B, P->e ? P->e + r : NULL, w->lambda + r, w->u + r, D->d + r,
-                       D->Wb + 3 * (size_t)r, w->prm.omega, w->next + r);
+        mcb_block_step(B, P->e ? P->e + r : NULL, w->lambda + r, w->u + r, w->d + r,
+                       w->Wb + 3 * (size_t)r, w->prm.omega, w->next + r);
         double c = 0.0;
         for (int k = 0; k < B->nrows; k++) {
+            if (relax != 1.0)
+                w->next[r + k] = w->lambda[r + k] + relax * (w->next[r + k] - w->lambda[r + k]);
             double d = w->next[r + k] - w->lambda[r + k];
             c += d * d;
         }
@@ -180,7 +227,12 @@ static int pj_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx
 static void pj_iterate(void *work, double *v, double *lambda)
 {
     pj_work *w = work;
-    mcb_delassus_iterate(w->D, w->lambda, v, lambda);
+    if (w->D) {
+        mcb_delassus_iterate(w->D, w->lambda, v, lambda);
+        return;
+    }
+    memcpy(lambda, w->lambda, (size_t)w->P->m * sizeof(double));
+    if (v) mcb_mf_velocity(w->F, w->lambda, 1, v);
 }
 
 const mcb_solver_def mcb_solver_pj = {
