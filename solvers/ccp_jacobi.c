@@ -20,7 +20,8 @@
  * and relax (their lambda) = 1 by default. Eq. (23) is applied as written
  * (the velocity recomputed from all impulses), which equals Alg. 1's
  * incremental step 7 without its drift. Matrix-free: each subsystem's block
- * A_s is factored once (CHOLMOD), J is kept as it is (and its transpose for
+ * A_s is factored once (densely up to MCB_DELASSUS_DENSE_MAX DOFs, by
+ * CHOLMOD above; no allocation in the loop), J is kept as it is (and its transpose for
  * row access); W is never formed: the diagonal J_r A^-1 J_r^T needed for eta
  * is ||L_s^-1 P_s J_{r,s}^T||^2 summed over subsystems, from sparse triangular
  * solves at setup. The reduction of J^T lambda is per DOF over J's column,
@@ -37,6 +38,7 @@
 
 #include "mcb_chol.h"
 #include "mcb_cone.h"
+#include "mcb_delassus.h"
 #include "solver.h"
 
 typedef struct {
@@ -71,7 +73,9 @@ typedef struct {
     ccpj_params prm;
     int ns;
     int *s0;        /* ns + 1 subsystem DOF starts */
-    mcb_chol **F;   /* per subsystem: factor of A_s */
+    mcb_chol **F;   /* per subsystem: CHOLMOD factor of A_s (large subsystems) */
+    double **L;     /* per subsystem: dense Cholesky factor of A_s (at most
+                       MCB_DELASSUS_DENSE_MAX DOFs: rigid bodies, small robots) */
     mcb_csc *JT;    /* J^T: column r = row r of J */
     double *eta;    /* m: per row (a contact's three rows share theirs) */
     double *c, *d;  /* m: soft rows' compliance and offset */
@@ -84,7 +88,9 @@ static void ccpj_free(void **work)
     if (!work || !*work) return;
     ccpj_work *w = *work;
     for (int s = 0; w->F && s < w->ns; s++) mcb_chol_free(&w->F[s]);
+    for (int s = 0; w->L && s < w->ns; s++) free(w->L[s]);
     free(w->F);
+    free(w->L);
     free(w->s0);
     mcb_csc_free(&w->JT);
     double **v[] = {&w->eta, &w->c, &w->d, &w->fixed, &w->lambda, &w->v, &w->vprev};
@@ -107,13 +113,65 @@ static mcb_rc ccpj_check(const void *params, mcb_err *err)
     return MCB_OK;
 }
 
+/* A small subsystem: A_s dense and factored in place, and J_{r,s} A_s^-1
+ * J_{r,s}^T added into diag[r] for the rows r that touch it (found through
+ * J's columns, marked with the subsystem's stamp): O(rows x size^2), so
+ * that thousands of bodies cost no more than their rows. */
+static mcb_rc factor_dense(ccpj_work *w, int s, double *diag, int *mark, double *x, double *y,
+                           mcb_err *err)
+{
+    const mcb_problem *P = w->P;
+    int a = w->s0[s], nv = w->s0[s + 1] - a;
+    double *L = mcb_calloc((size_t)nv * nv, sizeof(double));
+    if (!L) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    w->L[s] = L;
+    for (int j = 0; j < nv; j++)
+        for (int k = P->A->p[a + j]; k < P->A->p[a + j + 1]; k++) {
+            int i = P->A->i[k] - a;
+            if (i >= 0 && i < nv) L[(size_t)j * nv + i] = P->A->x[k];
+        }
+    if (mcb_dense_chol(nv, L) != MCB_OK)
+        return mcb_fail(err, MCB_E_NUMERIC,
+                        "ccp-jacobi: subsystem %d's block of A is not positive definite", s);
+    const mcb_csc *J = P->J;
+    for (int j = a; j < a + nv; j++)
+        for (int k = J->p[j]; k < J->p[j + 1]; k++) {
+            int r = J->i[k];
+            if (mark[r] == s) continue;
+            mark[r] = s;
+            memset(x, 0, (size_t)nv * sizeof(double));
+            for (int q = w->JT->p[r]; q < w->JT->p[r + 1]; q++) {
+                int c = w->JT->i[q] - a;
+                if (c >= 0 && c < nv) x[c] = w->JT->x[q];
+            }
+            memcpy(y, x, (size_t)nv * sizeof(double));
+            mcb_dense_chol_solve(nv, L, y);
+            for (int c = 0; c < nv; c++) diag[r] += x[c] * y[c];
+        }
+    return MCB_OK;
+}
+
 /* Factors A_s for every subsystem and adds ||L_s^-1 P_s J_{r,s}^T||^2 into
- * diag[r] (the diagonal of J A^-1 J^T, matrix-free). */
+ * diag[r] (the diagonal of J A^-1 J^T, matrix-free): densely for small
+ * subsystems, by CHOLMOD and sparse triangular solves for large ones. */
 static mcb_rc factor_subsystems(ccpj_work *w, double *diag, mcb_err *err)
 {
     const mcb_problem *P = w->P;
+    int *mark = mcb_malloc((size_t)P->m + 1, sizeof(int));
+    double *x = mcb_malloc(MCB_DELASSUS_DENSE_MAX, sizeof(double));
+    double *y = mcb_malloc(MCB_DELASSUS_DENSE_MAX, sizeof(double));
+    mcb_rc rc = mark && x && y ? MCB_OK : mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    for (int r = 0; r < P->m && !rc; r++) mark[r] = -1;
+    for (int s = 0; s < w->ns && !rc; s++)
+        if (w->s0[s + 1] - w->s0[s] <= MCB_DELASSUS_DENSE_MAX)
+            rc = factor_dense(w, s, diag, mark, x, y, err);
+    free(mark);
+    free(x);
+    free(y);
+    if (rc) return rc;
     for (int s = 0; s < w->ns; s++) {
         int a = w->s0[s], b = w->s0[s + 1];
+        if (b - a <= MCB_DELASSUS_DENSE_MAX) continue;
         mcb_csc *As = mcb_csc_block(P->A, a, b, a, b);
         mcb_csc *Bs = mcb_csc_block(w->JT, a, b, 0, P->m);
         if (!As || !Bs) {
@@ -130,6 +188,11 @@ static mcb_rc factor_subsystems(ccpj_work *w, double *diag, mcb_err *err)
         for (int r = 0; r < P->m; r++)
             for (int k = G->p[r]; k < G->p[r + 1]; k++) diag[r] += G->x[k] * G->x[k];
         mcb_csc_free(&G);
+        /* the first in-place solve sets up its work: outside the loop */
+        double *t = mcb_calloc((size_t)(b - a), sizeof(double));
+        rc = t ? mcb_chol_solve_inplace(w->F[s], t) : MCB_E_NOMEM;
+        free(t);
+        if (rc) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
     return MCB_OK;
 }
@@ -181,6 +244,7 @@ static mcb_rc ccpj_setup(const mcb_problem *P, const mcb_settings *s, const void
     w->ns = P->nsub > 0 ? P->nsub : 1;
     w->s0 = mcb_malloc((size_t)w->ns + 1, sizeof(int));
     w->F = mcb_calloc((size_t)w->ns, sizeof(mcb_chol *));
+    w->L = mcb_calloc((size_t)w->ns, sizeof(double *));
     w->JT = mcb_csc_transpose(P->J);
     size_t m = (size_t)P->m + 1, n = (size_t)P->n + 1;
     w->eta = mcb_calloc(m, sizeof(double));
@@ -191,7 +255,7 @@ static mcb_rc ccpj_setup(const mcb_problem *P, const mcb_settings *s, const void
     w->v = mcb_calloc(n, sizeof(double));
     w->vprev = mcb_calloc(n, sizeof(double));
     double *diag = mcb_calloc(m, sizeof(double));
-    if (!w->s0 || !w->F || !w->JT || !w->eta || !w->c || !w->d || !w->fixed || !w->lambda ||
+    if (!w->s0 || !w->F || !w->L || !w->JT || !w->eta || !w->c || !w->d || !w->fixed || !w->lambda ||
         !w->v || !w->vprev || !diag) {
         free(diag);
         ccpj_free((void **)&w);
@@ -258,7 +322,8 @@ static void velocity_pass(ccpj_work *w)
             for (int k = J->p[j]; k < J->p[j + 1]; k++) x += J->x[k] * w->lambda[J->i[k]];
             w->v[j] = x;
         }
-        if (w->s0[s + 1] > w->s0[s]) mcb_chol_solve(w->F[s], w->v + w->s0[s], w->v + w->s0[s]);
+        if (w->L[s]) mcb_dense_chol_solve(w->s0[s + 1] - w->s0[s], w->L[s], w->v + w->s0[s]);
+        else if (w->F[s]) mcb_chol_solve_inplace(w->F[s], w->v + w->s0[s]);
     }
 }
 

@@ -100,8 +100,16 @@ END_TEST
 
 /* ------------------------------------------------ serial reference Alg. 1 */
 
+static double entry(const mcb_csc *A, int i, int j)
+{
+    for (int k = A->p[j]; k < A->p[j + 1]; k++)
+        if (A->i[k] == i) return A->x[k];
+    return 0.0;
+}
+
 /* Tasora-Negrut Alg. 1 written serially and plainly (omega, relax = 1,
- * eta_c = 3, gamma^0 = 0), with the same CHOLMOD factors of A_s: steps 1-2
+ * eta_c = 3, gamma^0 = 0), with the same dense factors of the (small) A_s
+ * and the same order of sums as the solver: steps 1-2
  * (eta from the Delassus diagonal), 4 (v^0), 5-7 (each block from v^r, then
  * v^{r+1} by eq. (23)). Contacts, bilateral and unilateral rows only. */
 static void reference_alg1(const mcb_problem *P, int iters, double omega, double *v,
@@ -109,18 +117,25 @@ static void reference_alg1(const mcb_problem *P, int iters, double omega, double
 {
     int n = P->n, m = P->m, ns = P->nsub;
     mcb_csc *JT = mcb_csc_transpose(P->J);
-    mcb_chol **F = calloc((size_t)ns, sizeof *F);
+    double **F = calloc((size_t)ns, sizeof *F);
     double *diag = calloc((size_t)m, sizeof(double)), *eta = calloc((size_t)m, sizeof(double));
     for (int s = 0; s < ns; s++) {
-        int a = P->sub_start[s], b = P->sub_start[s + 1];
-        mcb_csc *As = mcb_csc_block(P->A, a, b, a, b), *Bs = mcb_csc_block(JT, a, b, 0, m);
-        ck_assert_int_eq(mcb_chol_factor(As, &F[s], NULL), MCB_OK);
-        mcb_csc *G = mcb_chol_lsolve_sparse(F[s], Bs);
-        for (int r = 0; r < m; r++)
-            for (int k = G->p[r]; k < G->p[r + 1]; k++) diag[r] += G->x[k] * G->x[k];
-        mcb_csc_free(&G);
-        mcb_csc_free(&As);
-        mcb_csc_free(&Bs);
+        int a = P->sub_start[s], nv = P->sub_start[s + 1] - a;
+        ck_assert_int_le(nv, 64);
+        F[s] = calloc((size_t)nv * nv, sizeof(double));
+        for (int i = 0; i < nv; i++)
+            for (int j = 0; j < nv; j++) F[s][(size_t)j * nv + i] = entry(P->A, a + i, a + j);
+        ck_assert_int_eq(mcb_dense_chol(nv, F[s]), MCB_OK);
+        for (int r = 0; r < m; r++) { /* J_{r,s} A_s^-1 J_{r,s}^T */
+            double x[64] = {0}, y[64];
+            int touches = 0;
+            for (int k = JT->p[r]; k < JT->p[r + 1]; k++)
+                if (JT->i[k] >= a && JT->i[k] < a + nv) x[JT->i[k] - a] = JT->x[k], touches = 1;
+            if (!touches) continue;
+            memcpy(y, x, sizeof y);
+            mcb_dense_chol_solve(nv, F[s], y);
+            for (int c = 0; c < nv; c++) diag[r] += x[c] * y[c];
+        }
     }
     for (int b = 0; b < P->nblocks; b++) {
         const mcb_block *B = &P->blocks[b];
@@ -160,11 +175,11 @@ static void reference_alg1(const mcb_problem *P, int iters, double omega, double
                 for (int k = P->J->p[j]; k < P->J->p[j + 1]; k++) x += P->J->x[k] * lambda[P->J->i[k]];
                 v[j] = x;
             }
-            mcb_chol_solve(F[s], v + P->sub_start[s], v + P->sub_start[s]);
+            mcb_dense_chol_solve(P->sub_start[s + 1] - P->sub_start[s], F[s], v + P->sub_start[s]);
         }
     }
     (void)n;
-    for (int s = 0; s < ns; s++) mcb_chol_free(&F[s]);
+    for (int s = 0; s < ns; s++) free(F[s]);
     free(F);
     free(diag);
     free(eta);
