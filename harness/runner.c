@@ -27,14 +27,16 @@
  *    of the tolerance, and if some unchecked iterations lay between checks
  *    within DIP of it, the rerun checks every iteration from there, so the
  *    first iteration meeting the tolerance is found exactly (under the
- *    assumption stated at DIP). Otherwise, since pausing the
- *    clock does not pause the cache (a check evicts the solver's data and the
- *    iteration after it runs slower), the harness estimates that distortion
- *    from the iteration times it saw (the median iteration right after a
- *    check against the mean of the others, so that one preempted iteration
- *    does not count) and, when it may exceed rerun_share of the solve
- *    time (MCB_TIMING_AUTO) or always (MCB_TIMING_CLEAN), reruns the solver
- *    unobserved to the same iteration count and reports that time. A rerun
+ *    assumption stated at DIP). Since pausing the clock does not pause the
+ *    cache (a check evicts the solver's data and the iteration after it runs
+ *    slower), the harness estimates that distortion from the iteration times
+ *    it saw (the median iteration right after a check against the mean of
+ *    the others, so that one preempted iteration does not count): for the
+ *    observed pass its checks, for a located run only the locate pass's
+ *    checks (that pass ran unobserved up to its first check). When it may
+ *    exceed rerun_share of the solve time (MCB_TIMING_AUTO) or always
+ *    (MCB_TIMING_CLEAN), the harness reruns the solver unobserved to the same
+ *    iteration count and reports that time. A rerun
  *    must end at the same iteration with the same iterate, else the
  *    observed time is kept and the run says so.
  *
@@ -435,16 +437,32 @@ static int needs_locate(run_ctx *c, const mcb_run *run)
     return gap > (allowed > 1 ? allowed : 1);
 }
 
-static int wants_rerun(run_ctx *c, const mcb_run *run, int located)
+/* The time one check adds to the iteration after it (the observed pass's
+ * estimate; infinite when every iteration followed a check). */
+static double per_check_s(run_ctx *c)
+{
+    if (c->post_n == 0) return 0.0;
+    double d = distortion_s(c);
+    return isfinite(d) ? d / c->post_n : INFINITY;
+}
+
+/* Auto timing reruns a solved run unobserved when its checks may have added
+ * more than rerun_share of its solve time: the observed pass's checks, or,
+ * for a located run, the locate pass's own (locate_checks of them: that
+ * pass ran unobserved up to its first check, so its time is clean but for
+ * its checks' tail). */
+static int wants_rerun(run_ctx *c, const mcb_run *run, int located, int locate_checks)
 {
     const mcb_campaign_opts *o = c->o;
     int st = run->info.status;
     if (c->def->black_box || c->checks == 0 || run->info.iterations <= 0) return 0;
     if (o->timing == MCB_TIMING_CLEAN)
         return st == MCB_ST_SOLVED || st == MCB_ST_MAX_ITERS || st == MCB_ST_STALLED;
-    if (o->timing == MCB_TIMING_AUTO)
-        return st == MCB_ST_SOLVED &&
-               (located || distortion_s(c) > o->rerun_share * run->info.solve_s);
+    if (o->timing == MCB_TIMING_AUTO) {
+        if (st != MCB_ST_SOLVED) return 0;
+        double added = located ? locate_checks * per_check_s(c) : distortion_s(c);
+        return !(added <= o->rerun_share * run->info.solve_s);
+    }
     return 0;
 }
 
@@ -576,9 +594,10 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
         if (c.last_traced != run->info.iterations || c.trace_rows == 0)
             trace_row(&c, run->info.iterations, run->info.solve_s, &run->final,
                       run->info.own_residual);
-        int located = needs_locate(&c, run);
+        int located = needs_locate(&c, run), checks_before = c.checks;
         if (located) locate(&c, params, run);
-        if (run->timing != MCB_TIMED_RERUN_DIFFERED && wants_rerun(&c, run, located))
+        if (run->timing != MCB_TIMED_RERUN_DIFFERED &&
+            wants_rerun(&c, run, located, c.checks - checks_before))
             clean_rerun(&c, params, run, scratch);
     }
     def->free(&c.work);
