@@ -30,36 +30,7 @@
 #include "scenes.h"
 #include "solver.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define COUNT_MALLOC 0
-#else
-#define COUNT_MALLOC 1
-#endif
-
-#if COUNT_MALLOC
-/* malloc interposed in this executable (libmcb is static; CHOLMOD's calls
- * resolve here too): counts calls while `counting` is set. */
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-static int counting;
-static long nalloc;
-void *malloc(size_t n)
-{
-    if (__atomic_load_n(&counting, __ATOMIC_RELAXED)) __atomic_fetch_add(&nalloc, 1, __ATOMIC_RELAXED);
-    return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b)
-{
-    if (__atomic_load_n(&counting, __ATOMIC_RELAXED)) __atomic_fetch_add(&nalloc, 1, __ATOMIC_RELAXED);
-    return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n)
-{
-    if (__atomic_load_n(&counting, __ATOMIC_RELAXED)) __atomic_fetch_add(&nalloc, 1, __ATOMIC_RELAXED);
-    return __libc_realloc(p, n);
-}
-#endif
+#include "alloc_count.h"
 
 static mcb_problem_set *quadruped_steps(void);
 
