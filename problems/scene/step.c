@@ -1349,10 +1349,13 @@ static mcb_rc solve(mcb_world *w, mcb_problem *P, mcb_step_info *info, mcb_err *
         if (!(info->residual <= 100.0 * w->o.tol))
             rc = mcb_fail(err, MCB_E_NUMERIC,
                           "world step %d: neither %s (residual %.3g after %d iterations) nor "
-                          "%s (%.3g after %d) reached 100 x tol = %.3g (%d contacts, %d DOFs%s)",
+                          "%s (%.3g after %d) reached 100 x tol = %.3g (%d contacts, %d DOFs%s; "
+                          "the recorded problem's residual %.3g)",
                           w->step, w->solver, r[0], it[0],
                           w->fallback[0] ? w->fallback : "(none)", r[1], it[1],
-                          100.0 * w->o.tol, w->ncon, n, Q ? ", soft rows folded" : "");
+                          100.0 * w->o.tol, w->ncon, n,
+                          Q ? ", soft rows folded: residuals of the folded problem" : "",
+                          info->residual);
     }
     mcb_metrics_ws_free(&ws);
     mcb_problem_free(&Q);
