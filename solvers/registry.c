@@ -151,3 +151,25 @@ int mcb_accepts_coulomb_only(const mcb_problem *P, char *reason, size_t len)
         }
     return 1;
 }
+
+int mcb_accepts_lcp(const mcb_problem *P, char *reason, size_t len)
+{
+    if (!P || P->form != MCB_DUAL) {
+        snprintf(reason, len,
+                 "an LCP solver takes a dual problem u = W z + q (run it with --formulation "
+                 "lcp-st, lcp-ap or mlcp)");
+        return 0;
+    }
+    for (int b = 0; b < P->nblocks; b++) {
+        int t = P->blocks[b].type;
+        if (t != MCB_UNILATERAL && t != MCB_BILATERAL) {
+            snprintf(reason, len,
+                     "block %d is %s: an LCP solver takes only unilateral rows (and bilateral "
+                     "rows, the free part of an MLCP); run it with --formulation lcp-st, "
+                     "lcp-ap or mlcp",
+                     b, mcb_ctype_name(t));
+            return 0;
+        }
+    }
+    return 1;
+}

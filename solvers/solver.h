@@ -119,6 +119,13 @@ int mcb_solver_black_box(const mcb_solver_def *def, int form);
  * local steps have no case for it): refuses a problem that stores
  * contact_ccp blocks, with the reason. */
 int mcb_accepts_coulomb_only(const mcb_problem *P, char *reason, size_t len);
+/* accepts_problem of the LCP solvers (issue 13): a dual problem
+ * u = W z + q whose blocks are all unilateral (0 <= z_i ⊥ u_i >= 0) or
+ * bilateral (z_i free, u_i = 0: the mixed part of an MLCP). W may be
+ * unsymmetric and have zero diagonal entries (Stewart-Trinkle's LCP);
+ * such a problem comes from a formulation (--formulation), never from a
+ * file, and is not held to mcb_problem_validate's symmetry. */
+int mcb_accepts_lcp(const mcb_problem *P, char *reason, size_t len);
 
 /* Maps a solver's per-iteration callback result to a status. */
 int mcb_status_from_cb(mcb_cb_action a);
