@@ -337,9 +337,9 @@ mcb_rc mcb_dense_chol(int n, double *a)
     return MCB_OK;
 }
 
-/* The solve for any n; inlined with a constant n for the rigid-body size
- * (6) so that the compiler unrolls it. */
-static inline void dense_solve(int n, const double *L, double *x)
+/* The two triangular solves for any n; inlined with a constant n for the
+ * rigid-body size (6) so that the compiler unrolls them. */
+static inline void dense_lsolve(int n, const double *L, double *x)
 {
     for (int j = 0; j < n; j++) { /* L y = x, column-oriented */
         const double *c = L + (size_t)j * n;
@@ -347,6 +347,10 @@ static inline void dense_solve(int n, const double *L, double *x)
         x[j] = xj;
         for (int i = j + 1; i < n; i++) x[i] -= c[i] * xj;
     }
+}
+
+static inline void dense_ltsolve(int n, const double *L, double *x)
+{
     for (int j = n - 1; j >= 0; j--) { /* L^T x = y, row j of L^T is column j of L */
         const double *c = L + (size_t)j * n;
         double s = x[j];
@@ -357,9 +361,28 @@ static inline void dense_solve(int n, const double *L, double *x)
 
 void mcb_dense_chol_solve(int n, const double *L, double *x)
 {
-    if (n == 6) dense_solve(6, L, x);
-    else if (n == 3) dense_solve(3, L, x);
-    else dense_solve(n, L, x);
+    if (n == 6) {
+        dense_lsolve(6, L, x);
+        dense_ltsolve(6, L, x);
+    } else if (n == 3) {
+        dense_lsolve(3, L, x);
+        dense_ltsolve(3, L, x);
+    } else {
+        dense_lsolve(n, L, x);
+        dense_ltsolve(n, L, x);
+    }
+}
+
+void mcb_dense_chol_lsolve(int n, const double *L, double *x)
+{
+    if (n == 6) dense_lsolve(6, L, x);
+    else dense_lsolve(n, L, x);
+}
+
+void mcb_dense_chol_ltsolve(int n, const double *L, double *x)
+{
+    if (n == 6) dense_ltsolve(6, L, x);
+    else dense_ltsolve(n, L, x);
 }
 
 void mcb_blas_set_threads(int threads)

@@ -55,6 +55,9 @@ void mcb_chol_free(mcb_chol **F);
 mcb_rc mcb_dense_chol(int n, double *a);
 /* x = (L L^T)^-1 x in place, L from mcb_dense_chol(). No allocation. */
 void mcb_dense_chol_solve(int n, const double *L, double *x);
+/* Its two halves: x = L^-1 x and x = L^-T x in place. No allocation. */
+void mcb_dense_chol_lsolve(int n, const double *L, double *x);
+void mcb_dense_chol_ltsolve(int n, const double *L, double *x);
 
 /* Sets the thread count of the BLAS that CHOLMOD (and Siconos) call, when it
  * is OpenBLAS (looked up at run time; a no-op for another BLAS). The harness

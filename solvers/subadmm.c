@@ -152,6 +152,12 @@ typedef struct {
     mcb_chol *F;    /* CHOLMOD factor of K (nv > SUBADMM_DENSE_MAX) */
     double *L;      /* dense factor of K, nv x nv (nv <= SUBADMM_DENSE_MAX) */
     double *Jd;     /* with L: J_i dense, row-major np x nv (one row per pair) */
+    /* with L, K_i = L L^T: the iteration runs in g = L^-1 (b_i + J_i^T t)
+     * so that (34) and x = J_i v need no triangular solve: G's row a is
+     * L^-1 J_a^T, c = L^-1 b_i, g = c + sum_a t_a G_a, x_a = G_a . g; v_i =
+     * L^-T g is formed only when asked for (iterate, rebalance) */
+    double *G, *c, *g;
+    const double *b; /* b_i */
     double *rhs, *Av; /* nv work */
     /* body splitting (tree = 1, eq. (30)-(31), (40)-(41)): the DOF tree
      * lam (parent DOF, -1 at a root, lam[d] < d), depth dep, and K_i packed
@@ -195,6 +201,7 @@ typedef struct {
     int nactive;
     double *x, *y, *z, *u, *w; /* per pair; w: beta-weighted scratch */
     double *v, *lambda;
+    int v_stale;        /* v of the dense subsystems not yet formed from g (refresh_v) */
     double *theta_part, *dual_part; /* per subsystem, summed serially */
 } subadmm_work;
 
@@ -212,6 +219,9 @@ static void subadmm_free(void **work)
         mcb_chol_free(&S->F);
         free(S->L);
         free(S->Jd);
+        free(S->G);
+        free(S->c);
+        free(S->g);
         free(S->rhs);
         free(S->Av);
         free(S->lam);
@@ -814,6 +824,10 @@ static mcb_rc factor_subsystem(subsystem *S, double beta, mcb_err *err)
         if (mcb_dense_chol(n, S->L))
             return mcb_fail(err, MCB_E_NUMERIC, "subsystem matrix A_i + beta J_i^T J_i is not "
                                                 "positive definite");
+        memcpy(S->G, S->Jd, (size_t)S->np * (size_t)n * sizeof(double));
+        for (int a = 0; a < S->np; a++) mcb_dense_chol_lsolve(n, S->L, S->G + (size_t)a * n);
+        memcpy(S->c, S->b, (size_t)n * sizeof(double));
+        mcb_dense_chol_lsolve(n, S->L, S->c);
         return MCB_OK;
     }
     mcb_rc rc = S->F ? mcb_chol_refactor(S->F, S->K, err) : mcb_chol_factor(S->K, &S->F, err);
@@ -844,6 +858,7 @@ static void solve_subsystem(subsystem *S, const double *rhs, double *x)
 static mcb_rc setup_subsystem(subadmm_work *w, subsystem *S, mcb_err *err)
 {
     if (!S->A) S->A = mcb_csc_block(w->P->A, S->v0, S->v0 + S->nv, S->v0, S->v0 + S->nv);
+    S->b = w->P->b + S->v0;
     S->JT = mcb_csc_transpose(S->J);
     /* J_i^T J_i: for K_i's pattern and values (a tree subsystem has G_i instead) */
     S->JTJ = S->JT && !S->tree ? mcb_csc_multiply(S->JT, S->J) : NULL;
@@ -891,7 +906,11 @@ static mcb_rc finish_subsystem(subadmm_work *w, subsystem *S, mcb_err *err)
     if (!S->tree && S->nv <= SUBADMM_DENSE_MAX && S->nv > 0) {
         S->L = mcb_malloc((size_t)S->nv * (size_t)S->nv, sizeof(double));
         S->Jd = mcb_calloc((size_t)S->np * (size_t)S->nv + 1, sizeof(double));
-        if (!S->L || !S->Jd) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        S->G = mcb_calloc((size_t)S->np * (size_t)S->nv + 1, sizeof(double));
+        S->c = mcb_calloc((size_t)S->nv, sizeof(double));
+        S->g = mcb_calloc((size_t)S->nv, sizeof(double));
+        if (!S->L || !S->Jd || !S->G || !S->c || !S->g)
+            return mcb_fail(err, MCB_E_NOMEM, "out of memory");
         for (int j = 0; j < S->nv; j++)
             for (int k = S->J->p[j]; k < S->J->p[j + 1]; k++)
                 S->Jd[(size_t)S->J->i[k] * S->nv + j] = S->J->x[k];
@@ -1011,32 +1030,46 @@ static mcb_rc subadmm_setup(const mcb_problem *P, const mcb_settings *s, const v
 }
 
 /* (15) and (18): v_i, x_i = J_i v_i, y_i = beta_i x_i + u_i; theta part (22). */
-/* update_subsystem() for a densely stored subsystem: the same steps with
- * J_i's rows contiguous, fused into two passes over the pairs. */
+/* update_subsystem() for a densely stored subsystem: the same steps in
+ * g = L^-1 (b_i + J_i^T t) (see subsystem.G), two contiguous passes over
+ * the pairs and no triangular solve; v_i is left stale (w->v_stale). */
 static inline void update_dense_n(subadmm_work *w, subsystem *S, double *theta, int nv)
 {
-    double *rhs = S->rhs, *v = w->v + S->v0;
+    double *g = S->g;
     const double *zp = w->z + S->p0, *up = w->u + S->p0, *pb = w->pbeta + S->p0;
     double *xp = w->x + S->p0, *yp = w->y + S->p0;
-    memcpy(rhs, w->P->b + S->v0, (size_t)nv * sizeof(double));
+    for (int j = 0; j < nv; j++) g[j] = S->c[j];
     for (int a = 0; a < S->np; a++) {
-        const double *row = S->Jd + (size_t)a * nv;
+        const double *row = S->G + (size_t)a * nv;
         double t = pb[a] * zp[a] - up[a];
-        for (int j = 0; j < nv; j++) rhs[j] += t * row[j];
+        for (int j = 0; j < nv; j++) g[j] += t * row[j];
     }
-    mcb_dense_chol_solve(nv, S->L, rhs);
-    memcpy(v, rhs, (size_t)nv * sizeof(double));
     double th = 0.0;
     for (int a = 0; a < S->np; a++) {
-        const double *row = S->Jd + (size_t)a * nv;
+        const double *row = S->G + (size_t)a * nv;
         double x = 0.0;
-        for (int j = 0; j < nv; j++) x += row[j] * v[j];
+        for (int j = 0; j < nv; j++) x += row[j] * g[j];
         double y = pb[a] * x + up[a];
         th += (y - yp[a]) * (y - yp[a]);
         xp[a] = x;
         yp[a] = y;
     }
     *theta = th;
+}
+
+/* v_i = L^-T g of the densely stored subsystems after iterations that
+ * left it stale. */
+static void refresh_v(subadmm_work *w)
+{
+    if (!w->v_stale) return;
+    for (int k = 0; k < w->nactive; k++) {
+        subsystem *S = &w->sub[w->active[k]];
+        if (!S->G) continue;
+        double *v = w->v + S->v0;
+        memcpy(v, S->g, (size_t)S->nv * sizeof(double));
+        mcb_dense_chol_ltsolve(S->nv, S->L, v);
+    }
+    w->v_stale = 0;
 }
 
 /* update_dense_n() with the rigid-body size (6) as a constant, unrolled */
@@ -1105,7 +1138,7 @@ static void update_subsystem(subadmm_work *w, int i)
         update_tree(w, S, w->theta_part + i);
         return;
     }
-    if (S->Jd) {
+    if (S->G) {
         update_dense(w, S, w->theta_part + i);
         return;
     }
@@ -1127,58 +1160,74 @@ static void update_subsystem(subadmm_work *w, int i)
     w->theta_part[i] = th;
 }
 
-/* (16)-(21): lambda of one block from the beta-weighted sums of y, then z
- * (18) and the multiplier u (14) of each of its pairs. */
+/* (16)-(21): lambda of one bilateral, unilateral or soft block, row by
+ * row, from the beta-weighted sums of y, then z (18) and the multiplier u
+ * (14) of each of its pairs (contacts: update_contact). */
 static void update_block(subadmm_work *w, const mcb_block *B)
 {
     const mcb_problem *P = w->P;
-    double Y[3], W[3], lam[3];
-    for (int r0 = B->row; r0 < B->row + B->nrows; r0 += (B->type == MCB_CONTACT ? 3 : 1)) {
-        int len = B->type == MCB_CONTACT ? 3 : 1;
-        for (int a = 0; a < len; a++) {
-            int r = r0 + a;
-            Y[a] = W[a] = 0.0;
-            for (int k = w->row_ptr[r]; k < w->row_ptr[r + 1]; k++) {
-                int p = w->row_pairs[k];
-                Y[a] += w->pibeta[p] * w->y[p];
-            }
-            W[a] = w->roww[r];
+    for (int r = B->row; r < B->row + B->nrows; r++) {
+        double Y = 0.0, W = w->roww[r], lam = 0.0, e = P->e[r];
+        for (int k = w->row_ptr[r]; k < w->row_ptr[r + 1]; k++) {
+            int p = w->row_pairs[k];
+            Y += w->pibeta[p] * w->y[p];
         }
-        const double *e = P->e + r0;
         switch (B->type) {
-        case MCB_BILATERAL: lam[0] = -(Y[0] + e[0]) / W[0]; break;
+        case MCB_BILATERAL: lam = -(Y + e) / W; break;
         case MCB_UNILATERAL: {
-            double t = -(Y[0] + e[0]) / W[0];
-            lam[0] = t > 0.0 ? t : 0.0;
+            double t = -(Y + e) / W;
+            lam = t > 0.0 ? t : 0.0;
             break;
         }
-        case MCB_SOFT:
-            lam[0] = -B->k * (e[0] + B->alpha * Y[0]) / (1.0 + B->k * B->alpha * W[0]);
-            break;
-        case MCB_CONTACT: {
-            /* the rows of a contact share their subsystems (build_pairs): W[0] = W[1] = W[2] */
-            double t[3] = {-(Y[0] + e[0]) / W[0], -(Y[1] + e[1]) / W[1], -(Y[2] + e[2]) / W[2]};
-            double r = B->mu * t[0];
-            if (t[0] <= 0.0) {
-                lam[0] = lam[1] = lam[2] = 0.0; /* open: the strict projection is 0 */
-            } else if (t[1] * t[1] + t[2] * t[2] <= r * r) {
-                lam[0] = t[0]; /* inside the cone: the projection is the identity */
-                lam[1] = t[1];
-                lam[2] = t[2];
-            } else {
-                mcb_proj_strict(B->mu, t, lam);
-            }
-            break;
+        case MCB_SOFT: lam = -B->k * (e + B->alpha * Y) / (1.0 + B->k * B->alpha * W); break;
         }
+        w->lambda[r] = lam;
+        for (int k = w->row_ptr[r]; k < w->row_ptr[r + 1]; k++) {
+            int p = w->row_pairs[k];
+            w->z[p] = (w->y[p] + lam) * w->pibeta[p];
+            w->u[p] += w->pbeta[p] * (w->x[p] - w->z[p]); /* (14) */
         }
-        for (int a = 0; a < len; a++) {
-            int r = r0 + a;
-            w->lambda[r] = lam[a];
-            for (int k = w->row_ptr[r]; k < w->row_ptr[r + 1]; k++) {
-                int p = w->row_pairs[k];
-                w->z[p] = (w->y[p] + lam[a]) * w->pibeta[p];
-                w->u[p] += w->pbeta[p] * (w->x[p] - w->z[p]); /* (14) */
-            }
+    }
+}
+
+/* update_block() for a contact: its three rows have the same subsystems
+ * and their pairs are consecutive (build_pairs places a unit's pairs in
+ * row order), so pair p of the normal row has p + 1 and p + 2 for the
+ * tangent rows, with the same beta. */
+static void update_contact(subadmm_work *w, const mcb_block *B)
+{
+    int r0 = B->row, k0 = w->row_ptr[r0], k1 = w->row_ptr[r0 + 1];
+    double Y[3] = {0.0, 0.0, 0.0}, lam[3];
+    for (int k = k0; k < k1; k++) {
+        int p = w->row_pairs[k];
+        double ib = w->pibeta[p];
+        Y[0] += ib * w->y[p];
+        Y[1] += ib * w->y[p + 1];
+        Y[2] += ib * w->y[p + 2];
+    }
+    const double *e = w->P->e + r0;
+    double iw = 1.0 / w->roww[r0]; /* the three rows' weights are equal */
+    double t[3] = {-(Y[0] + e[0]) * iw, -(Y[1] + e[1]) * iw, -(Y[2] + e[2]) * iw};
+    double r = B->mu * t[0];
+    if (t[0] <= 0.0) {
+        lam[0] = lam[1] = lam[2] = 0.0; /* open: the strict projection is 0 */
+    } else if (t[1] * t[1] + t[2] * t[2] <= r * r) {
+        lam[0] = t[0]; /* inside the cone: the projection is the identity */
+        lam[1] = t[1];
+        lam[2] = t[2];
+    } else {
+        mcb_proj_strict(B->mu, t, lam);
+    }
+    w->lambda[r0] = lam[0];
+    w->lambda[r0 + 1] = lam[1];
+    w->lambda[r0 + 2] = lam[2];
+    for (int k = k0; k < k1; k++) {
+        int p = w->row_pairs[k];
+        double ib = w->pibeta[p], bt = w->pbeta[p];
+        for (int a = 0; a < 3; a++) {
+            double z = (w->y[p + a] + lam[a]) * ib;
+            w->z[p + a] = z;
+            w->u[p + a] += bt * (w->x[p + a] - z); /* (14) */
         }
     }
 }
@@ -1189,6 +1238,7 @@ static int rebalance(subadmm_work *w)
 {
     const mcb_problem *P = w->P;
     double tp = 0.0, td = 0.0;
+    refresh_v(w);
     for (int p = 0; p < w->npairs; p++) {
         double d = fabs(w->x[p] - w->z[p]);
         if (d > tp) tp = d;
@@ -1233,10 +1283,14 @@ static int subadmm_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void
     for (int it = 1; it <= s->max_iters; it++) {
 #pragma omp parallel for schedule(static)
         for (int k = 0; k < w->nactive; k++) update_subsystem(w, w->active[k]);
+        w->v_stale = 1;
         double theta = 0.0;
         for (int k = 0; k < w->nactive; k++) theta += w->theta_part[w->active[k]];
 #pragma omp parallel for schedule(static)
-        for (int b = 0; b < P->nblocks; b++) update_block(w, &P->blocks[b]);
+        for (int b = 0; b < P->nblocks; b++) {
+            if (P->blocks[b].type == MCB_CONTACT) update_contact(w, &P->blocks[b]);
+            else update_block(w, &P->blocks[b]);
+        }
         info->iterations = it;
         info->own_residual = sqrt(theta);
         if (!isfinite(info->own_residual)) return MCB_ST_DIVERGED;
@@ -1263,7 +1317,10 @@ static void subadmm_iterate(void *work, double *v, double *lambda)
 {
     subadmm_work *w = work;
     memcpy(lambda, w->lambda, (size_t)w->P->m * sizeof(double));
-    if (v) memcpy(v, w->v, (size_t)w->P->n * sizeof(double));
+    if (v) {
+        refresh_v(w);
+        memcpy(v, w->v, (size_t)w->P->n * sizeof(double));
+    }
 }
 
 const mcb_solver_def mcb_solver_subadmm = {
