@@ -10,9 +10,9 @@
  * any function and its Jacobian
  *     dr/dv = A + beta sum_g J_g' D_g J_g,  D_g = dT_g/dx_g,
  * with D_g = [[1, 0], [mu t^, mu x_n / ||x_t|| (I - t^ t^')]] on a sliding
- * contact, is unsymmetric and may be singular: it is factorized by UMFPACK
- * (symbolic analysis once per problem on the fixed pattern of al_outer,
- * both triangles; numeric factorization per inner step).
+ * contact, is unsymmetric and may be singular: it is factorized by sparse LU
+ * (lib/mcb_lu.h, KLU: symbolic analysis once per problem on the fixed
+ * pattern of al_outer, both triangles; refactorization in place per inner step).
  * Two inner solvers on the merit f(v) = 1/2 ||r(v)||^2:
  *   - al-trdogleg: Powell's dogleg trust region (Nocedal and Wright, Alg.
  *     4.1 with the dogleg step of Sec. 11.2): Gauss-Newton step
@@ -32,18 +32,18 @@
  * of ||v||), is an inner failure: counted (info.reason: "F inner
  * failures"), and the AL loop goes on with the last v, as in the paper's
  * Table II (fail_stop = 1 stops as 'stalled' instead).
- * Allocation: setup only, except UMFPACK's own numeric object, which
- * umfpack_di_numeric allocates at each factorization (no reuse API in
- * UMFPACK 5.7). Failures: an UMFPACK error (out of memory) or a non-finite
+ * Allocation: setup and the first factorization only, except when a
+ * refactorization's pivots degrade and the LU chooses new ones (mcb_lu.h).
+ * Failures: the LU out of memory or a non-finite
  * residual -> diverged, with the reason. Primal problems, Coulomb only. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <umfpack.h>
 
 #include "al_outer.h"
+#include "mcb_lu.h"
 #include "solver.h"
 
 enum { ALB_DOGLEG, ALB_DAMPED };
@@ -88,10 +88,7 @@ typedef struct {
     al_outer o; /* first member */
     alb_params prm;
     int method;
-    void *sym, *num;
-    double control[UMFPACK_CONTROL], uinfo[UMFPACK_INFO];
-    int *uwi;
-    double *uw;
+    mcb_lu *lu; /* LU of K, pattern analysed once */
     double *v0, *r0, *g, *pN, *pC, *p, *Kp;
     int ngrad;  /* damped: gradient steps; dogleg: steps without a Gauss-Newton point */
     int reject; /* dogleg: rejected trial steps */
@@ -101,11 +98,8 @@ static void alb_free(void **work)
 {
     if (!work || !*work) return;
     alb_work *w = *work;
-    if (w->num) umfpack_di_free_numeric(&w->num);
-    if (w->sym) umfpack_di_free_symbolic(&w->sym);
+    mcb_lu_free(&w->lu);
     al_outer_clear(&w->o);
-    free(w->uwi);
-    free(w->uw);
     free(w->v0);
     free(w->r0);
     free(w->g);
@@ -185,20 +179,14 @@ static mcb_rc alb_setup(const mcb_problem *P, const mcb_settings *s, const void 
     int ok = 1;
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++)
         ok &= (*vecs[k] = mcb_calloc(n1, sizeof(double))) != NULL;
-    w->uwi = mcb_calloc(n1, sizeof(int));
-    w->uw = mcb_calloc(5 * n1, sizeof(double));
-    if (!ok || !w->uwi || !w->uw) {
+    if (!ok) {
         alb_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
-    umfpack_di_defaults(w->control);
-    w->control[UMFPACK_PRL] = 0;
-    const mcb_csc *K = w->o.K;
-    int st = umfpack_di_symbolic(P->n, P->n, K->p, K->i, NULL, &w->sym, w->control, w->uinfo);
-    if (st != UMFPACK_OK) {
+    mcb_rc lrc = mcb_lu_analyze(w->o.K, &w->lu, err);
+    if (lrc) {
         alb_free((void **)&w);
-        return mcb_fail(err, st == UMFPACK_ERROR_out_of_memory ? MCB_E_NOMEM : MCB_E_NUMERIC,
-                        "%s: UMFPACK symbolic analysis failed (status %d)", name, st);
+        return lrc;
     }
     *work = w;
     return MCB_OK;
@@ -220,7 +208,7 @@ static mcb_rc damped_setup(const mcb_problem *P, const mcb_settings *s, const vo
 
 /* At the last evaluated point: K (al_jacobian), g = K' r, r0 = r and the
  * Gauss-Newton point pN = -K^-1 r. Returns 0, 1 when K is singular (or pN
- * not finite), or a status with the reason on an UMFPACK error. */
+ * not finite), or a status with the reason when the LU runs out of memory. */
 static int gauss_newton(alb_work *w, mcb_info *info)
 {
     al_outer *o = &w->o;
@@ -230,22 +218,15 @@ static int gauss_newton(alb_work *w, mcb_info *info)
     memcpy(w->r0, o->r, (size_t)n * sizeof(double));
     memset(w->g, 0, (size_t)n * sizeof(double));
     mcb_csc_gatxpy(K, o->r, w->g);
-    if (w->num) umfpack_di_free_numeric(&w->num);
-    int st = umfpack_di_numeric(K->p, K->i, K->x, w->sym, &w->num, w->control, w->uinfo);
-    if (st == UMFPACK_WARNING_singular_matrix) return 1;
-    if (st != UMFPACK_OK) {
+    int st = mcb_lu_factor(w->lu, K);
+    if (st == MCB_E_NOMEM) {
         snprintf(info->reason, sizeof info->reason,
-                 "UMFPACK numeric factorization failed (status %d) at AL loop %d", st,
-                 o->loops + 1);
-        return st < 0 ? MCB_ST_DIVERGED : 1;
-    }
-    st = umfpack_di_wsolve(UMFPACK_A, K->p, K->i, K->x, w->pN, w->r0, w->num, w->control,
-                           w->uinfo, w->uwi, w->uw);
-    if (st < 0) {
-        snprintf(info->reason, sizeof info->reason, "UMFPACK solve failed (status %d)", st);
+                 "sparse LU ran out of memory at AL loop %d", o->loops + 1);
         return MCB_ST_DIVERGED;
     }
-    if (st != UMFPACK_OK || !mcb_all_finite(n, w->pN)) return 1;
+    if (st) return 1;
+    memcpy(w->pN, w->r0, (size_t)n * sizeof(double));
+    if (mcb_lu_solve(w->lu, w->pN) || !mcb_all_finite(n, w->pN)) return 1;
     for (int j = 0; j < n; j++) w->pN[j] = -w->pN[j];
     return 0;
 }
@@ -438,7 +419,7 @@ const mcb_solver_def mcb_solver_al_trdogleg = {
     .accepts_problem = mcb_accepts_coulomb_only,
     .description = "CANAL's AL outer loop with the surrogate (19) (strict cone operator) solved "
                    "by a trust-region dogleg method on 1/2 ||r||^2; unsymmetric Jacobian "
-                   "A + beta J'DJ by UMFPACK (Table II baseline)",
+                   "A + beta J'DJ by sparse LU (KLU; Table II baseline)",
     .reference = "CANAL/SubADMM paper Sec. IV-C, eq. (16)-(19), Sec. VII-D1, Table II; "
                  "Nocedal-Wright Alg. 4.1",
     .accepts = MCB_ACCEPTS_PRIMAL,
@@ -458,7 +439,7 @@ const mcb_solver_def mcb_solver_al_dampedsn = {
     .accepts_problem = mcb_accepts_coulomb_only,
     .description = "CANAL's AL outer loop with the surrogate (19) (strict cone operator) solved "
                    "by damped semismooth Newton, Armijo backtracking on 1/2 ||r||^2 with a "
-                   "gradient fallback; unsymmetric Jacobian by UMFPACK (Table II baseline)",
+                   "gradient fallback; unsymmetric Jacobian by sparse LU (KLU; Table II baseline)",
     .reference = "CANAL/SubADMM paper Sec. IV-C, eq. (16)-(19), Sec. VII-D1, Table II; "
                  "De Luca, Facchinei and Kanzow 1996",
     .accepts = MCB_ACCEPTS_PRIMAL,

@@ -27,8 +27,9 @@
  *      function, which tends to an element of the generalized Jacobian);
  *      the chain rule through x(lambda) and y(u) with d||u_t|| = u_t/||u_t||
  *      (0 at u_t = 0);
- *   2. the Newton direction H d = -phi by UMFPACK (symbolic analysis once
- *      per problem in setup, numeric factorization per iteration);
+ *   2. the Newton direction H d = -phi by sparse LU (lib/mcb_lu.h, KLU:
+ *      symbolic analysis once per problem in setup, the first numeric
+ *      factorization choosing the pivots, then refactorization in place);
  *   3. globalisation: Armijo backtracking on the merit psi = 1/2 ||phi||^2,
  *      psi(lambda + t d) <= psi_ref + sigma t grad^T d, grad = H^T phi, t
  *      halved at most max_ls times (psi_ref = psi, or the largest of the
@@ -47,9 +48,9 @@
  * (an infeasible or ill-posed problem), and when phi = 0 exactly.
  *
  * Own residual: ||phi||. Accepts primal and dual problems. Allocates only in
- * setup; UMFPACK allocates its numeric factor inside umfpack_di_numeric
- * (freed and rebuilt at each factorization: the library offers no
- * in-place refactorization). Per-block evaluation and the Jacobian fill
+ * setup and at the first factorization; a refactorization whose pivots
+ * degrade is redone with new pivots, which allocates (mcb_lu.h; counted in
+ * the docs' figures). Per-block evaluation and the Jacobian fill
  * run under OpenMP (each thread writes its own rows/columns; sums are
  * serial): results are identical across runs for a fixed thread count. */
 #include <float.h>
@@ -59,10 +60,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <umfpack.h>
 
 #include "mcb_cone.h"
 #include "mcb_delassus.h"
+#include "mcb_lu.h"
 #include "solver.h"
 
 typedef struct {
@@ -132,11 +133,7 @@ typedef struct {
     double hmax;
     /* iterate and scratch */
     double *lambda, *u, *phi, *g, *d, *Wd, *Hg, *lt, *ut, *pt;
-    /* UMFPACK */
-    void *sym, *num;
-    double control[UMFPACK_CONTROL], uinfo[UMFPACK_INFO];
-    int *uwi;
-    double *uw;
+    mcb_lu *lu; /* LU of H, pattern analysed once */
     int nnewton, nreg, ngrad; /* accepted steps by kind */
     double last_nu; /* regularization of the last accepted step (0: Newton) */
     double last_t;  /* step length of the last accepted step */
@@ -151,8 +148,7 @@ static void nn_free(void **work)
 {
     if (!work || !*work) return;
     nn_work *w = *work;
-    if (w->num) umfpack_di_free_numeric(&w->num);
-    if (w->sym) umfpack_di_free_symbolic(&w->sym);
+    mcb_lu_free(&w->lu);
     mcb_delassus_free(&w->D);
     mcb_csc_free(&w->H);
     free(w->urow);
@@ -174,8 +170,6 @@ static void nn_free(void **work)
     free(w->lt);
     free(w->ut);
     free(w->pt);
-    free(w->uwi);
-    free(w->uw);
     free(w);
     *work = NULL;
 }
@@ -334,22 +328,14 @@ static mcb_rc nn_setup(const mcb_problem *P, const mcb_settings *s, const void *
     int ok = w->Da && w->Db && w->wpos && w->dpos && w->diag;
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++)
         ok &= (*vecs[k] = mcb_calloc(m, sizeof(double))) != NULL;
-    w->uwi = mcb_calloc(m, sizeof(int));
-    w->uw = mcb_calloc(5 * m, sizeof(double));
-    if (!ok || !w->uwi || !w->uw || build_units(w) || build_pattern(w)) {
+    if (!ok || build_units(w) || build_pattern(w)) {
         nn_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
-    umfpack_di_defaults(w->control);
-    w->control[UMFPACK_PRL] = 0;
-    if (P->m > 0) {
-        int st = umfpack_di_symbolic(P->m, P->m, w->H->p, w->H->i, NULL, &w->sym, w->control,
-                                     w->uinfo);
-        if (st != UMFPACK_OK) {
-            nn_free((void **)&w);
-            return mcb_fail(err, st == UMFPACK_ERROR_out_of_memory ? MCB_E_NOMEM : MCB_E_NUMERIC,
-                            "nnewton: UMFPACK symbolic analysis failed (status %d)", st);
-        }
+    mcb_rc lrc = mcb_lu_analyze(w->H, &w->lu, err);
+    if (lrc) {
+        nn_free((void **)&w);
+        return lrc;
     }
     if (s->warm_start && P->lambda0) memcpy(w->lambda, P->lambda0, (size_t)P->m * sizeof(double));
     *work = w;
@@ -541,25 +527,19 @@ static void merit_gradient(nn_work *w)
 /* ---- one step ---- */
 
 /* Factors H (+ nu on the diagonal) and solves H d = -phi. Returns 0 on
- * success, 1 when H is singular or d is not finite, the negative UMFPACK
- * status on a hard error (out of memory). */
+ * success, 1 when H is singular or d is not finite, -1 on a hard error
+ * (out of memory). */
 static int newton_direction(nn_work *w, double nu)
 {
     mcb_csc *H = w->H;
     int m = w->m;
     if (nu != 0.0)
         for (int j = 0; j < m; j++) H->x[w->diag[j]] += nu;
-    if (w->num) umfpack_di_free_numeric(&w->num);
-    int st = umfpack_di_numeric(H->p, H->i, H->x, w->sym, &w->num, w->control, w->uinfo);
-    int ret = 0;
-    if (st == UMFPACK_WARNING_singular_matrix) ret = 1;
-    else if (st != UMFPACK_OK) ret = st < 0 ? st : 1;
+    int st = mcb_lu_factor(w->lu, H);
+    int ret = st == MCB_E_NOMEM ? -1 : st ? 1 : 0;
     if (ret == 0) {
-        for (int i = 0; i < m; i++) w->pt[i] = -w->phi[i];
-        st = umfpack_di_wsolve(UMFPACK_A, H->p, H->i, H->x, w->d, w->pt, w->num, w->control,
-                               w->uinfo, w->uwi, w->uw);
-        if (st < 0) ret = st;
-        else if (st != UMFPACK_OK || !mcb_all_finite(m, w->d)) ret = 1;
+        for (int i = 0; i < m; i++) w->d[i] = -w->phi[i];
+        if (mcb_lu_solve(w->lu, w->d) || !mcb_all_finite(m, w->d)) ret = 1;
     }
     if (nu != 0.0)
         for (int j = 0; j < m; j++) H->x[w->diag[j]] -= nu;
@@ -687,7 +667,7 @@ static int nn_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx
         int r = nn_step(w, &psi, &kind, &ust);
         if (r == STEP_HARD) {
             snprintf(info->reason, sizeof info->reason,
-                     "UMFPACK failed (status %d) at iteration %d", ust, it);
+                     "sparse LU ran out of memory (status %d) at iteration %d", ust, it);
             return MCB_ST_DIVERGED;
         }
         if (r == STEP_FAILED) {
@@ -730,7 +710,7 @@ const mcb_solver_def mcb_solver_nnewton = {
     .name = "nnewton",
     .accepts_problem = mcb_accepts_coulomb_only,
     .description = "nonsmooth Newton on the Fischer-Burmeister reformulation (SOC FB for "
-                   "contacts) over the Delassus operator, UMFPACK, Armijo line search with "
+                   "contacts) over the Delassus operator, sparse LU (KLU, refactored in place), Armijo line search with "
                    "Levenberg-Marquardt and gradient fallbacks",
     .reference = "SubADMM paper Sec. IV-B4 (NNewton); Macklin et al. 2019 (ACM TOG 38(5)); "
                  "Fukushima, Luo, Tseng 2002 (SOC FB)",

@@ -4,7 +4,11 @@
  * fixtures, the small stack, the shared FCLIB files when present (each
  * skipped without failure when absent), and the statuses it must return on
  * ill-posed problems (infeasible bilateral rows, an indefinite mass matrix,
- * bad parameters). Every residual is the harness's (mcb_run_one). */
+ * bad parameters). Every residual is the harness's (mcb_run_one). Also
+ * the sparse LU they factor with (lib/mcb_lu.h): refactorization in place,
+ * a new pivot choice when the old pivots degrade, and no allocation in
+ * the iterations of nnewton, al-trdogleg and al-dampedsn after the first
+ * factorization. */
 #include <check.h>
 
 #include "check_main.h"
@@ -14,7 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc_count.h"
 #include "fixtures.h"
+#include "mcb_lu.h"
 #include "problems.h"
 #include "runner.h"
 
@@ -346,6 +352,87 @@ START_TEST(shared_fclib)
 }
 END_TEST
 
+/* K = [[a, 1], [1, 3]]: the LU of K x = (1, 2) against the closed form. */
+static void lu_check(mcb_lu *F, mcb_csc *K, double a)
+{
+    K->x[0] = a; /* column 0: (0,0) then (1,0) */
+    ck_assert_int_eq(mcb_lu_factor(F, K), 0);
+    double x[2] = {1.0, 2.0}, det = 3.0 * a - 1.0;
+    ck_assert_int_eq(mcb_lu_solve(F, x), 0);
+    ck_assert_double_eq_tol(x[0], (3.0 - 2.0) / det, 1e-12 * (1.0 + fabs(1.0 / det)));
+    ck_assert_double_eq_tol(x[1], (2.0 * a - 1.0) / det, 1e-12 * (1.0 + fabs(a / det)));
+}
+
+START_TEST(lu_refactor_and_repivot)
+{
+    int ri[4] = {0, 1, 0, 1}, ci[4] = {0, 0, 1, 1};
+    double xv[4] = {4.0, 1.0, 1.0, 3.0};
+    mcb_csc *K = mcb_csc_from_triplets(2, 2, 4, ri, ci, xv);
+    mcb_lu *F = NULL;
+    mcb_err err;
+    ck_assert_int_eq(mcb_lu_analyze(K, &F, &err), MCB_OK);
+    lu_check(F, K, 4.0);
+    ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 1);
+    lu_check(F, K, 5.0); /* new values, the same pivots: refactored in place */
+    lu_check(F, K, 2.0);
+    ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 1);
+    lu_check(F, K, 1e-13); /* the (0,0) pivot collapses: new pivots */
+    ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 2);
+    K->x[0] = 1.0 / 3.0; /* singular */
+    ck_assert_int_eq(mcb_lu_factor(F, K), 1);
+    mcb_lu_free(&F);
+    mcb_lu_free(&F);
+    ck_assert_ptr_null(F);
+    mcb_csc_free(&K);
+}
+END_TEST
+
+#if COUNT_MALLOC
+static mcb_cb_action count_cb(void *ctx, int iter, double own)
+{
+    int *iters = ctx;
+    if (iter == 2) {
+        nalloc = 0;
+        __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
+    }
+    *iters = iter;
+    return own < 1e-12 ? MCB_CB_CONVERGED : MCB_CB_CONTINUE;
+}
+
+/* No malloc, calloc or realloc from the second iteration on (the first
+ * factorization chose the pivots) on the small stack and the mixed
+ * fixture, for the three solvers that factor with mcb_lu. */
+START_TEST(no_allocation_after_first_factorization)
+{
+    const char *solvers[3] = {"nnewton", "al-trdogleg", "al-dampedsn"};
+    for (int f = 0; f < 2; f++)
+        for (int k = 0; k < 3; k++) {
+            mcb_problem *P = f == 0 ? fx_small_stack() : fx_mixed();
+            const mcb_solver_def *def = mcb_solver_find(solvers[k]);
+            double prm[64];
+            ck_assert_uint_le(def->params_size, sizeof prm);
+            def->default_params(prm);
+            mcb_settings st;
+            mcb_settings_default(&st);
+            st.max_iters = 50;
+            void *work = NULL;
+            mcb_err err;
+            ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_OK);
+            int iters = 0;
+            mcb_info info;
+            memset(&info, 0, sizeof info);
+            def->solve(work, &st, count_cb, &iters, &info);
+            __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
+            ck_assert_int_ge(iters, 3);
+            ck_assert_msg(nalloc == 0, "%s on fixture %d: %ld allocations in iterations 3-%d",
+                          solvers[k], f, nalloc, iters);
+            def->free(&work);
+            mcb_problem_free(&P);
+        }
+}
+END_TEST
+#endif
+
 int main(void)
 {
     Suite *s = suite_create("nnewton");
@@ -362,6 +449,10 @@ int main(void)
     tcase_add_test(tc, parameters_checked);
     tcase_add_test(tc, nonmonotone_variant);
     tcase_add_test(tc, deterministic_two_threads);
+    tcase_add_test(tc, lu_refactor_and_repivot);
+#if COUNT_MALLOC
+    tcase_add_test(tc, no_allocation_after_first_factorization);
+#endif
     tcase_add_loop_test(tc, shared_fclib, 0, (int)(sizeof shared / sizeof shared[0]));
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
