@@ -398,13 +398,15 @@ static int write_plot_files(FILE *dat, FILE *gp, const campaign *A, const match_
                 "lc 'gray' dt 2",
             1.0 + o->time_tol, 100 * o->time_tol, 1.0 / (1.0 + o->time_tol));
     for (int s = 0; s < M->ns; s++) {
-        fprintf(gp, ", 'compare.dat' index %d using 1:2 with points pt %d ps 1.3 title '", s,
-                5 + 2 * (s % 4));
+        fprintf(gp, ", 'compare.dat' index %d using 1:2 with points pt %d ps 1.3 lc %d title '",
+                s, 5 + 2 * (s % 4), 1 + s);
         for (const char *c = A->O.solvers[M->s_old[s]]; *c; c++)
             fputs(*c == '\'' ? "''" : (char[2]){*c, 0}, gp);
         fputs("'", gp);
     }
-    fputs("\n", gp);
+    fputs(", 'compare.dat' using 1:((int($3) & 4) ? $2 : 1/0) with points pt 6 ps 2.6 "
+          "lc 'black' title 'TIME flagged'\n",
+          gp);
     return finite;
 }
 

@@ -86,7 +86,7 @@ mcb_rc mcb_plot_difficulty(FILE *html, FILE *gp, const char *outdir, const mcb_r
                            const mcb_outcomes *O, mcb_err *err)
 {
     if (!html || !gp || !outdir || !D || !O) return mcb_fail(err, MCB_E_INPUT, "difficulty plot: no input");
-    fputs("<h2 id=\"difficulty\">Difficulty</h2>\n", html);
+    fputs("<h2 id='difficulty'>Difficulty</h2>\n", html);
     if (D->ndesc == 0 || O->nproblems == 0) {
         fputs("<p>No problem descriptors in this results file (a campaign run with "
               "<code>--describe never</code>, an unfinished campaign's journal, or results "
@@ -113,9 +113,9 @@ mcb_rc mcb_plot_difficulty(FILE *html, FILE *gp, const char *outdir, const mcb_r
         return MCB_OK;
     }
     write_script(gp, O);
-    fprintf(html, "<p><a href=\"%s.svg\"><img src=\"%s.png\" alt=\"time to tolerance "
-                  "against cond(W)\" style=\"max-width:100%%\"></a> (%d points; data "
-                  "<a href=\"%s.dat\">%s.dat</a>)</p>\n",
+    fprintf(html, "<p><a href='%s.svg'><img src='%s.png' alt='time to tolerance "
+                  "against cond(W)' style='max-width:100%%'></a> (%d points; data "
+                  "<a href='%s.dat'>%s.dat</a>)</p>\n",
             DIFF_BASE, DIFF_BASE, points, DIFF_BASE, DIFF_BASE);
     return MCB_OK;
 }
