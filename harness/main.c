@@ -983,10 +983,13 @@ static void describe_row(const char *file, const mcb_problem *P, const mcb_descr
     else snprintf(rank, sizeof rank, "-");
     if (d->contacts) snprintf(mu, sizeof mu, "%.3g/%.3g/%.3g", d->mu_min, d->mu_med, d->mu_max);
     else snprintf(mu, sizeof mu, "-");
-    printf("%-20.20s %-28.28s %-6s %7d %7d %6d %8.3g %8s %-17s %10.4g %-8s %10.4g %s\n", file,
-           P->name, mcb_form_name(d->form), d->n, d->m, d->contacts, d->rows_per_dof, rank, mu,
-           d->cond_w, mcb_desc_from_name(d->cond_from), d->mass_ratio,
-           mcb_desc_from_name(d->mass_from));
+    char rpd[32], cond[32], mass[32];
+    snprintf(rpd, sizeof rpd, isfinite(d->rows_per_dof) ? "%.3g" : "-", d->rows_per_dof);
+    snprintf(cond, sizeof cond, isfinite(d->cond_w) ? "%.4g" : "-", d->cond_w);
+    snprintf(mass, sizeof mass, isfinite(d->mass_ratio) ? "%.4g" : "-", d->mass_ratio);
+    printf("%-20.20s %-28.28s %-6s %7d %7d %6d %8s %8s %-17s %10s %-8s %10s %s\n", file, P->name,
+           mcb_form_name(d->form), d->n, d->m, d->contacts, rpd, rank, mu, cond,
+           mcb_desc_from_name(d->cond_from), mass, mcb_desc_from_name(d->mass_from));
 }
 
 static int cmd_describe(int argc, char **argv)
