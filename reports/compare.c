@@ -320,6 +320,18 @@ static void write_md_head(FILE *f, const campaign *A, const campaign *B, const m
           f);
 }
 
+/* The closing line: flagged pairs, by kind. */
+static void write_md_summary(FILE *f, const verdict *V, int npairs)
+{
+    int nflag = 0, counts[3] = {0, 0, 0};
+    for (int k = 0; k < npairs; k++) {
+        nflag += V[k].flags != 0;
+        for (int b = 0; b < 3; b++) counts[b] += (V[k].flags >> b) & 1;
+    }
+    fprintf(f, "\n%d of %d pairs flagged: %d status, %d iterations, %d time.\n", nflag, npairs,
+            counts[0], counts[1], counts[2]);
+}
+
 static void write_md_row(FILE *f, const campaign *A, const verdict *v)
 {
     char name[600], fl[32];
@@ -469,8 +481,9 @@ static mcb_rc write_dir(const char *dir, const campaign *A, const campaign *B, c
             write_md_row(md, A, &V[k]);
             write_csv_row(csv, A, &V[k]);
         }
+        write_md_summary(md, V, M->np * M->ns);
         finite = write_plot_files(dat, gp, A, M, V, o);
-        fputs("\n![time NEW/OLD](compare.png)\n", md);
+        if (finite) fputs("\n![time NEW/OLD](compare.png)\n", md);
     }
     int ok = 1;
     FILE *fs[4] = {md, csv, dat, gp};
@@ -502,19 +515,17 @@ mcb_rc mcb_compare(const char *old_path, const char *new_path, const char *dir, 
     if (!rc) rc = refuse_disjoint(&A, &B, &M, err);
     if (!rc && !(V = mcb_malloc((size_t)M.np * M.ns + 1, sizeof *V)))
         rc = mcb_fail(err, MCB_E_NOMEM, "compare: out of memory");
-    int nflag = 0, counts[3] = {0, 0, 0};
+    int nflag = 0;
     for (int p = 0; !rc && p < M.np; p++)
         for (int s = 0; s < M.ns; s++) {
             verdict *v = &V[(size_t)p * M.ns + s];
             judge(&A, &B, M.p_old[p], M.p_new[p], M.s_old[s], M.s_new[s], o, v);
             nflag += v->flags != 0;
-            for (int b = 0; b < 3; b++) counts[b] += (v->flags >> b) & 1;
         }
     if (!rc && out) {
         write_md_head(out, &A, &B, &M, o);
         for (int k = 0; k < M.np * M.ns; k++) write_md_row(out, &A, &V[k]);
-        fprintf(out, "\n%d of %d pairs flagged: %d status, %d iterations, %d time.\n", nflag,
-                M.np * M.ns, counts[0], counts[1], counts[2]);
+        write_md_summary(out, V, M.np * M.ns);
     }
     if (!rc && dir) rc = write_dir(dir, &A, &B, &M, V, o, err);
     if (!rc && flagged) *flagged = nflag;
