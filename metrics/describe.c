@@ -370,7 +370,9 @@ mcb_rc mcb_describe(const mcb_problem *P, const mcb_describe_opts *o, mcb_descri
     d->rank = d->rank_def = -1;
     d->rank_tol = NAN;
     d->rank_from = MCB_DESC_NONE;
-    if (o->rank && small && P->m > 0) {
+    if (P->m == 0) {
+        d->rank = d->rank_def = 0; /* no rows: nothing to be dependent */
+    } else if (o->rank && small) {
         d->rank = mcb_describe_rank(P, &d->rank_tol);
         if (d->rank >= 0) {
             d->rank_def = P->m - d->rank;

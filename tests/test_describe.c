@@ -190,6 +190,15 @@ START_TEST(bad_input)
     ck_assert(isnan(d.cond_w));
     ck_assert_int_eq(d.rank, 2); /* the rank needs J only */
     mcb_problem_free(&P);
+    /* no rows: rank 0, no deficiency, no cond(W), no mu */
+    double A1[1] = {2}, b1[1] = {0};
+    mcb_problem *Z = fx_dense_primal(1, 0, A1, b1, NULL, NULL);
+    ck_assert_int_eq(mcb_describe(Z, NULL, &d, NULL), MCB_OK);
+    ck_assert_int_eq(d.rank, 0);
+    ck_assert_int_eq(d.rank_def, 0);
+    ck_assert(isnan(d.cond_w) && isnan(d.mu_med));
+    ck_assert_double_eq(d.rows_per_dof, 0.0);
+    mcb_problem_free(&Z);
     mcb_err err;
     ck_assert_int_eq(mcb_describe(NULL, NULL, &d, &err), MCB_E_INPUT);
     ck_assert(isnan(mcb_describe_cond(NULL, 80, NULL)));
