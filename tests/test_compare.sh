@@ -2,7 +2,8 @@
 # test_compare.sh: `mcbench compare` and `mcbench describe` end to end on
 # small campaigns of one generated stack (`mcbench run --solvers pgs,pj
 # --check-every 1`, so iteration counts are exact and repeatable):
-#   - a campaign compared with an identical copy of itself flags nothing;
+#   - a campaign compared with an identical copy of itself flags nothing,
+#     nor does a rerun of it for status and iterations (time rule off);
 #   - pgs.omega changed from 1 to 1.3 in NEW: every pgs row flags ITERS, no
 #     pj row flags ITERS or STATUS (pj has no such parameter);
 #   - an iteration budget too small for NEW: STATUS flags and the note that
@@ -44,6 +45,13 @@ cp old.h5 same.h5
 run same "$mcb" compare old.h5 same.h5
 has same "^0 of 6 pairs flagged" "$d/out"
 hasnt same "\| (STATUS|ITERS|TIME)" "$d/out"
+
+# the same campaign run again: no status or iteration flag (exact counts
+# under --check-every 1); times are machine noise here, so the time rule is
+# switched off with a huge --time-tol
+run again "$mcb" run stack.h5 -o again.h5 --solvers pgs,pj "${common[@]}"
+run again-cmp "$mcb" compare old.h5 again.h5 --time-tol 1e9
+has again "^0 of 6 pairs flagged" "$d/out"
 
 # omega changed: pgs rows flag ITERS, pj rows never STATUS or ITERS
 run omega "$mcb" compare old.h5 new.h5 -o cmp
