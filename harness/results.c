@@ -365,14 +365,7 @@ static int desc_from_name(const char *s)
     return MCB_DESC_NONE;
 }
 
-static herr_t count_groups(hid_t g, const char *name, const H5L_info_t *info, void *data)
-{
-    (void)g;
-    (void)name;
-    (void)info;
-    (*(int *)data)++;
-    return 0;
-}
+static herr_t count_link(hid_t g, const char *name, const H5L_info_t *info, void *data);
 
 /* Reads /descriptors when present (format 5; absent in version 4). */
 static mcb_rc read_descriptors(hid_t f, const char *path, mcb_results_data *D, mcb_err *err)
@@ -382,7 +375,7 @@ static mcb_rc read_descriptors(hid_t f, const char *path, mcb_results_data *D, m
     if (top < 0) return mcb_fail(err, MCB_E_INPUT, "%s: /descriptors is not a group", path);
     int count = 0;
     mcb_rc rc = MCB_OK;
-    if (H5Literate(top, H5_INDEX_NAME, H5_ITER_INC, NULL, count_groups, &count) < 0)
+    if (H5Literate(top, H5_INDEX_NAME, H5_ITER_INC, NULL, count_link, &count) < 0)
         rc = mcb_fail(err, MCB_E_INPUT, "%s: cannot list /descriptors", path);
     if (!rc && count > 0 && !(D->desc = mcb_calloc((size_t)count, sizeof *D->desc)))
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
