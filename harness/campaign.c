@@ -16,6 +16,7 @@
 
 #include "mcb_isolate.h"
 #include "mcb_paths.h"
+#include "mcb_timer.h"
 
 double mcb_default_mem_limit_mb(void)
 {
@@ -489,6 +490,53 @@ static int by_position(const void *a, const void *b)
     return (x->position > y->position) - (x->position < y->position);
 }
 
+/* Marks in `want` (one flag per problem of every input, in order) the
+ * problem a record names. */
+static void mark_problem(const mcb_campaign *C, const mcb_run_rec *r, unsigned char *want)
+{
+    for (int f = 0, off = 0; f < C->nin; off += C->in[f++].problems->count) {
+        const mcb_problem_set *S = C->in[f].problems;
+        if (strcmp(C->in[f].set_name, r->problem_set) || r->problem_index >= S->count) continue;
+        if (!strcmp(S->items[r->problem_index]->name, r->problem)) want[off + r->problem_index] = 1;
+        return;
+    }
+}
+
+/* The difficulty descriptors (describe.h) of every problem with a run in
+ * the results, once, after the runs (never inside a solver's time), into
+ * ctx->desc (borrowed names). --describe never: none. */
+static mcb_rc describe_problems(const mcb_campaign *C, const unsigned char *want, int nwant,
+                                mcb_results_data *ctx, mcb_err *err)
+{
+    if (C->describe_never) return MCB_OK;
+    int n = 0;
+    for (int k = 0; k < nwant; k++) n += want[k];
+    if (n == 0) return MCB_OK;
+    mcb_problem_desc *d = mcb_calloc((size_t)n, sizeof *d);
+    if (!d) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    double t0 = mcb_now_s();
+    mcb_rc rc = MCB_OK;
+    int k = 0;
+    for (int f = 0, off = 0; f < C->nin && !rc; off += C->in[f++].problems->count)
+        for (int p = 0; p < C->in[f].problems->count && !rc; p++) {
+            if (!want[off + p]) continue;
+            const mcb_problem *P = C->in[f].problems->items[p];
+            d[k].problem_set = (char *)C->in[f].set_name;
+            d[k].problem = P->name;
+            rc = mcb_describe(P, NULL, &d[k++].d, err);
+        }
+    if (rc) {
+        free(d);
+        return rc;
+    }
+    ctx->desc = d;
+    ctx->ndesc = n;
+    ctx->desc_borrowed = 1;
+    fprintf(stderr, "mcbench: descriptors of %d problem(s) in %.2f s (not in any run's time)\n",
+            n, mcb_now_s() - t0);
+    return MCB_OK;
+}
+
 mcb_rc mcb_campaign_finish(const mcb_campaign *C, mcb_plan *L, mcb_err *err)
 {
     char jpath[4200];
@@ -503,7 +551,10 @@ mcb_rc mcb_campaign_finish(const mcb_campaign *C, mcb_plan *L, mcb_err *err)
     ordered_pick *op = mcb_calloc((size_t)n + 1, sizeof *op);
     mcb_pick *picks = mcb_calloc((size_t)n + 1, sizeof *picks);
     unsigned char *seen = calloc((size_t)L->total + 1, 1);
-    if (!op || !picks || !seen) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    int nwant = 0;
+    for (int f = 0; f < C->nin; f++) nwant += C->in[f].problems->count;
+    unsigned char *want = calloc((size_t)nwant + 1, 1);
+    if (!op || !picks || !seen || !want) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     int np = 0;
     for (int k = 0; k < 2 && !rc; k++) {
         if (!srcs[k]) continue;
@@ -512,6 +563,7 @@ mcb_rc mcb_campaign_finish(const mcb_campaign *C, mcb_plan *L, mcb_err *err)
             mcb_run_rec r;
             if ((rc = mcb_results_src_run(srcs[k], i, &r, err))) break;
             int item = item_of(C, &r);
+            mark_problem(C, &r, want);
             /* a run recorded twice (a resume after a kill between writing
              * the results file and removing the journal) is kept once */
             if (item < 0 || !seen[item]) {
@@ -530,12 +582,17 @@ mcb_rc mcb_campaign_finish(const mcb_campaign *C, mcb_plan *L, mcb_err *err)
         /* the context: this campaign's, with the full run list's size */
         mcb_results_data ctx;
         rc = mcb_results_context(C->command, C->o, L->total, &ctx, err);
+        if (!rc) rc = describe_problems(C, want, nwant, &ctx, err);
         if (!rc) rc = mcb_results_write(C->h5_path, C->csv_path, &ctx, picks, np, err);
+        if (ctx.desc_borrowed) free(ctx.desc);
+        ctx.desc = NULL;
+        ctx.ndesc = 0;
         mcb_results_ctx_free(&ctx);
     }
     free(op);
     free(picks);
     free(seen);
+    free(want);
     mcb_results_src_close(&J);
     if (!rc) unlink(jpath);
     return rc;
@@ -672,7 +729,26 @@ mcb_rc mcb_merge(const char *const *parts, int nparts, const char *h5_path, cons
     }
     if (!rc) {
         for (int k = 0; k < np; k++) picks[k] = (mcb_pick){src[mp[k].part], mp[k].k};
-        rc = mcb_results_write(h5_path, csv_path, mcb_results_src_ctx(src[0]), picks, np, err);
+        /* the parts' descriptors, each problem once (borrowed) */
+        mcb_results_data ctx = *mcb_results_src_ctx(src[0]);
+        int nd = 0;
+        for (int k = 0; k < nparts; k++) nd += mcb_results_src_ctx(src[k])->ndesc;
+        ctx.desc = nd ? mcb_calloc((size_t)nd, sizeof *ctx.desc) : NULL;
+        ctx.ndesc = 0;
+        ctx.desc_borrowed = 1;
+        for (int k = 0; k < nparts && ctx.desc; k++) {
+            const mcb_results_data *D = mcb_results_src_ctx(src[k]);
+            for (int i = 0; i < D->ndesc; i++) {
+                int dup = 0;
+                for (int j = 0; j < ctx.ndesc && !dup; j++)
+                    dup = !strcmp(ctx.desc[j].problem, D->desc[i].problem) &&
+                          !strcmp(ctx.desc[j].problem_set, D->desc[i].problem_set);
+                if (!dup) ctx.desc[ctx.ndesc++] = D->desc[i];
+            }
+        }
+        if (nd && !ctx.desc) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        if (!rc) rc = mcb_results_write(h5_path, csv_path, &ctx, picks, np, err);
+        free(ctx.desc);
     }
     free(mp);
     free(picks);

@@ -45,6 +45,7 @@ typedef struct {
     double grace_s;        /* isolated runs are killed at 2 x time limit + grace */
     int tty;               /* progress as a bar, else lines */
     int mpi;               /* 1: this process is rank 0 of an MPI campaign (mpi.c) */
+    int describe_never;    /* 1: no problem descriptors in the results (--describe never) */
 } mcb_campaign;
 
 /* The default memory limit per isolated run: half the physical memory. */

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "compare.h"
+#include "describe.h"
 #include "mpi_campaign.h"
 #include "mcb_io.h"
 #include "mcb_paths.h"
@@ -619,6 +621,9 @@ static const char *run_help =
     "                       twice the time limit plus 10 s\n"
     "  --mem-limit MB       memory an isolated run may add (default half the physical\n"
     "                       memory; 0: none)\n"
+    "  --describe auto|never  difficulty descriptors of every problem into the results\n"
+    "                       (docs/describe.md), computed once after the runs (default\n"
+    "                       auto: cond(W) and rank skipped above 60000 rows)\n"
     "  --mpi                under mpirun: rank 0 hands out runs and writes the results,\n"
     "                       the other ranks solve\n"
     "  --threads T          OpenMP and OpenBLAS threads (default 1)\n"
@@ -743,7 +748,7 @@ static int cmd_run(int argc, char **argv)
                                   "--trace-every", "--repeat", "--threads", "--param",
                                   "--stop-metric", "--check-every", "--timing", "--problems",
                                   "--exclude", "--resume", "--shard", "--isolate", "--mem-limit",
-                                  "--law", NULL};
+                                  "--law", "--describe", NULL};
     const char *const flags[] = {"--warm-start", "--save-solutions", "--quick", "--mpi", NULL};
     for (int k = 1; k < argc && !status; k++) {
         const char *a = argv[k], *v;
@@ -785,6 +790,7 @@ static int cmd_run(int argc, char **argv)
         else if (!strcmp(a, "--resume")) resume = v;
         else if (!strcmp(a, "--mpi")) C.mpi = 1;
         else if (!strcmp(a, "--mem-limit")) bad = parse_double(v, 0.0, &C.mem_limit_mb);
+        else if (!strcmp(a, "--describe")) bad = (C.describe_never = !strcmp(v, "never")) == 0 && strcmp(v, "auto");
         else if (!strcmp(a, "--isolate")) {
             const char *modes[] = {"auto", "always", "never"};
             C.isolate = -1;
@@ -958,6 +964,148 @@ static int cmd_merge(int argc, char **argv)
     return status;
 }
 
+/* --------------------------------------------------------------- describe */
+
+static const char *describe_help =
+    "usage: mcbench describe FILE.h5... [-o OUT.csv] [--steps K] [--max-rows N] [--no-rank]\n"
+    "                        [--recompute]\n"
+    "Difficulty descriptors of every problem (docs/describe.md): DOFs, rows, contacts,\n"
+    "rows per DOF, the rank deficiency of J (SuiteSparseQR), mu min/median/max, cond(W)\n"
+    "over its nonzero spectrum (Lanczos on W = J A^-1 J^T, at most K steps, default 80;\n"
+    "a stored scene estimate is used as is unless --recompute) and the largest mass\n"
+    "ratio. Problems above N rows (default 60000) get no cond(W) and no rank. Prints a\n"
+    "table; -o also writes the descriptors as CSV.\n";
+
+static void describe_row(const char *file, const mcb_problem *P, const mcb_descriptors *d)
+{
+    char rank[32], mu[64];
+    if (d->rank_def >= 0) snprintf(rank, sizeof rank, "%d", d->rank_def);
+    else snprintf(rank, sizeof rank, "-");
+    if (d->contacts) snprintf(mu, sizeof mu, "%.3g/%.3g/%.3g", d->mu_min, d->mu_med, d->mu_max);
+    else snprintf(mu, sizeof mu, "-");
+    char rpd[32], cond[32], mass[32];
+    snprintf(rpd, sizeof rpd, isfinite(d->rows_per_dof) ? "%.3g" : "-", d->rows_per_dof);
+    snprintf(cond, sizeof cond, isfinite(d->cond_w) ? "%.4g" : "-", d->cond_w);
+    snprintf(mass, sizeof mass, isfinite(d->mass_ratio) ? "%.4g" : "-", d->mass_ratio);
+    printf("%-20.20s %-28.28s %-6s %7d %7d %6d %8s %8s %-17s %10s %-8s %10s %s\n", file, P->name,
+           mcb_form_name(d->form), d->n, d->m, d->contacts, rpd, rank, mu, cond,
+           mcb_desc_from_name(d->cond_from), mass, mcb_desc_from_name(d->mass_from));
+}
+
+static int cmd_describe(int argc, char **argv)
+{
+    if (is_help(argc, argv)) return fputs(describe_help, stdout), 0;
+    char **files = calloc((size_t)argc, sizeof *files);
+    if (!files) return 1;
+    const char *out = NULL;
+    mcb_describe_opts o;
+    mcb_describe_defaults(&o);
+    const char *const valued[] = {"-o", "--steps", "--max-rows", NULL};
+    const char *const flags[] = {"--no-rank", "--recompute", NULL};
+    int po = 0, nfiles = 0, status = 0;
+    for (int k = 1; k < argc && !status; k++) {
+        const char *a = argv[k], *v;
+        int t = next_arg("describe", argc, argv, &k, &po, valued, flags, &v);
+        if (t == ARG_ERR) status = EXIT_INPUT;
+        else if (t == ARG_POS) files[nfiles++] = argv[k];
+        else if (t != ARG_OPT) continue;
+        else if (!strcmp(a, "-o")) out = v;
+        else if (!strcmp(a, "--no-rank")) o.rank = 0;
+        else if (!strcmp(a, "--recompute")) o.use_stored = 0;
+        else if (!strcmp(a, "--steps") && parse_int(v, 1, 10000, &o.lanczos_steps))
+            status = usage_error("describe", "--steps wants an integer in 1..10000, got '%s'", v);
+        else if (!strcmp(a, "--max-rows") && parse_int(v, 0, 2000000000, &o.max_rows))
+            status = usage_error("describe", "--max-rows wants an integer >= 0, got '%s'", v);
+    }
+    if (!status && nfiles == 0) status = usage_error("describe", "%s", "needs at least one FILE");
+    FILE *csv = NULL;
+    if (!status && out && !(csv = fopen(out, "w"))) {
+        fprintf(stderr, "mcbench: error: cannot write %s: %s\n", out, strerror(errno));
+        status = 1;
+    }
+    if (csv) fprintf(csv, "file,problem,%s\n", mcb_describe_csv_header());
+    if (!status)
+        printf("%-20s %-28s %-6s %7s %7s %6s %8s %8s %-17s %10s %-8s %10s %s\n", "file", "problem",
+               "form", "dofs", "rows", "cont", "rows/dof", "rank_def", "mu min/med/max", "cond(W)",
+               "from", "mass_ratio", "from");
+    for (int k = 0; k < nfiles && !status; k++) {
+        mcb_problem_set *S = NULL;
+        mcb_err err;
+        mcb_rc rc = mcb_read_problems_isolated(files[k], &S, &err);
+        if (rc) status = fail_rc(rc, &err);
+        for (int p = 0; S && p < S->count && !status; p++) {
+            mcb_descriptors d;
+            if ((rc = mcb_describe(S->items[p], &o, &d, &err))) {
+                status = fail_rc(rc, &err);
+                break;
+            }
+            char *base = strrchr(files[k], '/');
+            describe_row(base ? base + 1 : files[k], S->items[p], &d);
+            char row[1024];
+            if (csv) fprintf(csv, "%s,%s,%s\n", files[k], S->items[p]->name,
+                             mcb_describe_csv_row(&d, row, sizeof row));
+        }
+        mcb_problem_set_free(&S);
+    }
+    if (csv && fclose(csv) && !status) {
+        fprintf(stderr, "mcbench: error: cannot write %s\n", out);
+        status = 1;
+    }
+    free(files);
+    return status;
+}
+
+/* ---------------------------------------------------------------- compare */
+
+static const char *compare_help =
+    "usage: mcbench compare OLD.h5 NEW.h5 [-o DIR] [--time-tol F] [--iter-tol F]\n"
+    "Two campaigns of the same problems (e.g. two revisions of a solver): per solver\n"
+    "and problem the change in status, iterations and solve time, with the spread of\n"
+    "the repetitions (--repeat), and a flag on every change larger than the noise\n"
+    "(docs/compare.md): any status change; iterations changed by more than --iter-tol\n"
+    "(default 0.01, relative); a time ratio NEW/OLD outside both campaigns' min-max\n"
+    "spread and off by more than --time-tol (default 0.10). Prints a Markdown table;\n"
+    "-o DIR writes DIR/compare.md, DIR/compare.csv and the plot DIR/compare.png\n"
+    "(gnuplot: time ratio per problem and solver, log scale). Refuses two files with\n"
+    "no problem or no solver in common, naming those in one file only. Exits 0 either\n"
+    "way when the comparison is made; 3 when something is flagged and --fail-on-flag.\n";
+
+static int cmd_compare(int argc, char **argv)
+{
+    if (is_help(argc, argv)) return fputs(compare_help, stdout), 0;
+    const char *in[2] = {NULL, NULL}, *dir = NULL;
+    mcb_compare_opts o;
+    mcb_compare_defaults(&o);
+    int fail_on_flag = 0;
+    const char *const valued[] = {"-o", "--time-tol", "--iter-tol", NULL};
+    const char *const flags[] = {"--fail-on-flag", NULL};
+    int po = 0, n = 0;
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k], *v;
+        int t = next_arg("compare", argc, argv, &k, &po, valued, flags, &v);
+        if (t == ARG_ERR) return EXIT_INPUT;
+        if (t == ARG_POS) {
+            if (n == 2) return usage_error("compare", "takes two results files, got a third: %s", a);
+            in[n++] = a;
+        } else if (t != ARG_OPT) {
+            continue;
+        } else if (!strcmp(a, "-o")) {
+            dir = v;
+        } else if (!strcmp(a, "--fail-on-flag")) {
+            fail_on_flag = 1;
+        } else if (parse_double(v, 0.0, !strcmp(a, "--time-tol") ? &o.time_tol : &o.iter_tol)) {
+            return usage_error("compare", "wants a finite number >= 0, got '%s'", v);
+        }
+    }
+    if (n != 2) return usage_error("compare", "%s", "needs OLD.h5 and NEW.h5");
+    mcb_err err;
+    int flagged = 0;
+    mcb_rc rc = mcb_compare(in[0], in[1], dir, stdout, &o, &flagged, &err);
+    if (rc) return fail_rc(rc, &err);
+    if (dir) fprintf(stderr, "mcbench: comparison in %s/compare.md\n", dir);
+    return fail_on_flag && flagged ? 3 : 0;
+}
+
 /* ----------------------------------------------------------------- report */
 
 static int cmd_report(int argc, char **argv)
@@ -1023,6 +1171,8 @@ int main(int argc, char **argv)
     if (!strcmp(c, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
     if (!strcmp(c, "merge")) return cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(c, "describe")) return cmd_describe(argc - 1, argv + 1);
+    if (!strcmp(c, "compare")) return cmd_compare(argc - 1, argv + 1);
     if (!strcmp(c, "solvers")) return cmd_solvers(argc - 1, argv + 1);
     fprintf(stderr, "mcbench: unknown command '%s'\n%s", c, main_help);
     return EXIT_INPUT;

@@ -19,7 +19,8 @@
 #include "mcb_paths.h"
 
 #define RESULTS_FORMAT "mcbench-results"
-#define RESULTS_VERSION 4
+#define RESULTS_VERSION 5
+#define RESULTS_VERSION_OLDEST 4 /* version 4: no /descriptors, read all the same */
 
 /* First line of a command's output, or "unknown". */
 static void command_line(const char *cmd, char *buf, size_t len)
@@ -277,6 +278,16 @@ void mcb_results_ctx_free(mcb_results_data *D)
         free(*strs[k]);
         *strs[k] = NULL;
     }
+    if (!D->desc_borrowed) {
+        for (int k = 0; k < D->ndesc; k++) {
+            free(D->desc[k].problem_set);
+            free(D->desc[k].problem);
+        }
+        free(D->desc);
+    }
+    D->desc = NULL;
+    D->ndesc = 0;
+    D->desc_borrowed = 0;
 }
 
 static int write_context(hid_t f, const mcb_results_data *D)
@@ -303,6 +314,111 @@ static int write_context(hid_t f, const mcb_results_data *D)
              mcb_h5_attr_write_str(g, "settings", D->settings) ||
              mcb_h5_attr_write_str(g, "command", D->command);
     H5Gclose(g);
+    return rc;
+}
+
+/* /descriptors/NNNNNN: one group per problem, its descriptors as
+ * attributes (docs/results-format.md; -1 and NaN: unknown). */
+static const char *const desc_ints[] = {"n", "m", "contacts", "subsystems", "rank", "rank_def",
+                                        "cond_steps"};
+static const char *const desc_dbls[] = {"rows_per_dof", "rank_tol", "mu_min", "mu_med",
+                                        "mu_max",       "cond_w",   "mass_ratio"};
+static const char *const desc_from[] = {"rank_from", "cond_from", "mass_from"};
+
+static int write_descriptors(hid_t f, const mcb_results_data *D)
+{
+    if (D->ndesc <= 0) return 0;
+    hid_t top = mcb_h5_create_group(f, "descriptors");
+    if (top < 0) return -1;
+    int rc = 0;
+    for (int k = 0; k < D->ndesc && !rc; k++) {
+        const mcb_problem_desc *x = &D->desc[k];
+        const mcb_descriptors *d = &x->d;
+        char name[32];
+        snprintf(name, sizeof name, "%06d", k);
+        hid_t g = H5Gcreate2(top, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (g < 0) {
+            rc = -1;
+            break;
+        }
+        const long iv[] = {d->n, d->m, d->contacts, d->nsub, d->rank, d->rank_def, d->cond_steps};
+        const double dv[] = {d->rows_per_dof, d->rank_tol, d->mu_min, d->mu_med,
+                             d->mu_max,       d->cond_w,   d->mass_ratio};
+        const int fv[] = {d->rank_from, d->cond_from, d->mass_from};
+        rc = mcb_h5_attr_write_str(g, "problem_set", x->problem_set) ||
+             mcb_h5_attr_write_str(g, "problem", x->problem) ||
+             mcb_h5_attr_write_str(g, "form", mcb_form_name(d->form));
+        for (int i = 0; i < 7 && !rc; i++) rc = mcb_h5_attr_write_int(g, desc_ints[i], iv[i]);
+        for (int i = 0; i < 7 && !rc; i++) rc = mcb_h5_attr_write_double(g, desc_dbls[i], dv[i]);
+        for (int i = 0; i < 3 && !rc; i++)
+            rc = mcb_h5_attr_write_str(g, desc_from[i], mcb_desc_from_name(fv[i]));
+        H5Gclose(g);
+    }
+    H5Gclose(top);
+    return rc;
+}
+
+static int desc_from_name(const char *s)
+{
+    for (int k = 0; k <= MCB_DESC_DIAG; k++)
+        if (!strcmp(s, mcb_desc_from_name(k))) return k;
+    return MCB_DESC_NONE;
+}
+
+static herr_t count_link(hid_t g, const char *name, const H5L_info_t *info, void *data);
+
+/* Reads /descriptors when present (format 5; absent in version 4). */
+static mcb_rc read_descriptors(hid_t f, const char *path, mcb_results_data *D, mcb_err *err)
+{
+    if (!mcb_h5_exists(f, "descriptors")) return MCB_OK;
+    hid_t top = H5Gopen2(f, "descriptors", H5P_DEFAULT);
+    if (top < 0) return mcb_fail(err, MCB_E_INPUT, "%s: /descriptors is not a group", path);
+    int count = 0;
+    mcb_rc rc = MCB_OK;
+    if (H5Literate(top, H5_INDEX_NAME, H5_ITER_INC, NULL, count_link, &count) < 0)
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: cannot list /descriptors", path);
+    if (!rc && count > 0 && !(D->desc = mcb_calloc((size_t)count, sizeof *D->desc)))
+        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    for (int k = 0; k < count && !rc; k++) {
+        char name[32], where[4200];
+        snprintf(name, sizeof name, "%06d", k);
+        snprintf(where, sizeof where, "%s: /descriptors/%s", path, name);
+        hid_t g = mcb_h5_exists(top, name) ? H5Gopen2(top, name, H5P_DEFAULT) : -1;
+        if (g < 0) {
+            rc = mcb_fail(err, MCB_E_INPUT, "%s is missing or not a group", where);
+            break;
+        }
+        mcb_problem_desc *x = &D->desc[k];
+        D->ndesc = k + 1;
+        mcb_descriptors *d = &x->d;
+        int *iv[] = {&d->n, &d->m, &d->contacts, &d->nsub, &d->rank, &d->rank_def, &d->cond_steps};
+        double *dv[] = {&d->rows_per_dof, &d->rank_tol, &d->mu_min, &d->mu_med,
+                        &d->mu_max,       &d->cond_w,   &d->mass_ratio};
+        int *fv[] = {&d->rank_from, &d->cond_from, &d->mass_from};
+        char *form = NULL;
+        rc = mcb_h5_attr_get_str(g, "problem_set", where, &x->problem_set, err);
+        if (!rc) rc = mcb_h5_attr_get_str(g, "problem", where, &x->problem, err);
+        if (!rc) rc = mcb_h5_attr_get_str(g, "form", where, &form, err);
+        if (!rc) d->form = strcmp(form, "dual") ? MCB_PRIMAL : MCB_DUAL;
+        free(form);
+        for (int i = 0; i < 7 && !rc; i++) {
+            long v = 0;
+            rc = mcb_h5_attr_get_int(g, desc_ints[i], where, &v, err);
+            if (!rc && (v < -1 || v > INT_MAX))
+                rc = mcb_fail(err, MCB_E_INPUT, "%s: attribute %s = %ld is out of range", where,
+                              desc_ints[i], v);
+            *iv[i] = (int)v;
+        }
+        for (int i = 0; i < 7 && !rc; i++) rc = mcb_h5_attr_get_double(g, desc_dbls[i], where, dv[i], err);
+        for (int i = 0; i < 3 && !rc; i++) {
+            char *s = NULL;
+            rc = mcb_h5_attr_get_str(g, desc_from[i], where, &s, err);
+            if (!rc) *fv[i] = desc_from_name(s);
+            free(s);
+        }
+        H5Gclose(g);
+    }
+    H5Gclose(top);
     return rc;
 }
 
@@ -525,7 +641,7 @@ static mcb_rc read_context(hid_t f, const char *path, mcb_results_data *D, mcb_e
         goto done;
     }
     if ((rc = mcb_h5_attr_get_int(f, "format_version", path, &ver, err))) goto done;
-    if (ver != RESULTS_VERSION) {
+    if (ver < RESULTS_VERSION_OLDEST || ver > RESULTS_VERSION) {
         rc = mcb_fail(err, MCB_E_INPUT,
                       "%s: results format version %ld, this mcbench reads %d (rerun the "
                       "campaign to regenerate it)",
@@ -611,6 +727,7 @@ static mcb_rc open_h5(mcb_results_src *S, mcb_err *err)
     S->file = open_lean_ro(S->path, err);
     if (S->file < 0) return MCB_E_INPUT;
     mcb_rc rc = read_context(S->file, S->path, &S->ctx, err);
+    if (!rc) rc = read_descriptors(S->file, S->path, &S->ctx, err);
     if (rc) return rc;
     if ((S->runs = H5Gopen2(S->file, "runs", H5P_DEFAULT)) < 0)
         return mcb_fail(err, MCB_E_INPUT, "%s: /runs is not a group", S->path);
@@ -743,7 +860,8 @@ mcb_rc mcb_results_write(const char *h5_path, const char *csv_path, const mcb_re
     }
     if (mcb_h5_attr_write_str(file, "format", RESULTS_FORMAT) ||
         mcb_h5_attr_write_int(file, "format_version", RESULTS_VERSION) ||
-        write_context(file, ctx) || (runs = mcb_h5_create_group(file, "runs")) < 0 ||
+        write_context(file, ctx) || write_descriptors(file, ctx) ||
+        (runs = mcb_h5_create_group(file, "runs")) < 0 ||
         fprintf(csv, "%s\n", mcb_csv_header()) < 0) {
         rc = mcb_fail(err, MCB_E_IO, "%s: cannot write results", h5_path);
         goto done;

@@ -13,6 +13,7 @@
 #ifndef MCB_RESULTS_H
 #define MCB_RESULTS_H
 
+#include "describe.h"
 #include "runner.h"
 
 /* One run as stored. Strings and arrays are owned by the record when it
@@ -35,6 +36,12 @@ void mcb_rec_free(mcb_run_rec *r); /* for records that own their fields */
 /* A record borrowing the fields of `run` (nothing to free). */
 void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run_rec *rec);
 
+/* One problem's difficulty descriptors (format 5: /descriptors). */
+typedef struct {
+    char *problem_set, *problem; /* owned when read, borrowed when written */
+    mcb_descriptors d;
+} mcb_problem_desc;
+
 /* A campaign's context and (when read) its runs. */
 typedef struct {
     int count;
@@ -50,6 +57,9 @@ typedef struct {
     char *settings;  /* everything that must agree between parts of one campaign */
     int cpu_count, warm_start, check_every, trace_every, timing, repeat;
     int total_runs;  /* the size of the campaign's full run list */
+    int ndesc;       /* per-problem descriptors (0: none, e.g. a journal) */
+    mcb_problem_desc *desc; /* owned when read (mcb_results_ctx_free) */
+    int desc_borrowed; /* 1: desc's names and array belong to someone else */
 } mcb_results_data;
 
 /* Fills D's context (not its runs) for a campaign about to start: the

@@ -24,6 +24,7 @@
 
 #include "mcb_paths.h"
 #include "outcomes.h"
+#include "plot_difficulty.h"
 #include "profile.h"
 #include "results.h"
 
@@ -896,6 +897,7 @@ mcb_rc mcb_report(const char *results_path, const char *outdir, const char *gnup
     for (int s = 0; s < O.nsets && !rc; s++)
         rc = write_set(html, gp, outdir, D, &O, s, bases[s], col, err);
     if (!rc && O.nsets > 1) rc = write_all_sets(html, gp, outdir, &O, err);
+    if (!rc) rc = mcb_plot_difficulty(html, gp, outdir, D, &O, err);
     fprintf(html, "</body></html>\n");
     int closed = fclose(html) == 0;
     closed &= fclose(gp) == 0;

@@ -1,0 +1,90 @@
+/* describe.h: difficulty descriptors of a problem, pure functions of the
+ * problem alone (primal or dual, generated or imported): its size, the
+ * numerical rank deficiency of J, the friction coefficients, an estimate of
+ * cond(W) over W's nonzero spectrum and the largest mass ratio.
+ * docs/describe.md defines each one and how it is computed.
+ *
+ * Nothing here fails on a hard problem: a descriptor that cannot be
+ * computed (a factorization that fails, a problem above the size limits)
+ * is NaN (or -1 for the integers) and its `*_from` says why. The calls
+ * fail only on NULL arguments (MCB_E_INPUT) and out of memory. They
+ * allocate their work arrays once per call (none inside the Lanczos or any
+ * other loop) and free them before returning. */
+#ifndef MCB_DESCRIBE_H
+#define MCB_DESCRIBE_H
+
+#include "mcb_problem.h"
+
+/* Where a descriptor came from. */
+typedef enum {
+    MCB_DESC_NONE = 0,    /* not computed (unknown, skipped or failed) */
+    MCB_DESC_STORED = 1,  /* the problem file's scene descriptor */
+    MCB_DESC_LANCZOS = 2, /* cond(W): Lanczos on W (mcb_describe_cond) */
+    MCB_DESC_SPQR = 3,    /* rank: SuiteSparseQR's rank-revealing QR */
+    MCB_DESC_SUBSYS = 4,  /* mass ratio: A's diagonal per subsystem */
+    MCB_DESC_DIAG = 5     /* mass ratio: A's (primal) or W's (dual) diagonal */
+} mcb_desc_from;
+const char *mcb_desc_from_name(int from); /* "none", "stored", ... */
+
+typedef struct {
+    int form;            /* mcb_form */
+    int n, m;            /* DOFs (0 for dual), rows */
+    int contacts;        /* contact and contact_ccp blocks */
+    int nsub;            /* subsystems (0 for dual) */
+    double rows_per_dof; /* m / n; NaN for a dual problem or n = 0 */
+    int rank;            /* numerical rank of J (primal) or W (dual); -1 unknown */
+    int rank_def;        /* m - rank; -1 unknown */
+    double rank_tol;     /* the QR's column-norm tolerance; NaN unknown */
+    int rank_from;
+    double mu_min, mu_med, mu_max; /* over the contacts; NaN without contacts */
+    double cond_w;       /* cond(W) over its nonzero spectrum; NaN unknown */
+    int cond_from;
+    int cond_steps;      /* Lanczos steps taken (0 when stored or unknown) */
+    double mass_ratio;   /* >= 1; NaN unknown */
+    int mass_from;
+} mcb_descriptors;
+
+typedef struct {
+    int lanczos_steps;   /* at most this many Lanczos steps (default 80) */
+    int max_rows;        /* above this many rows, cond(W) and the rank are
+                          * skipped (NaN, -1): default 60000 */
+    int rank;            /* 0: skip the rank (a sparse QR) */
+    int use_stored;      /* 1 (default): a finite stored cond_est / mass_ratio
+                          * is taken as is; 0: always recompute */
+} mcb_describe_opts;
+
+void mcb_describe_defaults(mcb_describe_opts *o);
+
+/* Fills d for problem P (o NULL: the defaults). */
+mcb_rc mcb_describe(const mcb_problem *P, const mcb_describe_opts *o, mcb_descriptors *d,
+                    mcb_err *err);
+
+/* cond(W) over its nonzero spectrum, W = J A^-1 J^T applied as three
+ * sparse products and one CHOLMOD solve (primal) or the symmetric part of
+ * the stored W (dual), never formed: Lanczos with full reorthogonalization
+ * from W r, r a fixed pseudo-random vector (splitmix64, seed 20260101), at
+ * most `steps` steps, stopped when the Krylov space is exhausted; lambda_max
+ * over the smallest Ritz value above 1e-12 lambda_max. A lower bound that
+ * tightens with the steps (exact when rank(W) <= steps). NaN when it cannot
+ * be computed (no rows, A not positive definite, W without a positive
+ * eigenvalue). *steps_taken (may be NULL) receives the steps taken. For a
+ * primal problem it is the algorithm of the scene engine's
+ * mcb_problem_cond_estimate (docs/stepping.md) with the same start. */
+double mcb_describe_cond(const mcb_problem *P, int steps, int *steps_taken);
+
+/* The numerical rank of J (primal: a QR of J^T, whose columns are J's
+ * rows) or W (dual), by SuiteSparseQR with its default tolerance
+ * tol = 20 (r + c) eps max_j ||column j|| for an r x c matrix (written to
+ * *tol, may be NULL). -1 when the QR fails. */
+int mcb_describe_rank(const mcb_problem *P, double *tol);
+
+/* The CSV columns (no newline) of mcb_describe_csv_row, after a caller's
+ * own leading columns:
+ * form,n,m,contacts,subsystems,rows_per_dof,rank,rank_def,rank_tol,
+ * mu_min,mu_med,mu_max,cond_w,cond_from,cond_steps,mass_ratio,mass_from */
+const char *mcb_describe_csv_header(void);
+/* One CSV row of d (no newline; NaN and -1 as empty fields) into buf;
+ * returns buf. */
+char *mcb_describe_csv_row(const mcb_descriptors *d, char *buf, size_t len);
+
+#endif
