@@ -138,7 +138,7 @@ __attribute__((unused)) static int so(void *w, const mcb_settings *s, mcb_iter_c
     int *volatile np = NULL;
     *np = 1; /* a null pointer written through */
 #endif
-    return MCB_ST_MAX_ITERS;
+    return MCB_ST_STALLED;
 }
 static void it(void *w, double *v, double *l) { (void)w; (void)v; (void)l; }
 static void fr(void **w) { (void)w; }
@@ -170,6 +170,7 @@ variant nulldef nulldef -DNULL_DEF
 variant nosolve nosolve -DNO_SOLVE
 variant clash pgs
 variant crash crash -DCRASH
+variant stall stall
 v=$(sed -n 's/^#define MCB_SOLVER_INTERFACE_VERSION \([0-9]*\).*/\1/p' "$p/include/mcbench/solver.h")
 check "refused: interface version" 2 "$m" run "$d/dual.h5" --plugin "$d/libwrongver.so" -o "$d/x.h5"
 expect_err "refused: interface version" "plugin $d/libwrongver.so: built for solver interface version $((v+1)), this mcbench has version $v"
@@ -189,6 +190,13 @@ expect_err "refused: not a library" "plugin $d/variant.c: cannot load it as a sh
 check "refused: missing file" 2 "$m" solvers --plugin "$d/none.so"
 expect_err "refused: missing file" "plugin $d/none.so"
 [ ! -e "$d/x.h5" ] && [ ! -e "$d/x.csv" ] && ok || bad "a refused run left results behind"
+
+# --- two plugins in one campaign ------------------------------------------------
+check "two plugins" 0 "$m" run "$d/dual.h5" --plugin "$plugin" --plugin "$d/libstall.so" \
+  --tol 1e-8 -o "$d/r6.h5"
+csv_status "two plugins" "$d/r6.csv" example-pgs solved
+csv_status "two plugins" "$d/r6.csv" stall stalled
+csv_status "two plugins: the built-in ones too" "$d/r6.csv" pgs solved
 
 # --- a plugin that crashes: recorded as crashed, the campaign goes on -----------
 check "crashing plugin" 0 "$m" run "$d/dual.h5" --plugin "$d/libcrash.so" --solvers crash,pgs \
