@@ -281,7 +281,9 @@ static int wants_isolation(const mcb_campaign *C, const mcb_solver_def *def)
 {
     if (C->isolate == MCB_ISOLATE_ALWAYS) return 1;
     if (C->isolate == MCB_ISOLATE_NEVER) return 0;
-    return def->black_box || mcb_solver_find(def->name) != def;
+    /* auto: what mcbench cannot vouch for runs in a child: a black box, a
+     * plugin (a runtime addition) and a def from outside the registry */
+    return def->black_box || !mcb_solver_is_builtin(def);
 }
 
 typedef struct {

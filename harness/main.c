@@ -15,6 +15,7 @@
 #include "mpi_campaign.h"
 #include "mcb_io.h"
 #include "mcb_paths.h"
+#include "plugin.h"
 #include "export_fclib.h"
 #include "import_siconos.h"
 #include "problems.h"
@@ -550,29 +551,55 @@ static int cmd_gen(int argc, char **argv)
 
 /* ---------------------------------------------------------------- solvers */
 
+/* --plugin FILE.so (repeatable): each plugin's solver joins the registry. */
+static int load_plugins(char **paths, int n)
+{
+    for (int k = 0; k < n; k++) {
+        mcb_err err;
+        mcb_rc rc = mcb_plugin_load(paths[k], NULL, &err);
+        if (rc) return fail_rc(rc, &err);
+    }
+    return 0;
+}
+
 static int cmd_solvers(int argc, char **argv)
 {
     if (is_help(argc, argv)) {
-        puts("usage: mcbench solvers\nLists the registered solvers, the problem forms they "
-             "accept, their parameters and defaults\n(set with 'mcbench run --param "
-             "SOLVER.NAME=VALUE').");
+        puts("usage: mcbench solvers [--plugin FILE.so]...\nLists the registered solvers, the "
+             "problem forms they accept, their parameters and defaults\n(set with 'mcbench run "
+             "--param SOLVER.NAME=VALUE'), and the solvers of the plugins given.");
         return 0;
     }
-    for (int k = 0; k < mcb_solver_count(); k++) {
+    char **plugins = calloc((size_t)argc, sizeof *plugins);
+    int nplugins = 0, po = 0, status = plugins ? 0 : 1;
+    const char *const valued[] = {"--plugin", NULL};
+    for (int k = 1; k < argc && !status; k++) {
+        const char *v;
+        int t = next_arg("solvers", argc, argv, &k, &po, valued, NULL, &v);
+        if (t == ARG_ERR) status = EXIT_INPUT;
+        else if (t == ARG_POS) status = usage_error("solvers", "unexpected argument '%s'", argv[k]);
+        else if (t == ARG_OPT) plugins[nplugins++] = (char *)v;
+    }
+    if (!status) status = load_plugins(plugins, nplugins);
+    free(plugins);
+    for (int k = 0; k < mcb_solver_count() && !status; k++) {
         const mcb_solver_def *d = mcb_solver_at(k);
         printf("%s: %s\n  reference: %s\n  accepts: %s%s%s\n", d->name, d->description,
                d->reference, d->accepts & MCB_ACCEPTS_PRIMAL ? "primal" : "",
                d->accepts == (MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL) ? ", " : "",
                d->accepts & MCB_ACCEPTS_DUAL ? "dual" : "");
-        double params[32];
+        if (mcb_plugin_origin(d)) printf("  plugin: %s\n", mcb_plugin_origin(d));
+        double *params = calloc(1, d->params_size + sizeof(double));
+        if (!params) return 1;
         d->default_params(params);
         for (int p = 0; p < d->nparams; p++) {
             char buf[64];
             mcb_param_format(d, params, p, buf, sizeof buf);
             printf("  %s.%s = %s\n      %s\n", d->name, d->params[p].name, buf, d->params[p].help);
         }
+        free(params);
     }
-    return 0;
+    return status;
 }
 
 /* -------------------------------------------------------------------- run */
@@ -587,6 +614,11 @@ static const char *run_help =
     "continue it with --resume; the results file and CSV appear when it completes.\n"
     "  --solvers a,b,...    solvers to run, each once (default: all registered; see\n"
     "                       'mcbench solvers')\n"
+    "  --plugin FILE.so     load a solver plugin (repeatable; docs/api.md): its solver\n"
+    "                       is registered under its own name, for --solvers and --param;\n"
+    "                       a plugin built for another solver interface version, without\n"
+    "                       the mcb_plugin symbol or clashing with a solver's name is\n"
+    "                       refused (exit 2); --isolate auto runs it in a child process\n"
     "  --iters N            iteration budget (default 5000)\n"
     "  --time-limit S       wall-clock budget per run in seconds, setup included (default 30;\n"
     "                       0: none; solvers that cannot be stopped, the siconos_* peers,\n"
@@ -615,7 +647,7 @@ static const char *run_help =
     "  --shard I/N          only part I (0-based) of N of the run list, balanced by\n"
     "                       estimated cost (merge the parts with 'mcbench merge')\n"
     "  --isolate MODE       run each run in a forked child: auto (default: solvers that\n"
-    "                       cannot be stopped and solvers from outside the registry),\n"
+    "                       cannot be stopped and plugins, solvers from outside mcbench),\n"
     "                       always, never. A crash, a hang or the memory limit costs that\n"
     "                       run only (status crashed or time-limit); a child is killed at\n"
     "                       twice the time limit plus 10 s\n"
@@ -727,9 +759,10 @@ static int cmd_run(int argc, char **argv)
     const char *out = NULL, *csv = NULL, *solver_list = NULL;
     char **files = calloc((size_t)argc, sizeof *files);
     char **params = calloc((size_t)argc, sizeof *params);
+    char **plugins = calloc((size_t)argc, sizeof *plugins);
     const char **include = calloc((size_t)argc, sizeof *include);
     const char **exclude = calloc((size_t)argc, sizeof *exclude);
-    int nfiles = 0, nparams = 0, status = 0, po = 0;
+    int nfiles = 0, nparams = 0, nplugins = 0, status = 0, po = 0;
     mcb_campaign C;
     memset(&C, 0, sizeof C);
     C.mem_limit_mb = mcb_default_mem_limit_mb();
@@ -737,9 +770,10 @@ static int cmd_run(int argc, char **argv)
     C.include = include;
     C.exclude = exclude;
     const char *resume = NULL;
-    if (!files || !params || !include || !exclude) {
+    if (!files || !params || !plugins || !include || !exclude) {
         free(files);
         free(params);
+        free(plugins);
         free(include);
         free(exclude);
         return 1;
@@ -748,7 +782,7 @@ static int cmd_run(int argc, char **argv)
                                   "--trace-every", "--repeat", "--threads", "--param",
                                   "--stop-metric", "--check-every", "--timing", "--problems",
                                   "--exclude", "--resume", "--shard", "--isolate", "--mem-limit",
-                                  "--law", "--describe", NULL};
+                                  "--law", "--describe", "--plugin", NULL};
     const char *const flags[] = {"--warm-start", "--save-solutions", "--quick", "--mpi", NULL};
     for (int k = 1; k < argc && !status; k++) {
         const char *a = argv[k], *v;
@@ -785,6 +819,7 @@ static int cmd_run(int argc, char **argv)
         else if (!strcmp(a, "--repeat")) bad = parse_int(v, 1, 1000, &o.repeat);
         else if (!strcmp(a, "--threads")) bad = parse_int(v, 1, 1024, &o.settings.threads);
         else if (!strcmp(a, "--param")) params[nparams++] = (char *)v;
+        else if (!strcmp(a, "--plugin")) plugins[nplugins++] = (char *)v;
         else if (!strcmp(a, "--problems")) include[C.ninclude++] = v;
         else if (!strcmp(a, "--exclude")) exclude[C.nexclude++] = v;
         else if (!strcmp(a, "--resume")) resume = v;
@@ -826,6 +861,7 @@ static int cmd_run(int argc, char **argv)
     int ns = 0;
     mcb_solver_choice choice[64];
     memset(choice, 0, sizeof choice);
+    if (!status) status = load_plugins(plugins, nplugins);
     if (!status) status = parse_solvers(solver_list, choice, 64, &ns);
     for (int s = 0; s < ns && !status; s++) {
         choice[s].params = calloc(1, choice[s].def->params_size + sizeof(double));
@@ -905,6 +941,7 @@ static int cmd_run(int argc, char **argv)
     free(names);
     free(files);
     free(params);
+    free(plugins);
     free(include);
     free(exclude);
     return status;
@@ -1156,6 +1193,7 @@ static const char *main_help =
 int main(int argc, char **argv)
 {
     mcb_tmp_install_handlers();
+    atexit(mcb_plugin_unload_all); /* plugins loaded by run or solvers */
     if (argc < 2) {
         fputs(main_help, stderr);
         return EXIT_INPUT;

@@ -1,6 +1,8 @@
-/* registry.c: the one explicit table of solvers, and the helpers around the
- * solver interface. Adding a solver: one file in solvers/, one line here,
- * and its row in the fixtures x solvers test table (tests/test_solvers.c). */
+/* registry.c: the one explicit table of solvers, the small fixed table of
+ * solvers added at run time (plugins, loaded by the harness), and the
+ * helpers around the solver interface. Adding a solver: one file in
+ * solvers/, one line here, and its row in the fixtures x solvers test table
+ * (tests/test_solvers.c). Allocates nothing. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,18 +49,89 @@ static const mcb_solver_def *const registry[] = {
 #endif
 };
 
-int mcb_solver_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
+#define NBUILTIN ((int)(sizeof registry / sizeof registry[0]))
+
+/* runtime additions (mcb_registry_add), after the built-in solvers */
+static const mcb_solver_def *added[MCB_MAX_RUNTIME_SOLVERS];
+static int nadded;
+
+int mcb_solver_count(void) { return NBUILTIN + nadded; }
 
 const mcb_solver_def *mcb_solver_at(int k)
 {
-    return k >= 0 && k < mcb_solver_count() ? registry[k] : NULL;
+    if (k >= 0 && k < NBUILTIN) return registry[k];
+    if (k >= NBUILTIN && k < NBUILTIN + nadded) return added[k - NBUILTIN];
+    return NULL;
 }
 
 const mcb_solver_def *mcb_solver_find(const char *name)
 {
-    for (int k = 0; k < mcb_solver_count(); k++)
-        if (strcmp(registry[k]->name, name) == 0) return registry[k];
+    for (int k = 0; name && k < mcb_solver_count(); k++)
+        if (strcmp(mcb_solver_at(k)->name, name) == 0) return mcb_solver_at(k);
     return NULL;
+}
+
+int mcb_solver_is_builtin(const mcb_solver_def *def)
+{
+    for (int k = 0; def && k < NBUILTIN; k++)
+        if (registry[k] == def) return 1;
+    return 0;
+}
+
+int mcb_abi_version(void) { return MCB_ABI_VERSION; }
+int mcb_solver_interface_version(void) { return MCB_SOLVER_INTERFACE_VERSION; }
+
+/* The first thing missing from a def, or NULL. */
+static const char *def_missing(const mcb_solver_def *d)
+{
+    if (!d->setup) return "setup";
+    if (!d->solve) return "solve";
+    if (!d->iterate) return "iterate";
+    if (!d->free) return "free";
+    if (!d->default_params) return "default_params";
+    return NULL;
+}
+
+mcb_rc mcb_registry_add(const mcb_solver_def *def, const char *origin, mcb_err *err)
+{
+    const char *o = origin ? origin : "solver";
+    if (!def) return mcb_fail(err, MCB_E_INPUT, "%s: the solver definition is NULL", o);
+    if (!def->name || !def->name[0])
+        return mcb_fail(err, MCB_E_INPUT, "%s: the solver has no name", o);
+    const mcb_solver_def *same = mcb_solver_find(def->name);
+    if (same)
+        return mcb_fail(err, MCB_E_INPUT, "%s: a solver named '%s' is already registered (%s); "
+                        "rename the plugin's solver", o, def->name,
+                        mcb_solver_is_builtin(same) ? "built in" : "by another plugin");
+    const char *miss = def_missing(def);
+    if (miss)
+        return mcb_fail(err, MCB_E_INPUT, "%s: solver '%s' has no %s function (setup, solve, "
+                        "iterate, free and default_params are required)", o, def->name, miss);
+    if (!(def->accepts & (MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL)))
+        return mcb_fail(err, MCB_E_INPUT, "%s: solver '%s' accepts no problem form (set accepts "
+                        "to MCB_ACCEPTS_PRIMAL and/or MCB_ACCEPTS_DUAL)", o, def->name);
+    if (def->nparams < 0 || (def->nparams > 0 && (!def->params || def->params_size == 0)))
+        return mcb_fail(err, MCB_E_INPUT, "%s: solver '%s' describes %d parameter(s) without a "
+                        "parameter struct (params, params_size)", o, def->name, def->nparams);
+    for (int k = 0; k < def->nparams; k++) {
+        const mcb_param_desc *p = &def->params[k];
+        size_t w = p->type == 'd' ? sizeof(double) : sizeof(int);
+        if (!p->name || (p->type != 'd' && p->type != 'i') || p->offset + w > def->params_size)
+            return mcb_fail(err, MCB_E_INPUT, "%s: solver '%s': parameter %d is malformed (a "
+                            "name, type 'd' or 'i', an offset inside params_size)", o, def->name,
+                            k);
+    }
+    if (nadded == MCB_MAX_RUNTIME_SOLVERS)
+        return mcb_fail(err, MCB_E_INPUT, "%s: at most %d solvers can be added at run time", o,
+                        MCB_MAX_RUNTIME_SOLVERS);
+    added[nadded++] = def;
+    return MCB_OK;
+}
+
+void mcb_registry_clear_added(void)
+{
+    for (int k = 0; k < nadded; k++) added[k] = NULL;
+    nadded = 0;
 }
 
 void mcb_settings_default(mcb_settings *s)

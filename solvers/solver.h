@@ -12,13 +12,32 @@
  *   - iterate(): the current (v, lambda), computed on demand so the harness
  *     can measure without the solver paying for it;
  *   - free(): accepts NULL.
- * Registering it is one line in solvers/registry.c. */
+ * Registering it is one line in solvers/registry.c; a solver built outside
+ * mcbench is a plugin (a shared library exporting MCB_PLUGIN_SOLVER(def),
+ * loaded with mcbench run --plugin FILE.so; docs/api.md).
+ *
+ * This header is public (installed as <mcbench/solver.h>, with the headers
+ * it includes). */
 #ifndef MCB_SOLVER_H
 #define MCB_SOLVER_H
 
 #include <stddef.h>
 
 #include "mcb_problem.h"
+
+/* The versions of the public API (docs/api.md, "Versions"):
+ * MCB_ABI_VERSION is libmcbench.so's SOVERSION: it goes up when a public
+ * header changes incompatibly for compiled code (a struct's layout, a
+ * function's signature or meaning, a function removed, an enum renumbered);
+ * adding a function does not change it.
+ * MCB_SOLVER_INTERFACE_VERSION goes up when what a solver sees changes
+ * incompatibly: mcb_solver_def, mcb_settings, mcb_info, the callback, the
+ * status and action codes, mcb_param_desc, and the problem model a solver
+ * reads (mcb_problem, mcb_block, mcb_csc, mcb_err). mcbench refuses a plugin
+ * compiled against another interface version; such a change bumps the ABI
+ * version too. */
+#define MCB_ABI_VERSION 1
+#define MCB_SOLVER_INTERFACE_VERSION 1
 
 /* The budget shared by every solver of a campaign. */
 typedef struct {
@@ -107,10 +126,47 @@ typedef struct {
     void (*free)(void **work);
 } mcb_solver_def;
 
-/* Registry */
+/* Registry: the built-in solvers, then the runtime additions (plugins) in
+ * the order they were added. */
 int mcb_solver_count(void);
 const mcb_solver_def *mcb_solver_at(int k);
 const mcb_solver_def *mcb_solver_find(const char *name);
+
+/* Runtime additions, at most MCB_MAX_RUNTIME_SOLVERS. def must outlive the
+ * registry's use of it (a plugin stays loaded). Refused with the reason
+ * (MCB_E_INPUT): a NULL def, a missing or empty name, a name already
+ * registered (built-in or added), no accepted form, a missing setup, solve,
+ * iterate, free or default_params, parameters described without a
+ * parameter struct. `origin` (a file name) prefixes the message. */
+#define MCB_MAX_RUNTIME_SOLVERS 16
+mcb_rc mcb_registry_add(const mcb_solver_def *def, const char *origin, mcb_err *err);
+/* Forgets the runtime additions (before their plugins are unloaded). */
+void mcb_registry_clear_added(void);
+/* 1 for a solver compiled into mcbench, 0 for a runtime addition or a def
+ * the registry does not hold. */
+int mcb_solver_is_builtin(const mcb_solver_def *def);
+/* The versions this library was built with (compare with the macros of the
+ * headers a program was compiled against). */
+int mcb_abi_version(void);
+int mcb_solver_interface_version(void);
+
+/* ------------------------------------------------------------------ plugins
+ * A plugin is a shared library that exports one symbol, `mcb_plugin`, made
+ * by MCB_PLUGIN_SOLVER(def) in one of its files:
+ *     static const mcb_solver_def my_solver = {...};
+ *     MCB_PLUGIN_SOLVER(my_solver);
+ * interface_version records the MCB_SOLVER_INTERFACE_VERSION the plugin was
+ * compiled against; it stays the first member in every interface version,
+ * so a loader can always read it before trusting the rest. */
+typedef struct {
+    int interface_version;
+    const mcb_solver_def *solver;
+} mcb_plugin_entry;
+#define MCB_PLUGIN_SYMBOL "mcb_plugin"
+#define MCB_PLUGIN_SOLVER(def)                                                                  \
+    __attribute__((visibility("default"))) extern const mcb_plugin_entry mcb_plugin;            \
+    __attribute__((visibility("default"))) const mcb_plugin_entry mcb_plugin = {               \
+        MCB_SOLVER_INTERFACE_VERSION, &(def)}
 
 /* 1 when def cannot be stopped from the callback on problems of the given
  * form (mcb_form): black_box and, if set, black_box_forms. */

@@ -1,0 +1,101 @@
+/* plugin.c: loading solver plugins (see plugin.h). Each step is a static
+ * helper: open the file, find the entry, check its version, register the
+ * solver. The table of loaded plugins is fixed (MCB_MAX_RUNTIME_SOLVERS,
+ * the registry's own limit); each entry owns a copy of the path and the
+ * dlopen handle, released by mcb_plugin_unload_all. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+typedef struct {
+    void *handle;
+    char *path;
+    const mcb_solver_def *def;
+} loaded_plugin;
+
+static loaded_plugin loaded[MCB_MAX_RUNTIME_SOLVERS];
+static int nloaded;
+
+static mcb_rc open_library(const char *path, void **handle, mcb_err *err)
+{
+    /* dlopen searches the library path for a bare name: ./ makes it a file */
+    char buf[4200];
+    snprintf(buf, sizeof buf, "%s%s", strchr(path, '/') ? "" : "./", path);
+    dlerror();
+    *handle = dlopen(buf, RTLD_NOW | RTLD_LOCAL);
+    if (!*handle) {
+        const char *why = dlerror();
+        return mcb_fail(err, MCB_E_INPUT, "plugin %s: cannot load it as a shared library: %s",
+                        path, why ? why : "unknown reason");
+    }
+    return MCB_OK;
+}
+
+static mcb_rc find_entry(void *handle, const char *path, const mcb_plugin_entry **entry,
+                         mcb_err *err)
+{
+    dlerror();
+    *entry = dlsym(handle, MCB_PLUGIN_SYMBOL);
+    if (!*entry)
+        return mcb_fail(err, MCB_E_INPUT, "plugin %s: exports no symbol '%s' (a plugin declares "
+                        "its solver with MCB_PLUGIN_SOLVER(def) from <mcbench/solver.h>)", path,
+                        MCB_PLUGIN_SYMBOL);
+    return MCB_OK;
+}
+
+static mcb_rc check_version(const mcb_plugin_entry *entry, const char *path, mcb_err *err)
+{
+    if (entry->interface_version != MCB_SOLVER_INTERFACE_VERSION)
+        return mcb_fail(err, MCB_E_INPUT, "plugin %s: built for solver interface version %d, "
+                        "this mcbench has version %d: rebuild the plugin against this mcbench's "
+                        "headers", path, entry->interface_version, MCB_SOLVER_INTERFACE_VERSION);
+    return MCB_OK;
+}
+
+mcb_rc mcb_plugin_load(const char *path, const mcb_solver_def **def, mcb_err *err)
+{
+    if (def) *def = NULL;
+    if (!path || !*path) return mcb_fail(err, MCB_E_INPUT, "--plugin needs a file");
+    if (nloaded == MCB_MAX_RUNTIME_SOLVERS)
+        return mcb_fail(err, MCB_E_INPUT, "plugin %s: at most %d plugins can be loaded", path,
+                        MCB_MAX_RUNTIME_SOLVERS);
+    void *handle = NULL;
+    const mcb_plugin_entry *entry = NULL;
+    char origin[4200];
+    snprintf(origin, sizeof origin, "plugin %s", path);
+    char *copy = mcb_strdup(path);
+    mcb_rc rc = copy ? MCB_OK : mcb_fail(err, MCB_E_NOMEM, "out of memory loading %s", origin);
+    if (!rc) rc = open_library(path, &handle, err);
+    if (!rc) rc = find_entry(handle, path, &entry, err);
+    if (!rc) rc = check_version(entry, path, err);
+    if (!rc) rc = mcb_registry_add(entry->solver, origin, err);
+    if (rc) {
+        if (handle) dlclose(handle);
+        free(copy);
+        return rc;
+    }
+    loaded[nloaded++] = (loaded_plugin){handle, copy, entry->solver};
+    if (def) *def = entry->solver;
+    return MCB_OK;
+}
+
+const char *mcb_plugin_origin(const mcb_solver_def *def)
+{
+    for (int k = 0; def && k < nloaded; k++)
+        if (loaded[k].def == def) return loaded[k].path;
+    return NULL;
+}
+
+void mcb_plugin_unload_all(void)
+{
+    mcb_registry_clear_added();
+    for (int k = 0; k < nloaded; k++) {
+        dlclose(loaded[k].handle);
+        free(loaded[k].path);
+        loaded[k] = (loaded_plugin){NULL, NULL, NULL};
+    }
+    nloaded = 0;
+}
