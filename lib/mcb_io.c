@@ -1,13 +1,15 @@
-/* mcb_io.c: problem files, HDF5 format v3 (docs/problem-format.md); reads
- * versions 2 and 3, writes version 3.
+/* mcb_io.c: problem files, HDF5 format v4 (docs/problem-format.md); reads
+ * versions 2 to 4, writes version 4.
  *
- *   /                    attrs format = "mcbench-problem", format_version = 3
+ *   /                    attrs format = "mcbench-problem", format_version = 4
  *   /problems/NNNNNN     one group per problem, in name order, attrs
  *                        name, source, scene, notes, h, step, form,
  *                        mass_ratio, cond_est (v3, optional: NaN = unknown)
  *     A/ J/ (primal) or W/ (dual): CSC groups, attr shape = [rows, cols],
  *                        datasets colptr, rowind (int32), values (float64)
  *     b, e (primal) or q (dual)
+ *     r                  v4, optional: per-row compliance, m entries (the
+ *                        laws apply to J v + e + r∘lambda, W lambda + q + r∘lambda)
  *     constraints/{type, first_row, row_count} (int32), {mu, k, alpha} (float64)
  *     subsystems/start   optional, int32, nsub + 1 entries
  *     init/{v, lambda}, reference/{v, lambda}   optional
@@ -268,6 +270,7 @@ static mcb_rc read_problem(hid_t g, const char *ctx, int validate, mcb_problem *
         P->m = P->W->m;
         if ((rc = mcb_h5_read_doubles(g, "q", P->m, ctx, &P->q, err))) goto fail;
     }
+    if ((rc = read_optional(g, "r", P->m, &P->r, ctx, err))) goto fail;
     if ((rc = read_optional(g, "init/lambda", P->m, &P->lambda0, ctx, err))) goto fail;
     if ((rc = read_optional(g, "reference/lambda", P->m, &P->lambda_ref, ctx, err))) goto fail;
     if ((rc = read_blocks(g, P, ctx, err))) goto fail;
@@ -460,6 +463,7 @@ static int write_problem(hid_t g, const mcb_problem *P)
     } else {
         rc = write_csc(g, "W", P->W) || mcb_h5_write_doubles(g, "q", P->q, P->m);
     }
+    if (!rc && P->r) rc = mcb_h5_write_doubles(g, "r", P->r, P->m);
     if (!rc && P->lambda0) rc = mcb_h5_write_doubles(g, "init/lambda", P->lambda0, P->m);
     if (!rc && P->lambda_ref) rc = mcb_h5_write_doubles(g, "reference/lambda", P->lambda_ref, P->m);
     if (!rc && P->form == MCB_PRIMAL && P->nbodies > 0) {

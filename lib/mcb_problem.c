@@ -53,6 +53,7 @@ void mcb_problem_free(mcb_problem **P)
     free(p->b);
     free(p->e);
     free(p->q);
+    free(p->r);
     free(p->blocks);
     free(p->sub_start);
     free(p->v0);
@@ -65,6 +66,54 @@ void mcb_problem_free(mcb_problem **P)
     free(p->body_sub);
     free(p);
     *P = NULL;
+}
+
+int mcb_problem_has_compliance(const mcb_problem *P)
+{
+    if (!P || !P->r) return 0;
+    for (int i = 0; i < P->m; i++)
+        if (P->r[i] != 0) return 1;
+    return 0;
+}
+
+mcb_csc *mcb_csc_add_diag(const mcb_csc *W, const double *r)
+{
+    if (!W) return NULL;
+    int n = W->n, missing = 0;
+    for (int j = 0; r && j < n; j++) {
+        if (r[j] == 0.0) continue;
+        int have = 0;
+        for (int k = W->p[j]; k < W->p[j + 1] && !have; k++) have = W->i[k] == j;
+        missing += !have;
+    }
+    mcb_csc *S = mcb_csc_alloc(W->m, n, mcb_csc_nnz(W) + missing);
+    if (!S) return NULL;
+    int out = 0;
+    for (int j = 0; j < n; j++) {
+        double rj = r ? r[j] : 0.0;
+        int placed = rj == 0.0;
+        for (int k = W->p[j]; k < W->p[j + 1]; k++) {
+            int i = W->i[k];
+            if (!placed && i > j) { /* insert the missing diagonal before row i */
+                S->i[out] = j;
+                S->x[out++] = rj;
+                placed = 1;
+            }
+            S->i[out] = i;
+            S->x[out] = W->x[k];
+            if (i == j && !placed) {
+                S->x[out] += rj;
+                placed = 1;
+            }
+            out++;
+        }
+        if (!placed) {
+            S->i[out] = j;
+            S->x[out++] = rj;
+        }
+        S->p[j + 1] = out;
+    }
+    return S;
 }
 
 int mcb_problem_count(const mcb_problem *P, int type)
@@ -112,6 +161,7 @@ mcb_problem *mcb_problem_copy(const mcb_problem *P)
     Q->b = dup_vec(P->b, P->n);
     Q->e = dup_vec(P->e, P->m);
     Q->q = dup_vec(P->q, P->m);
+    Q->r = dup_vec(P->r, P->m);
     Q->blocks = mcb_malloc((size_t)P->nblocks, sizeof(mcb_block));
     if (Q->blocks && P->nblocks)
         memcpy(Q->blocks, P->blocks, (size_t)P->nblocks * sizeof(mcb_block));
@@ -128,6 +178,7 @@ mcb_problem *mcb_problem_copy(const mcb_problem *P)
     int bad = !Q->name || !Q->source || !Q->scene || !Q->notes || !Q->blocks ||
               (P->A && !Q->A) || (P->J && !Q->J) || (P->W && !Q->W) ||
               (P->b && !Q->b) || (P->e && !Q->e) || (P->q && !Q->q) ||
+              (P->r && !Q->r) ||
               (P->sub_start && !Q->sub_start) || (P->v0 && !Q->v0) ||
               (P->lambda0 && !Q->lambda0) || (P->v_ref && !Q->v_ref) ||
               (P->lambda_ref && !Q->lambda_ref) || (P->Jc && !Q->Jc) || (P->Jb && !Q->Jb) ||

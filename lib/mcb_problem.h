@@ -16,6 +16,14 @@
  *               (u, lambda) in K_mu* x K_mu, u ⊥ lambda (the Coulomb law
  *               without the mu ||u_t|| term: a sliding contact separates
  *               at u_n = mu ||u_t||; Tasora-Negrut eq. (5)-(7))
+ *
+ * Per-row compliance r (format 4, optional, r_i >= 0; NULL = all zero):
+ * every law above applies to
+ *     u = J v + e + r∘lambda     (primal)
+ *     u = W lambda + q + r∘lambda (dual)
+ * instead of J v + e (W lambda + q): a compliant row is the same law with
+ * W + diag(r) in place of W (MuJoCo's regularizer R, issue 12). Soft rows
+ * carry their own stiffness and take no compliance (r_i = 0 there).
  */
 #ifndef MCB_PROBLEM_H
 #define MCB_PROBLEM_H
@@ -74,6 +82,11 @@ typedef struct {
     int nsub;
     int *sub_start;
 
+    /* per-row compliance (format 4; NULL when absent = all zero): the laws
+     * apply to u = J v + e + r∘lambda (W lambda + q + r∘lambda); m entries,
+     * finite, >= 0, zero on soft rows */
+    double *r;
+
     /* optional (NULL when absent) */
     double *v0, *lambda0;       /* initial guess */
     double *v_ref, *lambda_ref; /* reference solution */
@@ -104,6 +117,20 @@ void mcb_problem_free(mcb_problem **P); /* accepts NULL */
  * stores what its simulator assembled) becomes (W + W^T) / 2, and the notes
  * say by how much; a symmetric W is left alone. */
 mcb_rc mcb_problem_symmetrize_w(mcb_problem *P, mcb_err *err);
+
+/* Row i's compliance: 0 when the problem has none. */
+static inline double mcb_problem_r(const mcb_problem *P, int i)
+{
+    return P->r ? P->r[i] : 0.0;
+}
+/* 1 when some row has a nonzero compliance (an all-zero r counts as none). */
+int mcb_problem_has_compliance(const mcb_problem *P);
+
+/* W + diag(r) as a new matrix (W square, r of W->n entries; r NULL: a copy
+ * of W): the compliant operator of a dual problem, or of a Delassus
+ * operator. Diagonal entries W lacks are inserted where r_i != 0; the
+ * pattern stays sorted. NULL on allocation failure. */
+mcb_csc *mcb_csc_add_diag(const mcb_csc *W, const double *r);
 
 /* Counts blocks of a type. */
 int mcb_problem_count(const mcb_problem *P, int type);

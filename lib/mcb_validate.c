@@ -1,6 +1,6 @@
 /* mcb_validate.c: mcb_problem_validate(), every check the format promises
- * (docs/problem-format.md, format 3: descriptors and the body
- * factorization J = Jc Jb included).
+ * (docs/problem-format.md, format 4: descriptors, the body factorization
+ * J = Jc Jb and the per-row compliance r included).
  * Checks run in an order where each relies only on earlier ones (structure
  * before values, values before factorization), so bad input can never make
  * a later check read out of bounds. */
@@ -135,6 +135,32 @@ static mcb_rc check_partition(const mcb_problem *P, const char *where, mcb_err *
                                 "%s: A couples DOF %d and %d across subsystems (A must be block "
                                 "diagonal over subsystems/start)", where, i, j);
         }
+    }
+    return MCB_OK;
+}
+
+/* Per-row compliance (format 4): finite, >= 0, and 0 on soft rows (a soft
+ * row's law has its own stiffness k; after check_blocks, so the blocks
+ * cover the rows). */
+static mcb_rc check_compliance(const mcb_problem *P, const char *where, mcb_err *err)
+{
+    if (!P->r) return MCB_OK;
+    for (int i = 0; i < P->m; i++) {
+        if (!isfinite(P->r[i]))
+            return mcb_fail(err, MCB_E_INPUT, "%s: r[%d] is not finite (compliance must be "
+                            "finite and >= 0)", where, i);
+        if (P->r[i] < 0)
+            return mcb_fail(err, MCB_E_INPUT, "%s: r[%d] = %g is negative (compliance must be "
+                            ">= 0)", where, i, P->r[i]);
+    }
+    for (int k = 0; k < P->nblocks; k++) {
+        const mcb_block *B = &P->blocks[k];
+        if (B->type != MCB_SOFT) continue;
+        for (int i = B->row; i < B->row + B->nrows; i++)
+            if (P->r[i] != 0)
+                return mcb_fail(err, MCB_E_INPUT,
+                                "%s: r[%d] = %g on soft block %d (soft rows take no compliance: "
+                                "their law has its own stiffness k)", where, i, P->r[i], k);
     }
     return MCB_OK;
 }
@@ -327,6 +353,7 @@ mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *er
     if ((rc = check_vec(P->lambda0, P->m, where, "init/lambda", 0, err))) return rc;
     if ((rc = check_vec(P->lambda_ref, P->m, where, "reference/lambda", 0, err))) return rc;
     if ((rc = check_blocks(P, where, err))) return rc;
+    if ((rc = check_compliance(P, where, err))) return rc;
     if ((rc = check_partition(P, where, err))) return rc;
     if ((rc = check_descriptor(P->mass_ratio, where, "mass_ratio", err))) return rc;
     if ((rc = check_descriptor(P->cond_est, where, "cond_est", err))) return rc;

@@ -50,8 +50,8 @@ struct mcb_metrics_ws {
     mcb_chol *F;      /* factor of A (primal) for the z-residual */
     double *Av, *JTl; /* n */
     double *vstar;    /* n: A^-1 (b + J^T lambda) */
-    double *u;        /* m: J v + e or W lambda + q */
-    double *ustar;    /* m: J vstar + e */
+    double *u;        /* m: J v + e + r∘lambda or W lambda + q + r∘lambda */
+    double *ustar;    /* m: J vstar + e + r∘lambda */
 };
 
 mcb_rc mcb_metrics_ws_new(const mcb_problem *P, mcb_metrics_ws **out, mcb_err *err)
@@ -121,7 +121,14 @@ void mcb_ccp_fb(double mu, const double lambda[3], const double u[3], double phi
     mcb_fb_soc(x, y, phi);
 }
 
-/* u = J v + e (primal) or W lambda + q (dual) */
+/* u += r∘lambda: the per-row compliance (none when r is NULL) */
+static void add_compliance(const mcb_problem *P, const double *lambda, double *u)
+{
+    if (!P->r) return;
+    for (int i = 0; i < P->m; i++) u[i] += P->r[i] * lambda[i];
+}
+
+/* u = J v + e + r∘lambda (primal) or W lambda + q + r∘lambda (dual) */
 static void local_velocity(mcb_metrics_ws *ws, const double *v, const double *lambda, double *u)
 {
     const mcb_problem *P = ws->P;
@@ -132,6 +139,7 @@ static void local_velocity(mcb_metrics_ws *ws, const double *v, const double *la
         memcpy(u, P->q, (size_t)P->m * sizeof(double));
         mcb_csc_gaxpy(P->W, lambda, u);
     }
+    add_compliance(P, lambda, u);
 }
 
 /* Av and J^T lambda, and the dynamics residual; returns ||r|| and sets the
@@ -153,7 +161,8 @@ static double dynamics(mcb_metrics_ws *ws, const double *v, const double *lambda
     return mcb_norm2(n, ws->vstar);
 }
 
-/* Soft law residual lambda + k (e + alpha J v), with J v = u - e. */
+/* Soft law residual lambda + k (e + alpha J v), with J v = u - e (soft rows
+ * have no compliance: validation keeps r = 0 there). */
 static double soft_residual(const mcb_block *B, double lambda, double u, double e)
 {
     return lambda + B->k * (e + B->alpha * (u - e));
@@ -267,7 +276,8 @@ static double zres_scale(const mcb_problem *P, int ncontacts)
     return c > 0 ? (double)c : 1.0;
 }
 
-/* u* for the z-residual: J A^-1 (b + J^T lambda) + e, or W lambda + q */
+/* u* for the z-residual: J A^-1 (b + J^T lambda) + e + r∘lambda, or
+ * W lambda + q + r∘lambda */
 static void projected_velocity(mcb_metrics_ws *ws, const double *lambda)
 {
     const mcb_problem *P = ws->P;
@@ -277,6 +287,7 @@ static void projected_velocity(mcb_metrics_ws *ws, const double *lambda)
         mcb_chol_solve(ws->F, ws->vstar, ws->vstar);
         memcpy(ws->ustar, P->e, (size_t)P->m * sizeof(double));
         mcb_csc_gaxpy(P->J, ws->vstar, ws->ustar);
+        add_compliance(P, lambda, ws->ustar);
     } else {
         local_velocity(ws, NULL, lambda, ws->ustar);
     }

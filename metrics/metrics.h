@@ -9,11 +9,14 @@
  *   fb_max   max over contacts of ||phi_contact||
  *   natmap   natural-map residual as Siconos 4.4 computes it
  *   zres     z-residual of the CANAL/SubADMM paper, Sec. VII
- *   pen_max  max over contacts of max(0, -(J_n v + e_n))
+ *   pen_max  max over contacts of max(0, -u_n)
  *   pen_sum  sum over contacts of the same
  *   natmap_ncp  natmap with every contact judged by the Signorini-Coulomb law
  *   natmap_ccp  natmap with every contact judged by the cone complementarity law
- * with u = J v + e (primal) or u = W lambda + q (dual).
+ * with u = J v + e + r∘lambda (primal) or u = W lambda + q + r∘lambda (dual),
+ * r the per-row compliance (zero when the problem has none): pen_* then
+ * measure the violation of the compliant law u_n >= 0, not the geometric
+ * interpenetration J_n v + e_n, which a compliant contact allows.
  *
  * The law (mcb_metrics_ws_set_law): under MCB_LAW_NCP (the default) every
  * block is judged by its stored type; under MCB_LAW_CCP every `contact`
@@ -62,7 +65,8 @@ void mcb_metrics_ws_free(mcb_metrics_ws **ws);
 /* Sets the law (mcb_law) the workspace judges by; MCB_LAW_NCP after _new. */
 void mcb_metrics_ws_set_law(mcb_metrics_ws *ws, int law);
 
-/* The cone complementarity residuals of one contact (lambda, u), u = J v + e:
+/* The cone complementarity residuals of one contact (lambda, u), u its local
+ * velocity (J v + e + r∘lambda on its rows):
  * natural map lambda - P_K(lambda - u), and the Fischer-Burmeister 3-vector
  * on x = [mu l_n, l_t], y = [u_n / mu, u_t] (for mu = 0: [fb(l_n, u_n), l_t]).
  * Both are zero exactly when (u, lambda) in K_mu* x K_mu and u ⊥ lambda. */

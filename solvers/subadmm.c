@@ -16,6 +16,10 @@
  *          unilateral  lambda = max(0, -(Y + e) / w)              (19)
  *          soft        lambda = -k (e + alpha Y) / (1 + k alpha w)  (20)
  *          contact     lambda = Proj_strict(-(Y + e) / w)          (21), CANAL (17)
+ *        (with per-row compliance r the law holds for J v + e + r lambda =
+ *        Y + e + (w + r) lambda: w is shifted to w + r_j row by row; the
+ *        strict projection stays exact while a contact's two tangential
+ *        rows share one r, which accepts_problem requires)
  *        and z_ij = (y_ij + lambda_j) / beta_i                     (18)
  *   (14) u_ij += beta_i (x_ij - z_ij)
  * beta_i times `beta_scale`, initialised by `beta_rule`: 0 is eq. (23),
@@ -1167,7 +1171,8 @@ static void update_block(subadmm_work *w, const mcb_block *B)
 {
     const mcb_problem *P = w->P;
     for (int r = B->row; r < B->row + B->nrows; r++) {
-        double Y = 0.0, W = w->roww[r], lam = 0.0, e = P->e[r];
+        /* the compliance r shifts the weight */
+        double Y = 0.0, W = w->roww[r] + mcb_problem_r(P, r), lam = 0.0, e = P->e[r];
         for (int k = w->row_ptr[r]; k < w->row_ptr[r + 1]; k++) {
             int p = w->row_pairs[k];
             Y += w->pibeta[p] * w->y[p];
@@ -1206,8 +1211,11 @@ static void update_contact(subadmm_work *w, const mcb_block *B)
         Y[2] += ib * w->y[p + 2];
     }
     const double *e = w->P->e + r0;
-    double iw = 1.0 / w->roww[r0]; /* the three rows' weights are equal */
-    double t[3] = {-(Y[0] + e[0]) * iw, -(Y[1] + e[1]) * iw, -(Y[2] + e[2]) * iw};
+    /* the three rows' weights are equal but for the compliance r, which
+     * shifts each (equal on the tangent rows: mcb_accepts_coulomb_tangent_r) */
+    const mcb_problem *P = w->P;
+    double wn = w->roww[r0] + mcb_problem_r(P, r0), wt = w->roww[r0] + mcb_problem_r(P, r0 + 1);
+    double t[3] = {-(Y[0] + e[0]) / wn, -(Y[1] + e[1]) / wt, -(Y[2] + e[2]) / wt};
     double r = B->mu * t[0];
     if (t[0] <= 0.0) {
         lam[0] = lam[1] = lam[2] = 0.0; /* open: the strict projection is 0 */
@@ -1325,7 +1333,7 @@ static void subadmm_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_subadmm = {
     .name = "subadmm",
-    .accepts_problem = mcb_accepts_coulomb_only,
+    .accepts_problem = mcb_accepts_coulomb_tangent_r,
     .description = "subsystem-based ADMM (the 2025 version): body splitting and tree-structured "
                    "factors in articulated subsystems, dense (up to 64 DOFs) or CHOLMOD factors "
                    "elsewhere, closed-form per-constraint updates, OpenMP over subsystems and "
@@ -1346,7 +1354,7 @@ const mcb_solver_def mcb_solver_subadmm = {
 
 const mcb_solver_def mcb_solver_subadmm_nobody = {
     .name = "subadmm-nobody",
-    .accepts_problem = mcb_accepts_coulomb_only,
+    .accepts_problem = mcb_accepts_coulomb_tangent_r,
     .description = "subsystem-based ADMM without body splitting (the 2023 algorithm, the "
                    "CANAL/SubADMM paper's No Body): one constraint copy per (row, subsystem), "
                    "dense or CHOLMOD factors of A_i + beta J_i^T J_i",
@@ -1365,7 +1373,7 @@ const mcb_solver_def mcb_solver_subadmm_nobody = {
 
 const mcb_solver_def mcb_solver_fadmm = {
     .name = "fadmm",
-    .accepts_problem = mcb_accepts_coulomb_only,
+    .accepts_problem = mcb_accepts_coulomb_tangent_r,
     .description = "full-system ADMM (no subsystem splitting): one CHOLMOD factor of "
                    "A + beta J^T J, closed-form per-constraint z-updates",
     .reference = "SubADMM paper Sec. IV-B (FADMM); CANAL/SubADMM paper eq. (28) (No Sub)",

@@ -87,6 +87,37 @@ mcb_problem *fx_point_contact_dual(int state)
     return P;
 }
 
+static const double compliance[3] = {1.0, 0.25, 0.25};
+
+static mcb_problem *with_compliance(mcb_problem *P, const char *name)
+{
+    P->r = malloc(sizeof compliance);
+    memcpy(P->r, compliance, sizeof compliance);
+    free(P->name);
+    P->name = strdup(name);
+    return P;
+}
+
+mcb_problem *fx_compliant(int state)
+{
+    return with_compliance(fx_point_contact(state), state == FX_OPEN    ? "compliant_open"
+                                                    : state == FX_STICK ? "compliant_stick"
+                                                                        : "compliant_slip");
+}
+
+void fx_compliant_solution(int state, double v[3], double lambda[3])
+{
+    static const double V[3][3] = {{0, 0, 1}, {0.02, 0, -0.5}, {1.75, 0, -0.5}};
+    static const double L[3][3] = {{0, 0, 0}, {0.5, -0.08, 0}, {0.5, -0.25, 0}};
+    memcpy(v, V[state], sizeof V[0]);
+    memcpy(lambda, L[state], sizeof L[0]);
+}
+
+mcb_problem *fx_compliant_dual(int state)
+{
+    return with_compliance(fx_point_contact_dual(state), "compliant_dual");
+}
+
 mcb_problem *fx_mixed(void)
 {
     double A[36] = {0};

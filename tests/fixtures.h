@@ -18,6 +18,19 @@ void fx_point_solution(int state, double v[3], double lambda[3]);
 /* The same contact in dual form: W = I, q = vfree permuted to [n, t1, t2]. */
 mcb_problem *fx_point_contact_dual(int state);
 
+/* The point contact with per-row compliance r = (1, 0.25, 0.25): the law
+ * holds for u = J v + e + r∘lambda, that is W + diag(r) = diag(2, 1.25,
+ * 1.25) in place of W = I. Known solutions (v_z < 0: the compliant contact
+ * sinks by r_n lambda_n):
+ *   open  lambda = 0,               v = (0, 0, 1)
+ *   stick lambda = (0.5, -0.08, 0), v = (0.02, 0, -0.5)
+ *   slip  lambda = (0.5, -0.25, 0), v = (1.75, 0, -0.5)
+ * where the rigid solution (fx_point_solution) is wrong. */
+mcb_problem *fx_compliant(int state);
+void fx_compliant_solution(int state, double v[3], double lambda[3]);
+/* The same in dual form: W = I, q as fx_point_contact_dual, the same r. */
+mcb_problem *fx_compliant_dual(int state);
+
 /* Six DOFs (diagonal A), one block of each type: bilateral (row 0),
  * unilateral (row 1), soft (row 2, k 10, alpha 0.5), contact (rows 3-5, mu 0.4). */
 mcb_problem *fx_mixed(void);

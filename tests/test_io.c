@@ -506,12 +506,13 @@ START_TEST(round_trip_format3)
     ck_assert_int_eq(S->items[1]->nbodies, 0);
     ck_assert_ptr_null(S->items[1]->Jc);
     mcb_problem_set_free(&S);
-    /* the file says version 3 */
+    /* the file says the version written (4 since compliance) */
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     long v = 0;
     ck_assert_int_eq(mcb_h5_attr_get_int(f, "format_version", "t", &v, NULL), MCB_OK);
     H5Fclose(f);
-    ck_assert_int_eq(v, 3);
+    ck_assert_int_eq(v, MCB_FORMAT_VERSION);
+    ck_assert_int_eq(v, 4);
     mcb_problem_free(&a);
     unlink(path);
 }
@@ -674,6 +675,165 @@ START_TEST(bad_format3)
 }
 END_TEST
 
+/* --- format 4: per-row compliance r ------------------------------------ */
+
+/* fx_mixed (rows: bilateral 0, unilateral 1, soft 2, contact 3-5) with
+ * compliance on every row but the soft one, and the dual point contact
+ * with compliance on its three rows. */
+static void write_compliant(void)
+{
+    snprintf(path, sizeof path, "/tmp/mcb_test_io4_%ld.h5", (long)getpid());
+    mcb_problem *P[2] = {fx_mixed(), fx_point_contact_dual(FX_SLIP)};
+    double r0[6] = {1e-3, 0.25, 0, 1.0 / 3.0, 2e-6, 2e-6}, r1[3] = {0.5, 0.125, 0.125};
+    P[0]->r = malloc(sizeof r0);
+    memcpy(P[0]->r, r0, sizeof r0);
+    P[1]->r = malloc(sizeof r1);
+    memcpy(P[1]->r, r1, sizeof r1);
+    ck_assert_int_eq(mcb_problem_validate(P[0], "mixed", NULL), MCB_OK);
+    ck_assert_int_eq(mcb_write_problems(path, P, 2, NULL), MCB_OK);
+    mcb_problem_free(&P[0]);
+    mcb_problem_free(&P[1]);
+}
+
+/* r round-trips exactly, survives a copy, and the file says version 4; a
+ * problem written without r reads back without it. */
+START_TEST(round_trip_compliance)
+{
+    write_compliant();
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_read_problems(path, &S, &err) == MCB_OK, "%s", err.msg);
+    double r0[6] = {1e-3, 0.25, 0, 1.0 / 3.0, 2e-6, 2e-6}, r1[3] = {0.5, 0.125, 0.125};
+    arrays_equal(S->items[0]->r, r0, 6);
+    arrays_equal(S->items[1]->r, r1, 3);
+    ck_assert(mcb_problem_has_compliance(S->items[0]));
+    ck_assert(mcb_problem_r(S->items[0], 3) == 1.0 / 3.0);
+    mcb_problem *C = mcb_problem_copy(S->items[1]);
+    ck_assert_ptr_nonnull(C);
+    ck_assert_ptr_ne(C->r, S->items[1]->r);
+    arrays_equal(C->r, r1, 3);
+    mcb_problem_free(&C);
+    mcb_problem_set_free(&S);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    long v = 0;
+    ck_assert_int_eq(mcb_h5_attr_get_int(f, "format_version", "t", &v, NULL), MCB_OK);
+    H5Fclose(f);
+    ck_assert_int_eq(v, 4);
+    unlink(path);
+    write_good();
+    ck_assert_msg(mcb_read_problems(path, &S, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_ptr_null(S->items[0]->r);
+    ck_assert_ptr_null(S->items[1]->r);
+    ck_assert(!mcb_problem_has_compliance(S->items[0]));
+    ck_assert(mcb_problem_r(S->items[0], 3) == 0.0);
+    mcb_problem_set_free(&S);
+    unlink(path);
+    /* an all-zero r is no compliance */
+    mcb_problem *P = fx_point_contact_dual(FX_SLIP);
+    P->r = calloc(3, sizeof(double));
+    ck_assert(!mcb_problem_has_compliance(P));
+    mcb_problem_free(&P);
+    ck_assert(!mcb_problem_has_compliance(NULL));
+}
+END_TEST
+
+/* A version 3 file (written before compliance: no r) is still read. */
+START_TEST(reads_version3)
+{
+    write_bodies();
+    hid_t f = open_rw();
+    ck_assert_int_eq(mcb_h5_attr_write_int(f, "format_version", 3), 0);
+    H5Fclose(f);
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_read_problems(path, &S, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(S->count, 2);
+    ck_assert_int_eq(S->items[0]->nbodies, 2);
+    ck_assert_ptr_null(S->items[0]->r);
+    mcb_problem_set_free(&S);
+    unlink(path);
+}
+END_TEST
+
+#define G1 "/problems/000001/"
+
+/* Bad compliance: the file, the problem, the dataset and the reason. */
+START_TEST(bad_compliance)
+{
+    write_compliant();
+    switch (_i) {
+    case 0: { double r[3] = {0.5, -0.125, 0.125}; replace_doubles(G1 "r", r, 3); }
+        expect_error("/problems/000001: r[1] = -0.125 is negative", ">= 0");
+        break;
+    case 1: { double r[3] = {0.5, 0.125, NAN}; replace_doubles(G1 "r", r, 3); }
+        expect_error("/problems/000001: r[2] is not finite", NULL);
+        break;
+    case 2: { double r[3] = {INFINITY, 0.125, 0}; replace_doubles(G1 "r", r, 3); }
+        expect_error("/problems/000001: r[0] is not finite", NULL);
+        break;
+    case 3: { double r[2] = {0.5, 0.125}; replace_doubles(G1 "r", r, 2); }
+        expect_error("/problems/000001: dataset r has 2 elements, expected 3", NULL);
+        break;
+    case 4: { double r[7] = {0}; replace_doubles(G "r", r, 7); }
+        expect_error("/problems/000000: dataset r has 7 elements, expected 6", NULL);
+        break;
+    case 5: { double r[6] = {0, 0, 1e-3, 0, 0, 0}; replace_doubles(G "r", r, 6); }
+        expect_error("/problems/000000: r[2] = 0.001 on soft block 2", "no compliance");
+        break;
+    }
+}
+END_TEST
+
+/* The same checks on a problem in memory (what generators and recorders
+ * call before writing). */
+START_TEST(validate_compliance)
+{
+    mcb_problem *P = fx_point_contact_dual(FX_STICK);
+    mcb_err err;
+    P->r = calloc(3, sizeof(double));
+    ck_assert_msg(mcb_problem_validate(P, "p", &err) == MCB_OK, "%s", err.msg);
+    P->r[0] = 1e6;
+    ck_assert_msg(mcb_problem_validate(P, "p", &err) == MCB_OK, "%s", err.msg);
+    P->r[1] = -1e-300;
+    ck_assert_int_eq(mcb_problem_validate(P, "p", &err), MCB_E_INPUT);
+    ck_assert_str_eq(err.msg, "p: r[1] = -1e-300 is negative (compliance must be >= 0)");
+    P->r[1] = NAN;
+    ck_assert_int_eq(mcb_problem_validate(P, "p", &err), MCB_E_INPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "p: r[1] is not finite"));
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* W + diag(r): entries added where W has its diagonal, inserted in order
+ * where it lacks it (column 1 has rows 0 and 2 only, column 2 none), left
+ * out where r_i = 0 and W has none (column 3); r NULL copies W. */
+START_TEST(add_diag)
+{
+    int ri[5] = {0, 1, 0, 2, 3}, ci[5] = {0, 0, 1, 1, 3};
+    double x[5] = {4, 1, 1, 1, 5};
+    mcb_csc *W = mcb_csc_from_triplets(4, 4, 5, ri, ci, x);
+    double r[4] = {0.5, 0.25, 2, 0};
+    mcb_csc *S = mcb_csc_add_diag(W, r);
+    ck_assert_ptr_nonnull(S);
+    int p[5] = {0, 2, 5, 6, 7}, i[7] = {0, 1, 0, 1, 2, 2, 3};
+    double v[7] = {4.5, 1, 1, 0.25, 1, 2, 5};
+    ck_assert_int_eq(memcmp(S->p, p, sizeof p), 0);
+    ck_assert_int_eq(memcmp(S->i, i, sizeof i), 0);
+    for (int k = 0; k < 7; k++) ck_assert(S->x[k] == v[k]);
+    mcb_csc_free(&S);
+    r[3] = 1; /* an existing diagonal */
+    S = mcb_csc_add_diag(W, r);
+    ck_assert_int_eq(mcb_csc_nnz(S), 7);
+    ck_assert(S->x[6] == 6);
+    mcb_csc_free(&S);
+    S = mcb_csc_add_diag(W, NULL);
+    csc_equal(S, W);
+    mcb_csc_free(&S);
+    ck_assert_ptr_null(mcb_csc_add_diag(NULL, r));
+    mcb_csc_free(&W);
+}
+END_TEST
+
 #if !defined(__SANITIZE_ADDRESS__)
 /* Out of memory is not bad input: exit 1, and said so. A file of 1 MB
  * whose e holds 96 Mi compressed zeros (805 MB) is read with the
@@ -779,6 +939,11 @@ int main(void)
     tcase_add_test(tc, writes_are_reproducible);
     tcase_add_loop_test(tc, bad_format3, 0, 12);
     tcase_add_test(tc, body_product_tolerance);
+    tcase_add_test(tc, round_trip_compliance);
+    tcase_add_test(tc, reads_version3);
+    tcase_add_loop_test(tc, bad_compliance, 0, 6);
+    tcase_add_test(tc, validate_compliance);
+    tcase_add_test(tc, add_diag);
 #if !defined(__SANITIZE_ADDRESS__)
     tcase_add_test(tc, out_of_memory_is_not_bad_input);
 #endif

@@ -342,6 +342,151 @@ START_TEST(scalar_row_known_values)
 }
 END_TEST
 
+/* --- per-row compliance r: every residual on u = J v + e + r∘lambda ----- */
+
+/* The compliant point contact's exact solutions have zero residuals, and
+ * the rigid solutions (exact without compliance) do not. */
+START_TEST(compliant_contact_exact)
+{
+    mcb_problem *P = fx_compliant(_i);
+    double v[3], l[3];
+    fx_compliant_solution(_i, v, l);
+    mcb_metrics m = eval(P, v, l);
+    for (int k = 0; k < MCB_NMETRICS; k++) {
+        if (k == MCB_M_NATMAP_CCP && _i == FX_SLIP) continue; /* Coulomb sliding */
+        ck_assert_msg(fabs(m.val[k]) <= 1e-14, "%s at its exact solution: %s = %g, expected 0",
+                      P->name, mcb_metric_name(k), m.val[k]);
+    }
+    if (_i != FX_OPEN) {
+        /* the rigid solution, e.g. stick: v = 0, lambda = (1, -0.1, 0),
+         * u = J v + e + r∘lambda = (1, -0.025, 0) */
+        fx_point_solution(_i, v, l);
+        m = eval(P, v, l);
+        ck_assert_double_gt(m.val[MCB_M_NATMAP], 0.1);
+        ck_assert_double_gt(m.val[MCB_M_FB], 0.1);
+        ck_assert_double_eq(m.val[MCB_M_PEN_MAX], 0.0);
+        if (_i == FX_STICK) {
+            /* dyn = 0; w = lambda - u - [mu ||u_t||, 0, 0] = (-0.0125, -0.075, 0)
+             * is neither in K nor in its polar: P_K(w) = (n, mu n dir(w_t))
+             * with n = (w_n + mu ||w_t||) / (1 + mu^2) = 0.02: (0.02, -0.01, 0);
+             * the residual (0.98, -0.09, 0), over max(||u||, ||lambda||) =
+             * sqrt(1.01) */
+            ck_assert_double_eq_tol(m.val[MCB_M_NATMAP], sqrt(0.9685 / 1.01), 1e-14);
+        }
+    }
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* The same contact in dual form (u = W lambda + q + r∘lambda). */
+START_TEST(compliant_contact_dual)
+{
+    mcb_problem *P = fx_compliant_dual(FX_SLIP);
+    double v[3], l[3];
+    fx_compliant_solution(FX_SLIP, v, l);
+    mcb_metrics m = eval(P, NULL, l);
+    int zero[] = {MCB_M_FB, MCB_M_FB_MAX, MCB_M_NATMAP, MCB_M_ZRES, MCB_M_NATMAP_NCP,
+                  MCB_M_PEN_MAX, MCB_M_PEN_SUM};
+    for (size_t k = 0; k < sizeof zero / sizeof *zero; k++)
+        ck_assert_msg(fabs(m.val[zero[k]]) <= 1e-14, "compliant dual slip: %s = %g",
+                      mcb_metric_name(zero[k]), m.val[zero[k]]);
+    /* the rigid solution (1, -0.5, 0): u = (1 - 1 + 1, -0.5 + 2 - 0.125, 0)
+     * = (1, 1.375, 0); w = lambda - u - [mu ||u_t||, 0, 0] = (-0.6875,
+     * -1.875, 0), on neither cone: P_K(w) = (n, mu n dir(w_t)) with n =
+     * (w_n + mu ||w_t||) / (1 + mu^2) = 0.2, so (0.2, -0.1, 0); residual
+     * (0.8, -0.4, 0) over max(||q||, ||lambda||, ||u||) = sqrt 5: 0.4 */
+    double rigid[3] = {1, -0.5, 0};
+    m = eval(P, NULL, rigid);
+    ck_assert_double_eq_tol(m.val[MCB_M_NATMAP], 0.4, 1e-14);
+    ck_assert_double_gt(m.val[MCB_M_NATMAP], 0.1);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* One unilateral row, one DOF: A = 1, b = -1, J = 1, e = 0, r = 1. The
+ * exact lambda = max(0, -q / (W + r)) with W = J A^-1 J^T = 1 and
+ * q = J A^-1 b + e = -1: lambda = 0.5, v = b + lambda = -0.5, u = v + e +
+ * r lambda = 0. The rigid answer lambda = 1, v = 0 has u = 1: fb = fb(1, 1)
+ * = 2 - sqrt 2, natmap = |1 - max(0, 1 - 1)| / max(|u|, |lambda|) = 1,
+ * zres = |1 - max(0, 1 - u*)| with u* = (b + lambda) / a + e + r lambda = 1:
+ * 1. Without r it would be exact. */
+START_TEST(compliant_scalar_row)
+{
+    mcb_problem *P = fx_one_row(MCB_UNILATERAL, 1, -1, 0, 0, 0);
+    P->r = malloc(sizeof(double));
+    P->r[0] = 1.0;
+    ck_assert_int_eq(mcb_problem_validate(P, "row", NULL), MCB_OK);
+    double v = -0.5, l = 0.5;
+    mcb_metrics m = eval(P, &v, &l);
+    for (int k = 0; k < MCB_NMETRICS; k++)
+        ck_assert_msg(fabs(m.val[k]) <= 1e-15, "compliant row at lambda = 0.5: %s = %g",
+                      mcb_metric_name(k), m.val[k]);
+    v = 0, l = 1;
+    m = eval(P, &v, &l);
+    ck_assert_double_eq_tol(m.val[MCB_M_DYN_ABS], 0.0, 1e-15);
+    ck_assert_double_eq_tol(m.val[MCB_M_FB], 2 - sqrt(2.0), 1e-15);
+    ck_assert_double_eq_tol(m.val[MCB_M_NATMAP], 1.0, 1e-15);
+    ck_assert_double_eq_tol(m.val[MCB_M_ZRES], 1.0, 1e-15);
+    /* without compliance the rigid answer is exact */
+    free(P->r);
+    P->r = NULL;
+    m = eval(P, &v, &l);
+    ck_assert_double_le(m.val[MCB_M_NATMAP], 1e-15);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* A dual scalar row, W = 2, q = -1, r = 0.5: lambda = -q / (W + r) = 0.4,
+ * u = 2 (0.4) - 1 + 0.5 (0.4) = 0. The rigid lambda = 0.5 has u = 0.25:
+ * natmap = |0.5 - max(0, 0.25)| / max(|q|, |lambda|, |u|) = 0.25, zres the
+ * same numerator over one block, fb = 0.75 - sqrt(0.3125). */
+START_TEST(compliant_scalar_dual)
+{
+    mcb_problem *P = mcb_problem_new();
+    P->form = MCB_DUAL;
+    P->m = 1;
+    int ri = 0, ci = 0;
+    double w = 2;
+    P->W = mcb_csc_from_triplets(1, 1, 1, &ri, &ci, &w);
+    P->q = malloc(sizeof(double));
+    P->q[0] = -1;
+    P->r = malloc(sizeof(double));
+    P->r[0] = 0.5;
+    P->nblocks = 1;
+    P->blocks = calloc(1, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){MCB_UNILATERAL, 0, 1, 0, 0, 0};
+    ck_assert_int_eq(mcb_problem_validate(P, "row", NULL), MCB_OK);
+    double l = 0.4;
+    mcb_metrics m = eval(P, NULL, &l);
+    ck_assert_double_le(m.val[MCB_M_NATMAP], 1e-15);
+    ck_assert_double_le(m.val[MCB_M_FB], 1e-15);
+    ck_assert_double_le(m.val[MCB_M_ZRES], 1e-15);
+    l = 0.5;
+    m = eval(P, NULL, &l);
+    ck_assert_double_eq_tol(m.val[MCB_M_NATMAP], 0.25, 1e-15);
+    ck_assert_double_eq_tol(m.val[MCB_M_ZRES], 0.25, 1e-15);
+    ck_assert_double_eq_tol(m.val[MCB_M_FB], 0.75 - sqrt(0.3125), 1e-15);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* Penetration is the violation of the compliant law u_n >= 0: the
+ * compliant contact at lambda = 0 with v_z = -0.25 penetrates by 0.25; at
+ * its solution it sinks (v_z = -0.5) and penetrates by 0. */
+START_TEST(compliant_penetration)
+{
+    mcb_problem *P = fx_compliant(FX_STICK);
+    double v[3] = {0, 0, -0.25}, l[3] = {0, 0, 0};
+    mcb_metrics m = eval(P, v, l);
+    ck_assert_double_eq_tol(m.val[MCB_M_PEN_MAX], 0.25, 1e-15);
+    double l2[3] = {0.125, 0, 0}; /* u_n = -0.25 + 0.125 = -0.125 */
+    m = eval(P, v, l2);
+    ck_assert_double_eq_tol(m.val[MCB_M_PEN_MAX], 0.125, 1e-15);
+    ck_assert_double_eq_tol(m.val[MCB_M_PEN_SUM], 0.125, 1e-15);
+    mcb_problem_free(&P);
+}
+END_TEST
+
 START_TEST(cone_operators)
 {
     double out[3];
@@ -397,6 +542,11 @@ int main(void)
     tcase_add_loop_test(tc, stick_and_open_are_exact_under_both_laws, 0, 2);
     tcase_add_test(tc, stored_ccp_block_and_dual_form);
     tcase_add_test(tc, ccp_operators_known_values);
+    tcase_add_loop_test(tc, compliant_contact_exact, FX_OPEN, FX_SLIP + 1);
+    tcase_add_test(tc, compliant_contact_dual);
+    tcase_add_test(tc, compliant_scalar_row);
+    tcase_add_test(tc, compliant_scalar_dual);
+    tcase_add_test(tc, compliant_penetration);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
