@@ -2,7 +2,8 @@
  * traced iteration (see curves.h). Every array is allocated before the
  * sweep over the iterations; each run keeps a cursor into its trace, so the
  * sweep reads every trace row once. Fails only on bad arguments or out of
- * memory, with nothing left allocated. */
+ * memory, with nothing left allocated. A NaN abscissa in a trace is never
+ * reached (a run whose last one is NaN never counts as going). */
 #include "curves.h"
 
 #include <math.h>
@@ -36,18 +37,18 @@ void mcb_curve_free(mcb_curve *c)
     memset(c, 0, sizeof *c);
 }
 
-static double last_iter(const mcb_run_rec *r)
+static double last_x(const mcb_run_rec *r, int xcol)
 {
-    return r->trace[(size_t)(r->trace_rows - 1) * MCB_TRACE_COLS];
+    return r->trace[(size_t)(r->trace_rows - 1) * MCB_TRACE_COLS + xcol];
 }
 
-/* The distinct traced iterations of the runs, sorted, into it[]; their count. */
-static int union_of_iterations(const mcb_run_rec *const *runs, int nruns, double *it)
+/* The distinct traced abscissae of the runs, sorted, into it[]; their count. */
+static int union_of_abscissae(const mcb_run_rec *const *runs, int nruns, int xcol, double *it)
 {
     int n = 0;
     for (int k = 0; k < nruns; k++)
         for (int t = 0; t < runs[k]->trace_rows; t++)
-            it[n++] = runs[k]->trace[(size_t)t * MCB_TRACE_COLS];
+            it[n++] = runs[k]->trace[(size_t)t * MCB_TRACE_COLS + xcol];
     qsort(it, (size_t)n, sizeof *it, cmp_double);
     int u = 0;
     for (int k = 0; k < n; k++)
@@ -65,19 +66,19 @@ static int thin(double *it, int u, int m)
 }
 
 /* Point k: statistics over the runs going at it[k]; cur[] advances. */
-static void point(const mcb_run_rec *const *runs, int nruns, int col, double at, int *cur,
-                  double *vals, double *times, mcb_curve *c, int k)
+static void point(const mcb_run_rec *const *runs, int nruns, int xcol, int col, double at,
+                  int *cur, double *vals, double *times, mcb_curve *c, int k)
 {
     int going = 0, nv = 0;
     for (int q = 0; q < nruns; q++) {
         const mcb_run_rec *r = runs[q];
-        if (last_iter(r) < at) continue;
+        if (!(last_x(r, xcol) >= at)) continue;
         going++;
         while (cur[q] + 1 < r->trace_rows &&
-               r->trace[(size_t)(cur[q] + 1) * MCB_TRACE_COLS] <= at)
+               r->trace[(size_t)(cur[q] + 1) * MCB_TRACE_COLS + xcol] <= at)
             cur[q]++;
         const double *row = r->trace + (size_t)cur[q] * MCB_TRACE_COLS;
-        if (row[0] > at || isnan(row[col])) continue; /* not traced yet */
+        if (!(row[xcol] <= at) || isnan(row[col])) continue; /* not traced yet */
         vals[nv] = row[col];
         times[nv++] = row[1];
     }
@@ -90,14 +91,15 @@ static void point(const mcb_run_rec *const *runs, int nruns, int col, double at,
     c->time_s[k] = mcb_quantile_sorted(times, nv, 0.5);
 }
 
-mcb_rc mcb_curve_compute(const mcb_run_rec *const *runs_in, int nruns_in, int col,
+mcb_rc mcb_curve_compute(const mcb_run_rec *const *runs_in, int nruns_in, int xcol, int col,
                          int max_points, mcb_curve *out, mcb_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (col < 1 || col >= MCB_TRACE_COLS || max_points < 2 || nruns_in < 0)
-        return mcb_fail(err, MCB_E_INPUT, "curve of trace column %d with %d points: needs "
-                        "1 <= column < %d and at least 2 points", col, max_points,
-                        MCB_TRACE_COLS);
+    if (col < 2 || col >= MCB_TRACE_COLS || (xcol != 0 && xcol != 1) || max_points < 2 ||
+        nruns_in < 0)
+        return mcb_fail(err, MCB_E_INPUT, "curve of trace column %d against column %d with %d "
+                        "points: needs 2 <= column < %d, abscissa 0 or 1 and at least 2 points",
+                        col, xcol, max_points, MCB_TRACE_COLS);
     size_t rows = 0;
     int nruns = 0;
     for (int k = 0; k < nruns_in; k++)
@@ -110,7 +112,7 @@ mcb_rc mcb_curve_compute(const mcb_run_rec *const *runs_in, int nruns_in, int co
     if (!runs || !cur || !it || !vals || !times) goto nomem;
     for (int k = 0; k < nruns_in; k++)
         if (runs_in[k]->trace_rows > 0) runs[nruns++] = runs_in[k];
-    int u = thin(it, union_of_iterations(runs, nruns, it), max_points);
+    int u = thin(it, union_of_abscissae(runs, nruns, xcol, it), max_points);
     size_t n = (size_t)u + 1;
     out->iter = mcb_malloc(n, sizeof *out->iter);
     out->median = mcb_malloc(n, sizeof *out->median);
@@ -124,7 +126,7 @@ mcb_rc mcb_curve_compute(const mcb_run_rec *const *runs_in, int nruns_in, int co
     out->nruns = nruns;
     for (int k = 0; k < u; k++) {
         out->iter[k] = it[k];
-        point(runs, nruns, col, it[k], cur, vals, times, out, k);
+        point(runs, nruns, xcol, col, it[k], cur, vals, times, out, k);
     }
     free(runs);
     free(cur);

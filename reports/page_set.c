@@ -333,8 +333,8 @@ static void set_page_body(const mcb_report_ctx *C, FILE *html, int set, int np, 
                     "steps, right axis). A run leaves the statistics when it stops, solved or "
                     "not, so a rising median late on means the hard problems remain");
     mcb_html_figure(html, base, "_time", "residual against solver time",
-                    "The median residual against the median solver time of the same runs "
-                    "still going");
+                    "The same against solver time: at each time, over the runs still going "
+                    "at that time (solver time excludes setup and the harness's measurements)");
 }
 
 mcb_rc mcb_page_set(const mcb_report_ctx *C, int set, mcb_err *err)
@@ -348,7 +348,7 @@ mcb_rc mcb_page_set(const mcb_report_ctx *C, int set, mcb_err *err)
     mcb_rc rc = html ? MCB_OK : MCB_E_IO;
     int np = 0, unsolved = 0;
     if (!rc) rc = mcb_plot_convergence(C, dat, set, err);
-    if (!rc) rc = mcb_plot_profiles(C, dat, O->nsolvers, base, O->sets[set], set, &np,
+    if (!rc) rc = mcb_plot_profiles(C, dat, 2 * O->nsolvers, base, O->sets[set], set, &np,
                                     &unsolved, err);
     if (!rc) {
         char title[400];

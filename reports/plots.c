@@ -110,13 +110,14 @@ mcb_rc mcb_plot_profiles(const mcb_report_ctx *C, FILE *dat, int first, const ch
 }
 
 /* The curve of solver s on set `set` into dat (one gnuplot index): rows
- * "iteration median q1 q3 going time" where the median is defined;
- * a residual of 0 is raised to 1e-300 for the log axis. 1 when it has rows. */
-static int write_curve(FILE *dat, const mcb_curve *c, const char *solver, const char *metric)
+ * "x median q1 q3 going time" where the median is defined; a residual of 0
+ * is raised to 1e-300 for the log axis. 1 when it has rows. */
+static int write_curve(FILE *dat, const mcb_curve *c, const char *solver, const char *metric,
+                       int xcol)
 {
-    fprintf(dat, "# solver %s: iteration, median %s, first quartile, third quartile, runs "
+    fprintf(dat, "# solver %s: %s, median %s, first quartile, third quartile, runs "
                  "still going, median solver time (s); over the runs still going\n",
-            solver, metric);
+            solver, xcol ? "solver time (s)" : "iteration", metric);
     int rows = 0;
     for (int k = 0; k < c->npoints; k++) {
         if (isnan(c->median[k])) continue;
@@ -129,6 +130,8 @@ static int write_curve(FILE *dat, const mcb_curve *c, const char *solver, const 
     return rows > 0;
 }
 
+/* Two plots (png, svg) per abscissa: kind 0 iteration (gnuplot indices
+ * 0 .. ns-1 of the set's data), kind 1 solver time (ns .. 2 ns - 1). */
 static void convergence_script(FILE *gp, const char *base, const char *set, const char **solvers,
                                const int *has, int ns, int maxgoing, const char *metric,
                                double tol)
@@ -143,30 +146,29 @@ static void convergence_script(FILE *gp, const char *base, const char *set, cons
             fprintf(gp, "set title ");
             mcb_gp_quote(gp, title);
             fprintf(gp, "\nset xlabel '%s'\nset ylabel ",
-                    kind ? "solver time (s, setup excluded; median over the runs still going)"
-                         : "iteration");
-            snprintf(title, sizeof title, "%s residual (median%s)", metric,
-                     kind ? "" : "; band: first to third quartile");
+                    kind ? "solver time (s, setup excluded; log scale)"
+                         : "iteration (log scale; iteration 0 not shown)");
+            snprintf(title, sizeof title, "%s residual (median; band: first to third quartile)",
+                     metric);
             mcb_gp_quote(gp, title);
             fprintf(gp, "\nset logscale y\nset format y '%%.0e'\nset grid\n%s"
-                        "set style fill transparent solid 0.15 noborder\n", key_below);
-            if (kind) fprintf(gp, "set logscale x\n");
-            else fprintf(gp, "set ytics nomirror\nset y2tics\nset y2range [0:%d]\n"
-                             "set y2label 'runs still going (thin steps)'\n",
-                         maxgoing > 0 ? maxgoing + (maxgoing + 9) / 10 : 1);
+                        "set style fill transparent solid 0.15 noborder\nset logscale x\n"
+                        "set ytics nomirror\nset y2tics\nset y2range [0:%d]\n"
+                        "set y2label 'runs still going (thin steps)'\n",
+                    key_below, maxgoing > 0 ? maxgoing + (maxgoing + 9) / 10 : 1);
+            if (kind) fprintf(gp, "set format x '%%.0e'\n");
             fprintf(gp, "plot ");
             int first = 1;
             for (int s = 0; s < ns; s++) {
                 if (!has[s]) continue;
-                if (!kind) {
-                    fprintf(gp, "%s'%s.dat' index %d using 1:3:4 with filledcurves lc %d notitle, ",
-                            first ? "" : ", ", base, s, s % 8 + 1);
-                    fprintf(gp, "'%s.dat' index %d using 1:5 axes x1y2 with steps lw 1 ", base, s);
-                    solver_style(gp, s);
-                    fprintf(gp, " notitle, ");
-                } else if (!first) fputs(", ", gp);
-                fprintf(gp, "'%s.dat' index %d using %s with lines lw 3 ", base, s,
-                        kind ? "($6>0?$6:1/0):2" : "1:2");
+                int ix = kind * ns + s;
+                fprintf(gp, "%s'%s.dat' index %d using ($1>0?$1:1/0):3:4 with filledcurves "
+                            "lc %d notitle, ", first ? "" : ", ", base, ix, s % 8 + 1);
+                fprintf(gp, "'%s.dat' index %d using ($1>0?$1:1/0):5 axes x1y2 with steps lw 1 ",
+                        base, ix);
+                solver_style(gp, s);
+                fprintf(gp, " notitle, '%s.dat' index %d using ($1>0?$1:1/0):2 with lines lw 3 ",
+                        base, ix);
                 solver_style(gp, s);
                 fprintf(gp, " title ");
                 mcb_gp_quote(gp, solvers[s]);
@@ -186,7 +188,8 @@ mcb_rc mcb_plot_convergence(const mcb_report_ctx *C, FILE *dat, int set, mcb_err
     int *has = mcb_calloc((size_t)ns + 1, sizeof *has);
     mcb_rc rc = runs && has ? MCB_OK
                             : mcb_fail(err, MCB_E_NOMEM, "%s: out of memory", O->sets[set]);
-    for (int s = 0; s < ns && !rc; s++) {
+    for (int i = 0; i < 2 * ns && !rc; i++) {
+        int s = i % ns, xcol = i / ns;
         /* the set's first repetitions of solver s */
         int n = 0;
         for (int p = 0; p < O->nproblems; p++) {
@@ -194,8 +197,9 @@ mcb_rc mcb_plot_convergence(const mcb_report_ctx *C, FILE *dat, int set, mcb_err
             if (O->set[p] == set && k >= 0) runs[n++] = &D->runs[k];
         }
         mcb_curve c;
-        if ((rc = mcb_curve_compute(runs, n, C->col, MCB_CURVE_POINTS, &c, err))) break;
-        has[s] = write_curve(dat, &c, O->solvers[s], mcb_trace_column(C->col));
+        if ((rc = mcb_curve_compute(runs, n, xcol, C->col, MCB_CURVE_POINTS, &c, err))) break;
+        int rows = write_curve(dat, &c, O->solvers[s], mcb_trace_column(C->col), xcol);
+        if (!xcol) has[s] = rows; /* a traced run has rows against both */
         if (c.nruns > maxgoing) maxgoing = c.nruns;
         mcb_curve_free(&c);
     }

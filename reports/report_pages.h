@@ -44,9 +44,9 @@ extern const mcb_profile_kind mcb_profile_kinds[3]; /* pp-time, pp-iter, dp-time
 mcb_rc mcb_plot_profiles(const mcb_report_ctx *C, FILE *dat, int first, const char *base,
                          const char *label, int set, int *np, int *unsolved, mcb_err *err);
 /* The convergence curves of set `set` into dat (gnuplot indices 0 ..
- * nsolvers-1) and their two plots (BASE_iter: median, quartile band and
- * runs still going against iteration; BASE_time: median against solver
- * time) into C->gp. */
+ * nsolvers-1 against iteration, then nsolvers .. 2 nsolvers - 1 against
+ * solver time) and their plots (BASE_iter, BASE_time: median, quartile band
+ * and runs still going) into C->gp. */
 mcb_rc mcb_plot_convergence(const mcb_report_ctx *C, FILE *dat, int set, mcb_err *err);
 /* <figure> showing BASE+suffix.svg full width, with a caption (HTML) and
  * links to the SVG and the PNG. */

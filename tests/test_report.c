@@ -342,7 +342,7 @@ START_TEST(curve_over_runs_still_going)
     const mcb_run_rec *runs[4] = {&a, &d, &b, &c};
     mcb_curve C;
     mcb_err err;
-    ck_assert_int_eq(mcb_curve_compute(runs, 4, col, 100, &C, &err), MCB_OK);
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 0, col, 100, &C, &err), MCB_OK);
     ck_assert_int_eq(C.nruns, 3);
     ck_assert_int_eq(C.npoints, 5);
     const int going[5] = {3, 3, 3, 2, 1};
@@ -362,7 +362,7 @@ START_TEST(curve_over_runs_still_going)
     mcb_curve_free(&C);
     mcb_curve_free(&C);
     /* thinned to 3 points: the first, the middle and the last iteration */
-    ck_assert_int_eq(mcb_curve_compute(runs, 4, col, 3, &C, NULL), MCB_OK);
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 0, col, 3, &C, NULL), MCB_OK);
     ck_assert_int_eq(C.npoints, 3);
     ck_assert_double_eq(C.iter[0], 1);
     ck_assert_double_eq(C.iter[1], 3);
@@ -370,13 +370,23 @@ START_TEST(curve_over_runs_still_going)
     ck_assert_int_eq(C.going[2], 1);
     mcb_curve_free(&C);
     /* no traced run: an empty curve; bad arguments refused */
-    ck_assert_int_eq(mcb_curve_compute(runs + 1, 1, col, 3, &C, NULL), MCB_OK);
+    ck_assert_int_eq(mcb_curve_compute(runs + 1, 1, 0, col, 3, &C, NULL), MCB_OK);
     ck_assert_int_eq(C.npoints, 0);
     ck_assert_int_eq(C.nruns, 0);
     mcb_curve_free(&C);
-    ck_assert_int_eq(mcb_curve_compute(runs, 4, 0, 3, &C, &err), MCB_E_INPUT);
-    ck_assert_int_eq(mcb_curve_compute(runs, 4, col, 1, &C, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 0, 1, 3, &C, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 0, col, 1, &C, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 2, col, 3, &C, &err), MCB_E_INPUT);
     ck_assert_ptr_null(C.iter);
+    /* against solver time (iteration / 1000): the same statistics at 0.001 .. 0.005 */
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 1, col, 100, &C, NULL), MCB_OK);
+    ck_assert_int_eq(C.npoints, 5);
+    for (int k = 0; k < 5; k++) {
+        ck_assert_double_eq_tol(C.iter[k], (k + 1) / 1000.0, 1e-15);
+        ck_assert_int_eq(C.going[k], going[k]);
+        ck_assert_double_eq_tol(C.median[k], med[k], 1e-12);
+    }
+    mcb_curve_free(&C);
 }
 END_TEST
 
