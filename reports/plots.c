@@ -1,7 +1,7 @@
 /* plots.c: the report's gnuplot plots and the data files they read:
  * performance and data profiles (profile.h) and the convergence curves of a
  * set (curves.h: median and quartiles over the runs still going, with their
- * count on the right axis). Plots are wide (1400 x 700), with a 14-point
+ * count on the right axis). Plots are wide (1400 x 700, profiles 1400 x 540), with a 14-point
  * font and the key below the plot, so that a page can show them at its
  * full width and the legend stays legible with a dozen solvers. Every name
  * is quoted for gnuplot; data files are named relative to the output
@@ -18,6 +18,10 @@
 static const char *const terms[2][2] = {
     {"pngcairo size 1400,700 noenhanced font 'Sans,14'", "png"},
     {"svg size 1400,700 noenhanced font 'Sans,14' background rgb 'white'", "svg"}};
+/* Profiles are lower, so that the summary shows one with its key at once. */
+static const char *const profile_terms[2][2] = {
+    {"pngcairo size 1400,540 noenhanced font 'Sans,14'", "png"},
+    {"svg size 1400,540 noenhanced font 'Sans,14' background rgb 'white'", "svg"}};
 
 /* Below the plot, as many columns as fit. */
 static const char key_below[] = "set key outside bottom center horizontal spacing 1.2 width 1\n";
@@ -59,8 +63,8 @@ static void plot_profile(FILE *dat, FILE *gp, int first, const char *base, const
     snprintf(title, sizeof title, "%s: %s (%d problems, %d solved by no solver)", label,
              K->title, P->nproblems, P->unsolved);
     for (int t = 0; t < 2; t++) {
-        fprintf(gp, "reset\nset terminal %s\nset output '%s%s.%s'\nset title ", terms[t][0], base,
-                K->suffix, terms[t][1]);
+        fprintf(gp, "reset\nset terminal %s\nset output '%s%s.%s'\nset title ",
+                profile_terms[t][0], base, K->suffix, profile_terms[t][1]);
         mcb_gp_quote(gp, title);
         fprintf(gp, "\nset xlabel ");
         mcb_gp_quote(gp, K->xlabel);
