@@ -3,7 +3,9 @@
  * over every problem by success, then time to tolerance; the performance
  * profile over every problem; one row per problem set linking to its page
  * (page_set.c), whose problem table links to one page per problem
- * (page_problem.c); the other profiles folded away; how to read it all.
+ * (page_problem.c); the problems no solver solved and, folded away, every
+ * problem, linked to their pages; the other profiles folded away; how to
+ * read it all.
  * Also problems.{csv,md} (one row per problem). Plots are drawn by gnuplot
  * run in the output directory, so plots.gp and the data files name nothing
  * outside it; the header names the results file relative to the output
@@ -242,6 +244,14 @@ static void write_context(FILE *html, const mcb_results_data *D, const char *res
     fputs("</b> residual.</p>\n", html);
 }
 
+/* 1 when some solver solved problem p. */
+static int solved_by_any(const mcb_outcomes *O, int p)
+{
+    for (int s = 0; s < O->nsolvers; s++)
+        if (isfinite(O->time_s[(size_t)p * O->nsolvers + s])) return 1;
+    return 0;
+}
+
 /* One row per set: its page, its problems, those no solver solved, and
  * the solver ranked first on it. */
 static mcb_rc sets_table(FILE *html, const mcb_outcomes *O, const base_name *bases,
@@ -259,13 +269,11 @@ static mcb_rc sets_table(FILE *html, const mcb_outcomes *O, const base_name *bas
               "<th>first in its ranking</th></tr></thead><tbody>\n", html);
     for (int set = 0; set < O->nsets && !rc; set++) {
         int np = 0, unsolved = 0;
-        for (int p = 0; p < O->nproblems; p++) {
-            if (O->set[p] != set) continue;
-            np++;
-            int any = 0;
-            for (int s = 0; s < ns; s++) any |= isfinite(O->time_s[(size_t)p * ns + s]);
-            unsolved += !any;
-        }
+        for (int p = 0; p < O->nproblems; p++)
+            if (O->set[p] == set) {
+                np++;
+                unsolved += !solved_by_any(O, p);
+            }
         if ((rc = mcb_outcomes_rank(O, set, order, solved, med, err))) break;
         fputs("<tr><td><a href='", html);
         mcb_url_escape(html, bases[set]);
@@ -281,6 +289,53 @@ static mcb_rc sets_table(FILE *html, const mcb_outcomes *O, const base_name *bas
     free(solved);
     free(med);
     return rc;
+}
+
+/* A link to problem p's page, named by the problem. */
+static void problem_link(const mcb_report_ctx *C, FILE *html, int p)
+{
+    char page[300];
+    mcb_problem_page_name(C, p, page, sizeof page);
+    fputs("<a href='", html);
+    mcb_url_escape(html, page);
+    fputs(".html'>", html);
+    mcb_html_escape(html, C->O->problem[p]);
+    fputs("</a>", html);
+}
+
+/* The problems no solver solved (linked), then every problem by set,
+ * folded away. */
+static void problem_lists(const mcb_report_ctx *C, FILE *html, int unsolved)
+{
+    const mcb_outcomes *O = C->O;
+    if (unsolved) {
+        fprintf(html, "<details%s><summary>Solved by no solver (%d): their pages</summary><p>",
+                unsolved <= 20 ? " open" : "", unsolved);
+        int k = 0;
+        for (int p = 0; p < O->nproblems; p++) {
+            if (solved_by_any(O, p)) continue;
+            fputs(k++ ? " &middot; " : "", html);
+            mcb_html_escape(html, O->sets[O->set[p]]);
+            fputs(": ", html);
+            problem_link(C, html, p);
+        }
+        fputs("</p></details>\n", html);
+    }
+    fprintf(html, "<details><summary>Every problem (%d): its page, by set</summary>\n",
+            O->nproblems);
+    for (int set = 0; set < O->nsets; set++) {
+        fputs("<p><b>", html);
+        mcb_html_escape(html, O->sets[set]);
+        fputs("</b>: ", html);
+        int k = 0;
+        for (int p = 0; p < O->nproblems; p++)
+            if (O->set[p] == set) {
+                fputs(k++ ? " &middot; " : "", html);
+                problem_link(C, html, p);
+            }
+        fputs("</p>\n", html);
+    }
+    fputs("</details>\n", html);
 }
 
 static const char how_to_read[] =
@@ -310,12 +365,7 @@ static mcb_rc write_index(const mcb_report_ctx *C, FILE *html, const char *resul
 {
     const mcb_outcomes *O = C->O;
     int unsolved = 0;
-    for (int p = 0; p < O->nproblems; p++) {
-        int any = 0;
-        for (int s = 0; s < O->nsolvers; s++)
-            any |= isfinite(O->time_s[(size_t)p * O->nsolvers + s]);
-        unsolved += !any;
-    }
+    for (int p = 0; p < O->nproblems; p++) unsolved += !solved_by_any(O, p);
     mcb_html_begin(html, "mcbench report", NULL);
     write_context(html, C->D, results_path, C->outdir);
     fputs("<h2>Summary</h2>\n", html);
@@ -334,6 +384,7 @@ static mcb_rc write_index(const mcb_report_ctx *C, FILE *html, const char *resul
           "its solver table and one row per problem, linking to the problem's page.</p>\n",
           html);
     if ((rc = sets_table(html, O, C->bases, err))) return rc;
+    problem_lists(C, html, unsolved);
     fputs("<details><summary>More profiles over every problem: iterations, and the data "
           "profile of the time</summary>\n", html);
     mcb_html_figure(html, ALL_SETS_BASE, "_pp-iter", mcb_profile_kinds[1].title,

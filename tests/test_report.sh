@@ -53,6 +53,8 @@ pages() {
     want=$(ls "$dir" | grep -cE "^${b}_p[0-9]+\.html$")
     got=$(grep -oE "<a href='${b}_p[0-9]+\.html'>" "$dir/${b}_set.html" | sort -u | wc -l)
     [ "$want" -gt 0 ] && [ "$want" = "$got" ] && ok || bad "$n: $b: $want problem pages, $got linked"
+    got=$(grep -oE "<a href='${b}_p[0-9]+\.html'>" "$dir/index.html" | sort -u | wc -l)
+    [ "$want" = "$got" ] && ok || bad "$n: $b: $want problem pages, $got linked from index.html"
   done
 }
 
@@ -94,6 +96,9 @@ for set in s t; do
   if [ "$k" = 0 ]; then txt="each solved by at least one solver"; else txt="<b>$k solved by no solver</b>"; fi
   grep -qF "$txt" rep/${set}_set.html && ok || bad "set $set: '$txt' not stated"
 done
+# the problems no solver solved are listed on the summary, linked
+k=$(awk -F, 'NR > 1 && $3 == "" { k++ } END { print k + 0 }' rep/problems.csv)
+[ "$k" -gt 0 ] && grep -qF "Solved by no solver ($k)" rep/index.html && ok || bad "summary: $k unsolved problems not listed"
 # the summary: ranking first (before the sets), then the profile over every problem
 grep -q "<h2>Summary</h2>" rep/index.html && ok || bad "no summary"
 awk "/class='sortable ranking'/ { r = NR } /all.sets_pp-time.svg/ && !p { p = NR } /class='sortable sets'/ { s = NR }
