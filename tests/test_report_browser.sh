@@ -11,7 +11,8 @@
 # with a console error, a missing image and a dead link must be caught by
 # the same checks, so they can fail. The summary's screenshot is kept as
 # SHOT_DIR/report-summary.png (default: out/ of the source tree).
-# Exits 77 (skipped), saying why, when chromium or python3 is missing.
+# Exits 77 (skipped), saying why, when chromium or python3 is missing or
+# chromium cannot show an empty page here.
 # MCB_CHROMIUM names another browser binary.
 set -u
 mcb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -39,6 +40,16 @@ run() { # name command...: must exit 0
 flags=(--headless --disable-gpu --disable-dev-shm-usage --no-first-run --no-default-browser-check
        --disable-extensions --user-data-dir="$d/profile" --enable-logging=stderr --v=0)
 [ "$(id -u)" -eq 0 ] && flags+=(--no-sandbox)
+# a browser that cannot show an empty page here (a container without user
+# namespaces for its sandbox: retried without it) is the machine's limit
+probe() { timeout 120 "$chromium" "${flags[@]}" --dump-dom about:blank >"$d/probe.dom" 2>"$d/probe.log"; }
+if ! probe; then
+  case " ${flags[*]} " in *" --no-sandbox "*) ;; *) flags+=(--no-sandbox) ;; esac
+  if ! probe; then
+    echo "SKIP: $chromium does not start here: $(grep -v dbus "$d/probe.log" | tail -2)"
+    exit 77
+  fi
+fi
 # browse NAME FILE: the DOM into $d/NAME.dom, the browser's log into $d/NAME.log
 browse() {
   timeout 120 "$chromium" "${flags[@]}" --virtual-time-budget=5000 --dump-dom "file://$2" \
