@@ -54,4 +54,5 @@ else
   "$mcb" run "${sets[@]}" -o "$out/results.h5" "$@"
 fi
 "$mcb" report "$out/results.h5" -o "$out"
-echo "report: $out/index.html"
+echo "report: $out/index.html (open it in a browser: the summary, ranking and profile first;"
+echo "        every problem set and every problem linked from it; docs/reports.md)"

@@ -44,6 +44,7 @@ void mcb_outcomes_free(mcb_outcomes *O)
     free(O->status);
     free(O->reps);
     free(O->solved_reps);
+    free(O->run);
     memset(O, 0, sizeof *O);
 }
 
@@ -51,15 +52,17 @@ void mcb_outcomes_free(mcb_outcomes *O)
 static void reduce_cell(const mcb_results_data *D, const run_key *keys, int n, double *buf,
                         mcb_outcomes *O, size_t cell)
 {
-    int solved = 0, status = D->runs[keys[0].run].status;
+    int solved = 0, status = D->runs[keys[0].run].status, first = keys[0].run;
     for (int k = 0; k < n; k++) {
         const mcb_run_rec *r = &D->runs[keys[k].run];
+        if (r->rep < D->runs[first].rep) first = keys[k].run;
         solved += r->status == MCB_ST_SOLVED;
         if (r->status != status) status = MCB_OUTCOME_MIXED;
     }
     O->status[cell] = status;
     O->reps[cell] = n;
     O->solved_reps[cell] = solved;
+    O->run[cell] = first;
     for (int m = 0; m < 2; m++) {
         for (int k = 0; k < n; k++) {
             const mcb_run_rec *r = &D->runs[keys[k].run];
@@ -98,10 +101,12 @@ mcb_rc mcb_outcomes_build(const mcb_results_data *D, mcb_outcomes *O, mcb_err *e
     O->status = mcb_malloc(cells, sizeof *O->status);
     O->reps = mcb_calloc(cells, sizeof *O->reps);
     O->solved_reps = mcb_calloc(cells, sizeof *O->solved_reps);
+    O->run = mcb_malloc(cells, sizeof *O->run);
     if (!O->set || !O->problem || !O->time_s || !O->iters || !O->status || !O->reps ||
-        !O->solved_reps)
+        !O->solved_reps || !O->run)
         goto nomem;
     for (size_t c = 0; c < cells; c++) {
+        O->run[c] = -1;
         O->time_s[c] = O->iters[c] = NAN;
         O->status[c] = MCB_OUTCOME_NONE;
     }
@@ -137,4 +142,49 @@ void mcb_outcome_status_text(const mcb_outcomes *O, int p, int s, char *buf, siz
     else if (O->status[c] == MCB_OUTCOME_MIXED)
         snprintf(buf, len, "%d/%d solved", O->solved_reps[c], O->reps[c]);
     else snprintf(buf, len, "%s", mcb_status_name(O->status[c]));
+}
+
+/* The ranking's keys, for qsort (no global state: the keys travel with
+ * the index). */
+typedef struct {
+    int s, solved;
+    double med;
+} rank_key;
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const rank_key *x = a, *y = b;
+    if (x->solved != y->solved) return x->solved > y->solved ? -1 : 1;
+    int xn = isnan(x->med), yn = isnan(y->med);
+    if (xn != yn) return xn - yn;
+    if (!xn && x->med != y->med) return x->med < y->med ? -1 : 1;
+    return (x->s > y->s) - (x->s < y->s);
+}
+
+mcb_rc mcb_outcomes_rank(const mcb_outcomes *O, int set, int *order, int *solved,
+                         double *med_time_s, mcb_err *err)
+{
+    int ns = O->nsolvers;
+    double *buf = mcb_malloc((size_t)O->nproblems + 1, sizeof *buf);
+    rank_key *keys = mcb_malloc((size_t)ns + 1, sizeof *keys);
+    if (!buf || !keys) {
+        free(buf);
+        free(keys);
+        return mcb_fail(err, MCB_E_NOMEM, "ranking of %d solvers: out of memory", ns);
+    }
+    for (int s = 0; s < ns; s++) {
+        int n = 0;
+        for (int p = 0; p < O->nproblems; p++) {
+            double t = O->time_s[(size_t)p * ns + s];
+            if ((set < 0 || O->set[p] == set) && isfinite(t)) buf[n++] = t;
+        }
+        keys[s] = (rank_key){s, n, mcb_median(buf, n)};
+        solved[s] = n;
+        med_time_s[s] = keys[s].med;
+    }
+    qsort(keys, (size_t)ns, sizeof *keys, cmp_rank);
+    for (int k = 0; k < ns; k++) order[k] = keys[k].s;
+    free(buf);
+    free(keys);
+    return MCB_OK;
 }

@@ -27,12 +27,22 @@ typedef struct {
     double *time_s, *iters; /* medians as above; NaN when not solved */
     int *status;            /* MCB_ST_* when every repetition agrees, else MIXED or NONE */
     int *reps, *solved_reps;
+    int *run; /* index into D->runs of the cell's first repetition (lowest rep); -1: none */
 } mcb_outcomes;
 
 /* MCB_E_NOMEM, with nothing left to free. */
 mcb_rc mcb_outcomes_build(const mcb_results_data *D, mcb_outcomes *O, mcb_err *err);
 /* Accepts a zeroed or already freed matrix. */
 void mcb_outcomes_free(mcb_outcomes *O);
+
+/* The ranking of the solvers on the problems of set `set` (-1: every set):
+ * by the number of problems solved, more first; then by the median time to
+ * tolerance over the problems each solved, less first (a solver that solved
+ * nothing last); then in order of first appearance. order[0..nsolvers) gets
+ * the solver indices, best first; solved[s] and med_time_s[s] (NaN when s
+ * solved nothing) the two keys of solver s. MCB_E_NOMEM. */
+mcb_rc mcb_outcomes_rank(const mcb_outcomes *O, int set, int *order, int *solved,
+                         double *med_time_s, mcb_err *err);
 
 /* The status of (p, s) as shown in tables: the status name, "K/R solved"
  * when the repetitions disagree, "no run". */

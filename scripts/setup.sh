@@ -13,8 +13,9 @@ pkgs=(gcc cmake make pkg-config libhdf5-dev hdf5-tools libsuitesparse-dev libsic
 # the fuzzing build of ./test.sh: clang and its libFuzzer runtime
 case " $* " in *" -DMCB_FUZZ=ON "*) pkgs+=(clang libclang-rt-14-dev) ;; esac
 # optional: the SLURM test (tests/test_slurm.sh) starts its own private munged,
-# slurmctld and slurmd from these; without them it is skipped
-opt=(slurm-wlm munge)
+# slurmctld and slurmd from these, the report's browser test
+# (tests/test_report_browser.sh) runs chromium; without them they are skipped
+opt=(slurm-wlm munge chromium)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=() optmissing=()
 for p in "${pkgs[@]}"; do installed "$p" || missing+=("$p"); done
@@ -22,7 +23,7 @@ for p in "${opt[@]}"; do installed "$p" || optmissing+=("$p"); done
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
   missing+=(${optmissing[@]+"${optmissing[@]}"})
 elif [ ${#optmissing[@]} -gt 0 ]; then
-  echo "mcbench: optional packages ${optmissing[*]} missing: the SLURM test will be skipped" >&2
+  echo "mcbench: optional packages ${optmissing[*]} missing: the tests needing them will be skipped" >&2
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then

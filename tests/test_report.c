@@ -2,8 +2,9 @@
  * and data profiles (reports/profile.c) on hand-computed matrices with
  * ties, failures, a problem no solver solved, a zero time and a single
  * solver; the problems x solvers matrix over repetitions
- * (reports/outcomes.c); names relative to the output directory
- * (mcb_path_relative). */
+ * (reports/outcomes.c) and the solvers' ranking on it; the convergence
+ * curve over the runs still going, with their count (reports/curves.c);
+ * names relative to the output directory (mcb_path_relative). */
 #include <check.h>
 
 #include "check_main.h"
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "mcb_paths.h"
+#include "curves.h"
 #include "outcomes.h"
 #include "profile.h"
 
@@ -243,6 +245,163 @@ START_TEST(outcomes_over_repetitions)
 }
 END_TEST
 
+/* Ranking: 4 problems (3 in set A, 1 in B), 4 solvers.
+ *   fast:  solves a0 (1 s), a1 (1 s)              2 solved, median 1
+ *   slow:  solves a0 (5 s), a1 (7 s)              2 solved, median 6
+ *   broad: solves a0, a1, a2 (9 s each)           3 solved: first despite being slowest
+ *   none:  solves nothing                         last
+ * In set B only `slow` solves b0 (2 s): over every set it ties broad with
+ * 3 solved and comes first by its median 5 s; in set A broad is first, then
+ * fast before slow; in set B slow first, then the others in order of first
+ * appearance (fast, broad, none: 0 solved, no median). */
+START_TEST(ranking_known_answer)
+{
+    char A[] = "A", B[] = "B", a0[] = "a0", a1[] = "a1", a2[] = "a2", b0[] = "b0";
+    char fast[] = "fast", slow[] = "slow", broad[] = "broad", none[] = "none";
+    const int S = MCB_ST_SOLVED, M = MCB_ST_MAX_ITERS;
+    mcb_run_rec runs[] = {
+        rec(A, a0, 0, fast, 0, S, 0, 1, 10),  rec(A, a0, 0, slow, 0, S, 0, 5, 10),
+        rec(A, a0, 0, broad, 0, S, 0, 9, 10), rec(A, a0, 0, none, 0, M, 0, 1, 10),
+        rec(A, a1, 1, fast, 0, S, 0, 1, 10),  rec(A, a1, 1, slow, 0, S, 0, 7, 10),
+        rec(A, a1, 1, broad, 0, S, 0, 9, 10), rec(A, a1, 1, none, 0, M, 0, 1, 10),
+        rec(A, a2, 2, fast, 0, M, 0, 1, 10),  rec(A, a2, 2, slow, 0, M, 0, 1, 10),
+        rec(A, a2, 2, broad, 0, S, 0, 9, 10), rec(A, a2, 2, none, 0, M, 0, 1, 10),
+        rec(B, b0, 0, fast, 0, M, 0, 1, 10),  rec(B, b0, 0, slow, 0, S, 0, 2, 10),
+        rec(B, b0, 0, broad, 0, M, 0, 1, 10), rec(B, b0, 0, none, 0, M, 0, 1, 10),
+    };
+    mcb_results_data D;
+    memset(&D, 0, sizeof D);
+    D.count = (int)(sizeof runs / sizeof *runs);
+    D.runs = runs;
+    mcb_outcomes O;
+    ck_assert_int_eq(mcb_outcomes_build(&D, &O, NULL), MCB_OK);
+    int order[4], solved[4];
+    double med[4];
+    ck_assert_int_eq(mcb_outcomes_rank(&O, -1, order, solved, med, NULL), MCB_OK);
+    /* every set: slow 3 (5, 7, 2 s: median 5) before broad 3 (median 9), fast 2, none 0 */
+    const char *want[4] = {"slow", "broad", "fast", "none"};
+    for (int k = 0; k < 4; k++)
+        ck_assert_msg(!strcmp(O.solvers[order[k]], want[k]), "rank %d: %s, expected %s", k + 1,
+                      O.solvers[order[k]], want[k]);
+    ck_assert_int_eq(solved[1], 3); /* slow */
+    ck_assert_double_eq(med[1], 5); /* of 5, 7, 2 */
+    ck_assert(isnan(med[3]));
+    ck_assert_int_eq(mcb_outcomes_rank(&O, 0, order, solved, med, NULL), MCB_OK);
+    const char *want_a[4] = {"broad", "fast", "slow", "none"}; /* 2 solved each: 1 s < 6 s */
+    for (int k = 0; k < 4; k++)
+        ck_assert_msg(!strcmp(O.solvers[order[k]], want_a[k]), "set A rank %d: %s, expected %s",
+                      k + 1, O.solvers[order[k]], want_a[k]);
+    ck_assert_double_eq(med[0], 1);
+    ck_assert_double_eq(med[1], 6);
+    ck_assert_int_eq(mcb_outcomes_rank(&O, 1, order, solved, med, NULL), MCB_OK);
+    const char *want_b[4] = {"slow", "fast", "broad", "none"};
+    for (int k = 0; k < 4; k++)
+        ck_assert_msg(!strcmp(O.solvers[order[k]], want_b[k]), "set B rank %d: %s, expected %s",
+                      k + 1, O.solvers[order[k]], want_b[k]);
+    /* the first repetition's run of each cell */
+    ck_assert_int_eq(O.run[0], 0);
+    ck_assert_int_eq(O.run[(size_t)3 * O.nsolvers + 1], 13);
+    mcb_outcomes_free(&O);
+}
+END_TEST
+
+/* A run with trace rows (iteration, value): solver time = iteration / 1000,
+ * the value in column col, every other column NaN. */
+static void fill_trace(double *t, int rows, const double *it, const double *v, int col)
+{
+    for (int k = 0; k < rows; k++) {
+        double *row = t + (size_t)k * MCB_TRACE_COLS;
+        for (int c = 0; c < MCB_TRACE_COLS; c++) row[c] = NAN;
+        row[0] = it[k];
+        row[1] = it[k] / 1000;
+        row[col] = v[k];
+    }
+}
+
+/* Three traced runs and one without trace rows:
+ *   A: iterations 1 2 3      values 0.1 0.01 0.001   (stops at 3)
+ *   B: iterations 1 2 3 4 5  values 1 0.5 0.25 0.125 0.0625
+ *   C: iterations 2 4        values 8 4              (traced sparsely)
+ * Over the runs still going (last traced iteration >= k), each with its
+ * last row at or before k:
+ *   k = 1: going 3 (C not traced yet): {0.1, 1}        median 0.55
+ *   k = 2: going 3: {0.01, 0.5, 8}                       median 0.5, q1 0.255, q3 4.25
+ *   k = 3: going 3: {0.001, 0.25, 8 (C's row 2)}         median 0.25
+ *   k = 4: going 2 (A stopped): {0.125, 4}               median 2.0625
+ *   k = 5: going 1: {0.0625}
+ * where carrying A's final value forward would have given 0.125 at k = 4. */
+START_TEST(curve_over_runs_still_going)
+{
+    const int col = 2 + MCB_M_NATMAP;
+    double ta[3 * MCB_TRACE_COLS], tb[5 * MCB_TRACE_COLS], tc[2 * MCB_TRACE_COLS];
+    fill_trace(ta, 3, (double[]){1, 2, 3}, (double[]){0.1, 0.01, 0.001}, col);
+    fill_trace(tb, 5, (double[]){1, 2, 3, 4, 5}, (double[]){1, 0.5, 0.25, 0.125, 0.0625}, col);
+    fill_trace(tc, 2, (double[]){2, 4}, (double[]){8, 4}, col);
+    mcb_run_rec a = {.trace_rows = 3, .trace = ta}, b = {.trace_rows = 5, .trace = tb};
+    mcb_run_rec c = {.trace_rows = 2, .trace = tc}, d = {.trace_rows = 0};
+    const mcb_run_rec *runs[4] = {&a, &d, &b, &c};
+    mcb_curve C;
+    mcb_err err;
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 0, col, 100, &C, &err), MCB_OK);
+    ck_assert_int_eq(C.nruns, 3);
+    ck_assert_int_eq(C.npoints, 5);
+    const int going[5] = {3, 3, 3, 2, 1};
+    const double med[5] = {0.55, 0.5, 0.25, 2.0625, 0.0625};
+    for (int k = 0; k < 5; k++) {
+        ck_assert_double_eq(C.iter[k], k + 1);
+        ck_assert_msg(C.going[k] == going[k], "iteration %d: %d going, expected %d", k + 1,
+                      C.going[k], going[k]);
+        ck_assert_msg(fabs(C.median[k] - med[k]) < 1e-12, "iteration %d: median %g, expected %g",
+                      k + 1, C.median[k], med[k]);
+    }
+    ck_assert_double_eq_tol(C.q1[1], 0.255, 1e-12);
+    ck_assert_double_eq_tol(C.q3[1], 4.25, 1e-12);
+    ck_assert_double_eq_tol(C.q1[4], 0.0625, 1e-12);
+    ck_assert_double_eq_tol(C.time_s[2], 0.003, 1e-12); /* of A's and B's 3/1000, C's 2/1000 */
+    ck_assert_double_eq_tol(C.time_s[3], 0.004, 1e-12);
+    mcb_curve_free(&C);
+    mcb_curve_free(&C);
+    /* thinned to 3 points: the first, the middle and the last iteration */
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 0, col, 3, &C, NULL), MCB_OK);
+    ck_assert_int_eq(C.npoints, 3);
+    ck_assert_double_eq(C.iter[0], 1);
+    ck_assert_double_eq(C.iter[1], 3);
+    ck_assert_double_eq(C.iter[2], 5);
+    ck_assert_int_eq(C.going[2], 1);
+    mcb_curve_free(&C);
+    /* no traced run: an empty curve; bad arguments refused */
+    ck_assert_int_eq(mcb_curve_compute(runs + 1, 1, 0, col, 3, &C, NULL), MCB_OK);
+    ck_assert_int_eq(C.npoints, 0);
+    ck_assert_int_eq(C.nruns, 0);
+    mcb_curve_free(&C);
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 0, 1, 3, &C, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 0, col, 1, &C, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 2, col, 3, &C, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(C.iter);
+    /* against solver time (iteration / 1000): the same statistics at 0.001 .. 0.005 */
+    ck_assert_int_eq(mcb_curve_compute(runs, 4, 1, col, 100, &C, NULL), MCB_OK);
+    ck_assert_int_eq(C.npoints, 5);
+    for (int k = 0; k < 5; k++) {
+        ck_assert_double_eq_tol(C.iter[k], (k + 1) / 1000.0, 1e-15);
+        ck_assert_int_eq(C.going[k], going[k]);
+        ck_assert_double_eq_tol(C.median[k], med[k], 1e-12);
+    }
+    mcb_curve_free(&C);
+}
+END_TEST
+
+START_TEST(quantiles)
+{
+    const double x[4] = {1, 2, 3, 10};
+    ck_assert_double_eq(mcb_quantile_sorted(x, 4, 0.5), 2.5);
+    ck_assert_double_eq(mcb_quantile_sorted(x, 4, 0.25), 1.75);
+    ck_assert_double_eq(mcb_quantile_sorted(x, 4, 0.75), 4.75);
+    ck_assert_double_eq(mcb_quantile_sorted(x, 4, 1), 10);
+    ck_assert_double_eq(mcb_quantile_sorted(x, 1, 0.25), 1);
+    ck_assert(isnan(mcb_quantile_sorted(x, 0, 0.5)));
+}
+END_TEST
+
 START_TEST(relative_paths)
 {
     char root[] = "/tmp/mcb_relXXXXXX", p[3][256], buf[512];
@@ -300,6 +459,9 @@ int main(void)
     tcase_add_test(tc, bad_sizes_are_refused);
     tcase_add_test(tc, median_counts_infinity);
     tcase_add_test(tc, outcomes_over_repetitions);
+    tcase_add_test(tc, ranking_known_answer);
+    tcase_add_test(tc, curve_over_runs_still_going);
+    tcase_add_test(tc, quantiles);
     tcase_add_test(tc, relative_paths);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);

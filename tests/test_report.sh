@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # test_report.sh: `mcbench report` end to end on small campaigns made with
-# `mcbench gen stack` and `mcbench run --solvers pgs,pj`: the profile plots
-# and the per-problem table exist and are complete, index.html names every
-# file relative to the output directory (no path of the temporary directory)
-# and every file it links to exists; set names needing escaping or mapping
-# onto one file name; a single solver and a single set.
+# `mcbench gen stack` and `mcbench run --solvers pgs,pj`: the summary page,
+# one page per set and per problem, the profile plots and the per-problem
+# table exist and are complete; every page names files relative to the
+# output directory (no path of the temporary directory) and every file it
+# links to exists; the summary links every set page and each set page every
+# problem page; the ranking on the summary follows problems.csv (solved
+# count, then median time over the problems solved); the convergence data's
+# "runs still going" count is, at every iteration, the number of first
+# repetitions whose run lasted that long (r.csv); set names needing escaping
+# or mapping onto one file name; a single solver and a single set.
 set -u
 mcb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 d=$(mktemp -d)
@@ -24,17 +29,33 @@ nonempty() {
 profiles() { # the profile plots of base names $@
   for b in "$@"; do for k in pp-time pp-iter dp-time; do echo "${b}_$k.png ${b}_$k.svg"; done; done
 }
-# links NAME DIR: index.html names nothing under $d and every local link exists
+# links NAME DIR: no page names anything under $d, and every local link
+# and image of every page exists
 links() {
-  local n=$1 dir=$2
-  if grep -qF "$d" "$dir/index.html" "$dir/plots.gp"; then
-    bad "$n: absolute path in index.html or plots.gp:"; grep -nF "$d" "$dir/index.html" | cut -c1-200 | head -3
+  local n=$1 dir=$2 missing=0
+  if grep -qF "$d" "$dir"/*.html "$dir/plots.gp"; then
+    bad "$n: absolute path in a page or plots.gp:"; grep -nF "$d" "$dir"/*.html | cut -c1-200 | head -3
   else ok; fi
-  local missing=0
-  for u in $(grep -oE "(href|src)='[^']*'" "$dir/index.html" | sed -E "s/^[a-z]+='//; s/'$//"); do
-    [ -s "$dir/$(printf '%b' "${u//%/\\x}")" ] || { missing=1; bad "$n: index.html links to missing $u"; }
+  for page in "$dir"/*.html; do
+    for u in $(grep -oE "(href|src)='[^']*'" "$page" | sed -E "s/^[a-z]+='//; s/'$//"); do
+      [ -s "$dir/$(printf '%b' "${u//%/\\x}")" ] || { missing=1; bad "$n: $(basename "$page") links to missing $u"; }
+    done
   done
   [ $missing = 1 ] || ok
+}
+# pages NAME DIR BASE...: each set's page is linked from index.html, and each
+# problem of problems.csv has a page linked from its set's page
+pages() {
+  local n=$1 dir=$2; shift 2
+  for b in "$@"; do
+    grep -qF "<a href='${b}_set.html'>" "$dir/index.html" && ok || bad "$n: index.html does not link ${b}_set.html"
+    local want got
+    want=$(ls "$dir" | grep -cE "^${b}_p[0-9]+\.html$")
+    got=$(grep -oE "<a href='${b}_p[0-9]+\.html'>" "$dir/${b}_set.html" | sort -u | wc -l)
+    [ "$want" -gt 0 ] && [ "$want" = "$got" ] && ok || bad "$n: $b: $want problem pages, $got linked"
+    got=$(grep -oE "<a href='${b}_p[0-9]+\.html'>" "$dir/index.html" | sort -u | wc -l)
+    [ "$want" = "$got" ] && ok || bad "$n: $b: $want problem pages, $got linked from index.html"
+  done
 }
 
 cd "$d" || exit 1
@@ -42,8 +63,10 @@ run gen-s "$mcb" gen stack --nx 2 --ny 2 --nz 2 --steps 3 -o "$d/s.h5"
 run gen-t "$mcb" gen stack --nx 2 --ny 3 --nz 2 --steps 4 -o "$d/t.h5"
 run run "$mcb" run "$d/s.h5" "$d/t.h5" -o "$d/runs/r.h5" --solvers pgs,pj --iters 200 --repeat 2
 run report "$mcb" report "$d/runs/r.h5" -o "$d/rep"
-nonempty files "$d/rep" index.html problems.csv problems.md $(profiles s t all.sets)
+nonempty files "$d/rep" index.html problems.csv problems.md s_set.html t_set.html \
+  s_p0.html s_p0.svg t_p3.html t_p3.svg s.traces.dat t.traces.dat $(profiles s t all.sets)
 links report "$d/rep"
+pages report "$d/rep" s t
 grep -qF "<a href='../runs/r.h5'>" rep/index.html && ok || bad "results file not linked as ../runs/r.h5"
 
 # problems.csv: a header naming set, problem, best and 3 columns per solver;
@@ -67,13 +90,46 @@ awk -F, 'NR > 1 {
   if ($3 == "pgs" && $6 != 1 || $3 == "pj" && $9 != 1) { print "row " NR ": best ratio not 1"; bad++ }
 } END { exit bad > 0 }' rep/problems.csv && ok || bad "problems.csv cells"
 [ "$(grep -c '^| [st] | stack-' rep/problems.md)" = 7 ] && ok || bad "problems.md rows"
-# the HTML states how many problems of each set no solver solved
+# each set's page states how many of its problems no solver solved
 for set in s t; do
   k=$(awk -F, -v s=$set 'NR > 1 && $1 == s && $3 == "" { k++ } END { print k + 0 }' rep/problems.csv)
   if [ "$k" = 0 ]; then txt="each solved by at least one solver"; else txt="<b>$k solved by no solver</b>"; fi
-  sed -n "/<h2>$set<\/h2>/,/<h2>/p" rep/index.html | grep -qF "$txt" && ok || bad "set $set: '$txt' not stated"
+  grep -qF "$txt" rep/${set}_set.html && ok || bad "set $set: '$txt' not stated"
 done
-grep -q "<h2>All sets</h2>" rep/index.html && ok || bad "no all-sets section"
+# the problems no solver solved are listed on the summary, linked
+k=$(awk -F, 'NR > 1 && $3 == "" { k++ } END { print k + 0 }' rep/problems.csv)
+[ "$k" -gt 0 ] && grep -qF "Solved by no solver ($k)" rep/index.html && ok || bad "summary: $k unsolved problems not listed"
+# the summary: ranking first (before the sets), then the profile over every problem
+grep -q "<h2>Summary</h2>" rep/index.html && ok || bad "no summary"
+awk "/class='sortable ranking'/ { r = NR } /all.sets_pp-time.svg/ && !p { p = NR } /class='sortable sets'/ { s = NR }
+     END { exit !(r && p && s && r < p && p < s) }" rep/index.html && ok || bad "summary order: ranking, profile, sets"
+# the ranking follows problems.csv: more problems solved first, then the
+# smaller median time to tolerance over the problems solved
+expect=$(awk -F, 'NR == 1 { for (c = 4; c <= NF; c += 3) { name[c] = $c; sub(/_status$/, "", name[c]) } next }
+  { for (c = 4; c <= NF; c += 3) if ($(c + 1) != "") { n[c]++; t[c, n[c]] = $(c + 1) } }
+  END { for (c in name) {
+      k = n[c] + 0; for (i = 1; i <= k; i++) v[i] = t[c, i] + 0
+      for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
+      med = k == 0 ? 1e300 : k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+      printf "%d %.17g %s\n", -k, med, name[c] } }' rep/problems.csv | sort -k1,1n -k2,2g | awk '{ print $3 }' | tr '\n' ' ')
+got=$(sed -n "/class='sortable ranking'/,/<\/table>/p" rep/index.html | grep -oE "^<tr><td class='n'>[0-9]+</td><td>[^<]*" |
+      sed -E 's/.*<td>//' | tr '\n' ' ')
+[ -n "$got" ] && [ "$expect" = "$got" ] && ok || bad "ranking: '$got', expected '$expect'"
+# runs still going: at each iteration of s.dat's curve of solver k (pgs, pj),
+# the first repetitions of set s whose run reached that iteration (r.csv)
+for k in 1 2; do
+  solver=$(sed -n "$k"p <<< $'pgs\npj')
+  awk -F, -v so=$solver 'NR > 1 && $1 == "s" && $3 == so && $4 == 0 { print $6 }' runs/r.csv > iters.$k
+  awk -v k=$k '/^# solver/ { b++ } b == k && !/^#/ && NF == 6 { print $1, $5 }' rep/s.dat > going.$k
+  if [ -s going.$k ] && awk 'NR == FNR { it[++n] = $1; next }
+      { c = 0; for (i = 1; i <= n; i++) c += it[i] >= $1; if (c != $2) { print "iteration " $1 ": " $2 " going, expected " c; bad++ } }
+      END { exit bad > 0 }' iters.$k going.$k; then ok; else bad "$solver: runs still going in s.dat"; fi
+done
+# a problem page: one row per solver, its status as in problems.csv
+st=$(awk -F, 'NR == 2 { print $4 }' rep/problems.csv)
+grep -qF "<td>pgs</td><td class='ok'>$st</td>" rep/s_p0.html || grep -qF "<td>pgs</td><td class='bad'>$st</td>" rep/s_p0.html &&
+  ok || bad "s_p0.html: pgs status '$st' not shown"
+grep -qF "href='s_p1.html'>next problem" rep/s_p0.html && ok || bad "s_p0.html: no link to the next problem"
 
 # set names to escape ("it's, a&b") and one that maps onto the same file name
 cp s.h5 "it's, a&b.h5"
@@ -82,17 +138,19 @@ run report-names-run "$mcb" run "it's, a&b.h5" it_s__a_b.h5 -o names/r.h5 --solv
 run report-names "$mcb" report names/r.h5 -o names/rep
 nonempty names names/rep problems.csv $(profiles it_s__a_b it_s__a_b_2 all.sets)
 links names names/rep
-grep -qF "<h2>it&#39;s, a&amp;b</h2>" names/rep/index.html && ok || bad "set name not escaped in HTML"
+pages names names/rep it_s__a_b it_s__a_b_2
+grep -qF "<a href='it_s__a_b_set.html'>it&#39;s, a&amp;b</a>" names/rep/index.html && ok || bad "set name not escaped in HTML"
+grep -qF "<h1>Problem set it&#39;s, a&amp;b</h1>" names/rep/it_s__a_b_set.html && ok || bad "set name not escaped in its page"
 grep -qF "'it''s, a&b: performance profile" names/rep/plots.gp && ok || bad "set name not quoted for gnuplot"
 [ "$(grep -c '^"it'"'"'s, a&b",stack-' names/rep/problems.csv)" = 3 ] && ok || bad "set name not quoted in CSV"
 [ "$(head -1 names/rep/problems.csv)" = "set,problem,best,pgs_status,pgs_time_ms,pgs_ratio" ] && ok ||
   bad "single-solver header: $(head -1 names/rep/problems.csv)"
 
-# one set: no all-sets section; the report beside the results names them bare
+# one set; the report beside the results names them bare
 run one-set-run "$mcb" run s.h5 -o one/r.h5 --solvers pgs,pj --iters 100
 run one-set "$mcb" report one/r.h5 -o one
-nonempty one-set one $(profiles s)
-[ ! -e one/all.sets.dat ] && ! grep -q "All sets" one/index.html && ok || bad "one set has an all-sets section"
+nonempty one-set one $(profiles s all.sets) s_set.html
+pages one-set one s
 grep -qF "<a href='r.h5'>" one/index.html && grep -qF "<a href='r.csv'>" one/index.html && ok ||
   bad "results beside the report not named r.h5 and r.csv"
 links one-set one

@@ -1,0 +1,236 @@
+/* plots.c: the report's gnuplot plots and the data files they read:
+ * performance and data profiles (profile.h) and the convergence curves of a
+ * set (curves.h: median and quartiles over the runs still going, with their
+ * count on the right axis). Plots are wide (1400 x 700, profiles 1400 x 540), with a 14-point
+ * font and the key below the plot, so that a page can show them at its
+ * full width and the legend stays legible with a dozen solvers. Every name
+ * is quoted for gnuplot; data files are named relative to the output
+ * directory, where gnuplot runs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "curves.h"
+#include "html.h"
+#include "profile.h"
+#include "report_pages.h"
+
+static const char *const terms[2][2] = {
+    {"pngcairo size 1400,700 noenhanced font 'Sans,14'", "png"},
+    {"svg size 1400,700 noenhanced font 'Sans,14' background rgb 'white'", "svg"}};
+/* Profiles are lower, so that the summary shows one with its key at once. */
+static const char *const profile_terms[2][2] = {
+    {"pngcairo size 1400,540 noenhanced font 'Sans,14'", "png"},
+    {"svg size 1400,540 noenhanced font 'Sans,14' background rgb 'white'", "svg"}};
+
+/* Below the plot, as many columns as fit. */
+static const char key_below[] = "set key outside bottom center horizontal spacing 1.2 width 1\n";
+
+const mcb_profile_kind mcb_profile_kinds[3] = {
+    {"_pp-time", "performance profile of the time to tolerance",
+     "log2(tau), tau = time to tolerance / the best solver's", 0, 1, MCB_PROFILE_TIME_FLOOR},
+    {"_pp-iter", "performance profile of the iterations",
+     "log2(tau), tau = iterations / the best solver's", 1, 1, MCB_PROFILE_ITER_FLOOR},
+    {"_dp-time", "data profile of the time to tolerance",
+     "time to tolerance (s, setup + solve)", 0, 0, MCB_PROFILE_TIME_FLOOR},
+};
+
+/* Line style of solver s: gnuplot's 8 colours, then dashes for the next 8. */
+static void solver_style(FILE *gp, int s)
+{
+    fprintf(gp, "lc %d dt %d", s % 8 + 1, s / 8 % 5 + 1);
+}
+
+/* Profile P into dat (indices first ..) and its two plots into gp. Each
+ * curve is carried on to the plot's right end, beyond P->hi, so that even
+ * a single point shows as a line. */
+static void plot_profile(FILE *dat, FILE *gp, int first, const char *base, const char *label,
+                         const mcb_profile_kind *K, const mcb_profile *P, const char **solvers)
+{
+    double xmin = K->relative ? 0 : P->lo / 2;
+    double xmax = K->relative ? fmax(1, 1.1 * log2(P->hi)) : 2 * P->hi;
+    double end = K->relative ? exp2(xmax) : xmax;
+    size_t stride = (size_t)P->nproblems + 2;
+    for (int s = 0; s < P->nsolvers; s++) {
+        const double *tau = P->tau + stride * s, *rho = P->rho + stride * s;
+        fprintf(dat, "# %s, solver %d: tau, fraction of the %d problems\n", K->title, s,
+                P->nproblems);
+        if (!K->relative) fprintf(dat, "%.9g 0\n", xmin); /* nothing is solved before lo */
+        for (int k = 0; k < P->npoints[s]; k++) fprintf(dat, "%.9g %.9g\n", tau[k], rho[k]);
+        fprintf(dat, "%.9g %.9g\n\n\n", end, rho[P->npoints[s] - 1]);
+    }
+    char title[600];
+    snprintf(title, sizeof title, "%s: %s (%d problems, %d solved by no solver)", label,
+             K->title, P->nproblems, P->unsolved);
+    for (int t = 0; t < 2; t++) {
+        fprintf(gp, "reset\nset terminal %s\nset output '%s%s.%s'\nset title ",
+                profile_terms[t][0], base, K->suffix, profile_terms[t][1]);
+        mcb_gp_quote(gp, title);
+        fprintf(gp, "\nset xlabel ");
+        mcb_gp_quote(gp, K->xlabel);
+        fprintf(gp, "\nset ylabel 'fraction of problems solved'\nset yrange [0:1.05]\n"
+                    "set grid\n%s", key_below);
+        if (K->relative) fprintf(gp, "set xrange [0:%.9g]\n", xmax);
+        else fprintf(gp, "set logscale x\nset format x '%%.0e'\nset xrange [%.9g:%.9g]\n",
+                     xmin, xmax);
+        fprintf(gp, "plot ");
+        for (int s = 0; s < P->nsolvers; s++) {
+            fprintf(gp, "%s'%s.dat' index %d using %s with steps lw 3 ", s ? ", " : "", base,
+                    first + s, K->relative ? "(log($1)/log(2)):2" : "1:2");
+            solver_style(gp, s);
+            fprintf(gp, " title ");
+            mcb_gp_quote(gp, solvers[s]);
+        }
+        fprintf(gp, "\n");
+    }
+}
+
+mcb_rc mcb_plot_profiles(const mcb_report_ctx *C, FILE *dat, int first, const char *base,
+                         const char *label, int set, int *np_out, int *unsolved, mcb_err *err)
+{
+    const mcb_outcomes *O = C->O;
+    int ns = O->nsolvers, np = 0;
+    double *t = mcb_malloc((size_t)O->nproblems * ns + 1, sizeof *t);
+    if (!t) return mcb_fail(err, MCB_E_NOMEM, "profiles of %s: out of memory", label);
+    mcb_rc rc = MCB_OK;
+    for (int k = 0; k < 3 && !rc; k++) {
+        const double *m = mcb_profile_kinds[k].iters ? O->iters : O->time_s;
+        np = 0;
+        for (int p = 0; p < O->nproblems; p++)
+            if (set < 0 || O->set[p] == set)
+                memcpy(t + (size_t)np++ * ns, m + (size_t)p * ns, (size_t)ns * sizeof *t);
+        mcb_profile P;
+        if ((rc = mcb_profile_compute(t, np, ns, mcb_profile_kinds[k].floor,
+                                      mcb_profile_kinds[k].relative, &P, err)))
+            break;
+        plot_profile(dat, C->gp, first + k * ns, base, label, &mcb_profile_kinds[k], &P,
+                     O->solvers);
+        if (k == 0) *unsolved = P.unsolved;
+        mcb_profile_free(&P);
+    }
+    *np_out = np;
+    free(t);
+    return rc;
+}
+
+/* The curve of solver s on set `set` into dat (one gnuplot index): rows
+ * "x median q1 q3 going time" where the median is defined; a residual of 0
+ * is raised to 1e-300 for the log axis. 1 when it has rows. */
+static int write_curve(FILE *dat, const mcb_curve *c, const char *solver, const char *metric,
+                       int xcol)
+{
+    fprintf(dat, "# solver %s: %s, median %s, first quartile, third quartile, runs "
+                 "still going, median solver time (s); over the runs still going\n",
+            solver, xcol ? "solver time (s)" : "iteration", metric);
+    int rows = 0;
+    for (int k = 0; k < c->npoints; k++) {
+        if (isnan(c->median[k])) continue;
+        fprintf(dat, "%.9g %.6e %.6e %.6e %d %.6e\n", c->iter[k], fmax(c->median[k], 1e-300),
+                fmax(c->q1[k], 1e-300), fmax(c->q3[k], 1e-300), c->going[k], c->time_s[k]);
+        rows++;
+    }
+    if (!rows) fprintf(dat, "nan nan nan nan nan nan\n");
+    fprintf(dat, "\n\n");
+    return rows > 0;
+}
+
+/* Two plots (png, svg) per abscissa: kind 0 iteration (gnuplot indices
+ * 0 .. ns-1 of the set's data), kind 1 solver time (ns .. 2 ns - 1). */
+static void convergence_script(FILE *gp, const char *base, const char *set, const char **solvers,
+                               const int *has, int ns, int maxgoing, const char *metric,
+                               double tol)
+{
+    for (int t = 0; t < 2; t++)
+        for (int kind = 0; kind < 2; kind++) {
+            fprintf(gp, "reset\nset terminal %s\n", terms[t][0]);
+            fprintf(gp, "set output '%s_%s.%s'\n", base, kind ? "time" : "iter", terms[t][1]);
+            char title[512];
+            snprintf(title, sizeof title, "%s: %s residual against %s, over the runs still going",
+                     set, metric, kind ? "solver time" : "iteration");
+            fprintf(gp, "set title ");
+            mcb_gp_quote(gp, title);
+            fprintf(gp, "\nset xlabel '%s'\nset ylabel ",
+                    kind ? "solver time (s, setup excluded; log scale)"
+                         : "iteration (log scale; iteration 0 not shown)");
+            snprintf(title, sizeof title, "%s residual (median; band: first to third quartile)",
+                     metric);
+            mcb_gp_quote(gp, title);
+            fprintf(gp, "\nset logscale y\nset format y '%%.0e'\nset grid\n%s"
+                        "set style fill transparent solid 0.15 noborder\nset logscale x\n"
+                        "set ytics nomirror\nset y2tics\nset y2range [0:%d]\n"
+                        "set y2label 'runs still going (thin steps)'\n",
+                    key_below, maxgoing > 0 ? maxgoing + (maxgoing + 9) / 10 : 1);
+            if (kind) fprintf(gp, "set format x '%%.0e'\n");
+            fprintf(gp, "plot ");
+            int first = 1;
+            for (int s = 0; s < ns; s++) {
+                if (!has[s]) continue;
+                int ix = kind * ns + s;
+                fprintf(gp, "%s'%s.dat' index %d using ($1>0?$1:1/0):3:4 with filledcurves "
+                            "lc %d notitle, ", first ? "" : ", ", base, ix, s % 8 + 1);
+                fprintf(gp, "'%s.dat' index %d using ($1>0?$1:1/0):5 axes x1y2 with steps lw 1 ",
+                        base, ix);
+                solver_style(gp, s);
+                fprintf(gp, " notitle, '%s.dat' index %d using ($1>0?$1:1/0):2 with lines lw 3 ",
+                        base, ix);
+                solver_style(gp, s);
+                fprintf(gp, " title ");
+                mcb_gp_quote(gp, solvers[s]);
+                first = 0;
+            }
+            fprintf(gp, "%s%g with lines dt 2 lw 2 lc rgb 'gray' title 'tolerance %g'\n",
+                    first ? "" : ", ", tol, tol);
+        }
+}
+
+mcb_rc mcb_plot_convergence(const mcb_report_ctx *C, FILE *dat, int set, mcb_err *err)
+{
+    const mcb_results_data *D = C->D;
+    const mcb_outcomes *O = C->O;
+    int ns = O->nsolvers, maxgoing = 0;
+    const mcb_run_rec **runs = mcb_malloc((size_t)D->count + 1, sizeof *runs);
+    int *has = mcb_calloc((size_t)ns + 1, sizeof *has);
+    mcb_rc rc = runs && has ? MCB_OK
+                            : mcb_fail(err, MCB_E_NOMEM, "%s: out of memory", O->sets[set]);
+    for (int i = 0; i < 2 * ns && !rc; i++) {
+        int s = i % ns, xcol = i / ns;
+        /* the set's first repetitions of solver s */
+        int n = 0;
+        for (int p = 0; p < O->nproblems; p++) {
+            int k = O->run[(size_t)p * ns + s];
+            if (O->set[p] == set && k >= 0) runs[n++] = &D->runs[k];
+        }
+        mcb_curve c;
+        if ((rc = mcb_curve_compute(runs, n, xcol, C->col, MCB_CURVE_POINTS, &c, err))) break;
+        int rows = write_curve(dat, &c, O->solvers[s], mcb_trace_column(C->col), xcol);
+        if (!xcol) has[s] = rows; /* a traced run has rows against both */
+        if (c.nruns > maxgoing) maxgoing = c.nruns;
+        mcb_curve_free(&c);
+    }
+    if (!rc)
+        convergence_script(C->gp, C->bases[set], O->sets[set], O->solvers, has, ns, maxgoing,
+                           C->D->stop_metric, C->D->tol);
+    free(runs);
+    free(has);
+    return rc;
+}
+
+void mcb_html_figure(FILE *html, const char *base, const char *suffix, const char *alt,
+                     const char *caption)
+{
+    fputs("<figure><img src='", html);
+    mcb_url_escape(html, base);
+    mcb_url_escape(html, suffix);
+    fputs(".svg' alt='", html);
+    mcb_html_escape(html, alt);
+    fputs("'><figcaption>", html);
+    fputs(caption, html);
+    fputs(" (", html);
+    char sfx[96];
+    snprintf(sfx, sizeof sfx, "%s.svg", suffix);
+    mcb_html_link(html, base, sfx, "SVG");
+    snprintf(sfx, sizeof sfx, "%s.png", suffix);
+    fputs(", ", html);
+    mcb_html_link(html, base, sfx, "PNG");
+    fputs(")</figcaption></figure>\n", html);
+}

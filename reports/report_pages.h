@@ -1,0 +1,67 @@
+/* report_pages.h: what the report's page writers share (internal to
+ * reports/): the report context, the profile and convergence plots
+ * (plots.c), the set pages (page_set.c) and the problem pages
+ * (page_problem.c). report.c writes the summary page (index.html), the
+ * problems tables and runs gnuplot. File names: every file of a set
+ * starts with its base name (report.c, assign_bases) followed by one of
+ * the suffixes listed in report.c. */
+#ifndef MCB_REPORT_PAGES_H
+#define MCB_REPORT_PAGES_H
+
+#include <stdio.h>
+
+#include "outcomes.h"
+#include "results.h"
+
+typedef char mcb_base_name[128];
+
+typedef struct {
+    const char *outdir;
+    const mcb_results_data *D;
+    const mcb_outcomes *O;
+    const mcb_base_name *bases; /* per set, then the all-sets base */
+    int col;                    /* trace column of the stop metric */
+    FILE *gp;                   /* plots.gp, run by gnuplot in outdir */
+} mcb_report_ctx;
+
+/* The base of the profiles over all sets: its '.' is in no set's base. */
+#define MCB_ALL_SETS_BASE "all.sets"
+/* The most points of a convergence curve (the traced iterations are thinned). */
+#define MCB_CURVE_POINTS 600
+
+/* ---- plots.c */
+typedef struct {
+    const char *suffix, *title, *xlabel;
+    int iters, relative;
+    double floor;
+} mcb_profile_kind;
+extern const mcb_profile_kind mcb_profile_kinds[3]; /* pp-time, pp-iter, dp-time */
+
+/* The three profiles of the problems of set `set` (-1: every set): their
+ * data into dat from gnuplot index `first` on, their plots (BASE_pp-time,
+ * ...; .png and .svg) into C->gp. *np: the problems; *unsolved: those no
+ * solver solved. */
+mcb_rc mcb_plot_profiles(const mcb_report_ctx *C, FILE *dat, int first, const char *base,
+                         const char *label, int set, int *np, int *unsolved, mcb_err *err);
+/* The convergence curves of set `set` into dat (gnuplot indices 0 ..
+ * nsolvers-1 against iteration, then nsolvers .. 2 nsolvers - 1 against
+ * solver time) and their plots (BASE_iter, BASE_time: median, quartile band
+ * and runs still going) into C->gp. */
+mcb_rc mcb_plot_convergence(const mcb_report_ctx *C, FILE *dat, int set, mcb_err *err);
+/* <figure> showing BASE+suffix.svg full width, with a caption (HTML) and
+ * links to the SVG and the PNG. */
+void mcb_html_figure(FILE *html, const char *base, const char *suffix, const char *alt,
+                     const char *caption);
+
+/* ---- page_set.c: BASE_set.html, BASE.dat, BASE_table.{md,csv} */
+mcb_rc mcb_page_set(const mcb_report_ctx *C, int set, mcb_err *err);
+/* A ranking table (class sortable) of the solvers on set `set` (-1: all). */
+mcb_rc mcb_html_ranking(FILE *html, const mcb_outcomes *O, int set, mcb_err *err);
+
+/* ---- page_problem.c: BASE_pN.html and BASE_pN.svg per problem (N its
+ * problem_index), BASE.traces.dat */
+mcb_rc mcb_pages_problems(const mcb_report_ctx *C, int set, mcb_err *err);
+/* The file name (no extension) of problem p's page into buf. */
+void mcb_problem_page_name(const mcb_report_ctx *C, int p, char *buf, size_t len);
+
+#endif
