@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "html.h"
 #include "mcb_paths.h"
 #include "outcomes.h"
 #include "profile.h"
@@ -399,10 +400,9 @@ static int write_plot_files(FILE *dat, FILE *gp, const campaign *A, const match_
     if (M->np <= 60) {
         fputs("set xtics rotate by -60 font ',8' (", gp);
         for (int p = 0; p < M->np; p++) {
-            fputs(p ? ", '" : "'", gp);
-            for (const char *c = A->O.problem[M->p_old[p]]; *c; c++)
-                fputs(*c == '\'' ? "''" : (char[2]){*c, 0}, gp);
-            fprintf(gp, "' %d", p + 1);
+            if (p) fputs(", ", gp);
+            mcb_gp_quote(gp, A->O.problem[M->p_old[p]]);
+            fprintf(gp, " %d", p + 1);
         }
         fputs(")\n", gp);
     }
@@ -410,11 +410,9 @@ static int write_plot_files(FILE *dat, FILE *gp, const campaign *A, const match_
                 "lc 'gray' dt 2",
             1.0 + o->time_tol, 100 * o->time_tol, 1.0 / (1.0 + o->time_tol));
     for (int s = 0; s < M->ns; s++) {
-        fprintf(gp, ", 'compare.dat' index %d using 1:2 with points pt %d ps 1.3 lc %d title '",
+        fprintf(gp, ", 'compare.dat' index %d using 1:2 with points pt %d ps 1.3 lc %d title ",
                 s, 5 + 2 * (s % 4), 1 + s);
-        for (const char *c = A->O.solvers[M->s_old[s]]; *c; c++)
-            fputs(*c == '\'' ? "''" : (char[2]){*c, 0}, gp);
-        fputs("'", gp);
+        mcb_gp_quote(gp, A->O.solvers[M->s_old[s]]);
     }
     fputs(", 'compare.dat' using 1:((int($3) & 4) ? $2 : 1/0) with points pt 6 ps 2.6 "
           "lc 'black' title 'TIME flagged'\n",
@@ -422,31 +420,6 @@ static int write_plot_files(FILE *dat, FILE *gp, const campaign *A, const match_
     return finite;
 }
 
-/* Runs gnuplot on compare.gp inside dir; its messages go to
- * compare-gnuplot.log. */
-static mcb_rc run_gnuplot(const char *dir, const char *gnuplot, mcb_err *err)
-{
-    const char *prog = gnuplot ? gnuplot : "gnuplot";
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) return mcb_fail(err, MCB_E_IO, "cannot start gnuplot (%s)", strerror(errno));
-    if (pid == 0) {
-        int fd = chdir(dir) == 0
-                     ? open("compare-gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0666)
-                     : -1;
-        if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(126);
-        execlp(prog, prog, "compare.gp", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) return mcb_fail(err, MCB_E_IO, "gnuplot: %s", strerror(errno));
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return MCB_OK;
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-        return mcb_fail(err, MCB_E_IO, "cannot run %s: is gnuplot installed? Debian package: "
-                                       "gnuplot-nox", prog);
-    return mcb_fail(err, MCB_E_IO, "gnuplot failed (see %s/compare-gnuplot.log)", dir);
-}
 
 static FILE *open_in(const char *dir, const char *name, mcb_err *err)
 {
@@ -490,7 +463,7 @@ static mcb_rc write_dir(const char *dir, const campaign *A, const campaign *B, c
     for (int k = 0; k < 4; k++)
         if (fs[k] && fclose(fs[k]) != 0) ok = 0;
     if (!rc && !ok) rc = mcb_fail(err, MCB_E_IO, "%s: cannot write the comparison", dir);
-    if (!rc && finite > 0) rc = run_gnuplot(dir, o->gnuplot, err);
+    if (!rc && finite > 0) rc = mcb_run_gnuplot(dir, o->gnuplot, "compare.gp", "compare-gnuplot.log", err);
     return rc;
 }
 

@@ -1,4 +1,4 @@
-/* html.c: escaping by format, file names and the page frame shared by the
+/* html.c: escaping by format, file names, the page frame and the gnuplot run shared by the
  * report's pages (see html.h). The style sheet makes tables readable in a
  * browser window: they scroll inside their own box, headers stay in view,
  * long names wrap, numbers align right; plots take the full width. The
@@ -7,8 +7,11 @@
 #include "html.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int isalnum_c(char c)
 {
@@ -157,4 +160,29 @@ void mcb_fmt_num(char *buf, size_t len, double x)
 {
     if (!isfinite(x)) snprintf(buf, len, "-");
     else snprintf(buf, len, "%.3g", x);
+}
+
+mcb_rc mcb_run_gnuplot(const char *dir, const char *gnuplot, const char *script, const char *log,
+                       mcb_err *err)
+{
+    const char *prog = gnuplot ? gnuplot : "gnuplot";
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return mcb_fail(err, MCB_E_IO, "cannot start gnuplot (%s)", strerror(errno));
+    if (pid == 0) {
+        int fd = chdir(dir) == 0 ? open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666) : -1;
+        if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(126);
+        execlp(prog, prog, script, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return mcb_fail(err, MCB_E_IO, "gnuplot: %s", strerror(errno));
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return MCB_OK;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        return mcb_fail(err, MCB_E_IO, "cannot run %s: is gnuplot installed? Debian package: "
+                                       "gnuplot-nox", prog);
+    return mcb_fail(err, MCB_E_IO, "gnuplot failed (%s %d; see %s/%s)",
+                    WIFEXITED(st) ? "exit" : "signal",
+                    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), dir, log);
 }

@@ -15,6 +15,11 @@ void mcb_html_escape(FILE *f, const char *s); /* NULL writes nothing */
 void mcb_url_escape(FILE *f, const char *s);
 /* A gnuplot single-quoted string ('' is a quote; control characters '?'). */
 void mcb_gp_quote(FILE *f, const char *s);
+/* Runs gnuplot (the program `gnuplot`, or "gnuplot" when NULL) on `script`
+ * inside dir, so that the script names only files of that directory; its
+ * messages go to dir/log. */
+mcb_rc mcb_run_gnuplot(const char *dir, const char *gnuplot, const char *script, const char *log,
+                       mcb_err *err);
 /* A CSV field, quoted when it holds a comma, a quote, a line break or
  * leading or trailing spaces (RFC 4180). */
 void mcb_csv_field(FILE *f, const char *s);

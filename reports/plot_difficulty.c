@@ -8,6 +8,8 @@
  * report's other plots. Allocates one index array, freed on return. */
 #include "plot_difficulty.h"
 
+#include "html.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -50,15 +52,6 @@ static int write_points(FILE *dat, const mcb_outcomes *O, const double *cond)
     return points;
 }
 
-static void gp_title(FILE *gp, const char *s)
-{
-    fputc('\'', gp);
-    for (; *s; s++) {
-        if (*s == '\'') fputc('\'', gp);
-        fputc(*s == '\n' ? ' ' : *s, gp);
-    }
-    fputc('\'', gp);
-}
 
 static void write_script(FILE *gp, const mcb_outcomes *O)
 {
@@ -76,7 +69,7 @@ static void write_script(FILE *gp, const mcb_outcomes *O)
         for (int s = 0; s < O->nsolvers; s++) {
             fprintf(gp, "%s'%s.dat' index %d using 1:2 with points pt %d ps 1.2 title ",
                     s ? ", " : "", DIFF_BASE, s, 5 + 2 * (s % 4));
-            gp_title(gp, O->solvers[s]);
+            mcb_gp_quote(gp, O->solvers[s]);
         }
         fputs("\n", gp);
     }

@@ -419,31 +419,6 @@ static mcb_rc write_all_sets(const mcb_report_ctx *C, mcb_err *err)
     return rc;
 }
 
-/* Runs gnuplot on plots.gp inside outdir, so that the script names only
- * files of that directory; its messages go to gnuplot.log. */
-static mcb_rc run_gnuplot(const char *outdir, const char *gnuplot, mcb_err *err)
-{
-    const char *prog = gnuplot ? gnuplot : "gnuplot";
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) return mcb_fail(err, MCB_E_IO, "cannot start gnuplot (%s)", strerror(errno));
-    if (pid == 0) {
-        int fd = chdir(outdir) == 0 ? open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0666) : -1;
-        if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(126);
-        execlp(prog, prog, "plots.gp", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) return mcb_fail(err, MCB_E_IO, "gnuplot: %s", strerror(errno));
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return MCB_OK;
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-        return mcb_fail(err, MCB_E_IO, "cannot run %s: is gnuplot installed? Debian package: "
-                                       "gnuplot-nox", prog);
-    return mcb_fail(err, MCB_E_IO, "gnuplot failed (%s %d; see %s/gnuplot.log)",
-                    WIFEXITED(st) ? "exit" : "signal",
-                    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), outdir);
-}
 
 mcb_rc mcb_report(const char *results_path, const char *outdir, const char *gnuplot,
                   mcb_err *err)
@@ -495,7 +470,7 @@ mcb_rc mcb_report(const char *results_path, const char *outdir, const char *gnup
     closed &= fclose(gp) == 0;
     html = gp = NULL;
     if (!rc && !closed) rc = mcb_fail(err, MCB_E_IO, "%s: cannot write", html_path);
-    if (!rc) rc = run_gnuplot(outdir, gnuplot, err);
+    if (!rc) rc = mcb_run_gnuplot(outdir, gnuplot, "plots.gp", "gnuplot.log", err);
     char final_path[4200];
     snprintf(final_path, sizeof final_path, "%s/index.html", outdir);
     if (!rc && rename(html_path, final_path) != 0)
