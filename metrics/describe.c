@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "mcb_chol.h"
+#include "mcb_rng.h"
 
 #define DESC_SEED 20260101ull
 #define DESC_STEPS 80
@@ -148,18 +149,13 @@ static void apply_w(const w_op *op, const double *x, double *y)
     }
 }
 
-/* The start vector: splitmix64 uniforms in [-0.5, 0.5), the generator and
- * seed of the scene engine's mcb_rng (problems/scene/spatial.c). */
+/* The start vector: uniforms in [-0.5, 0.5) from mcb_rng at the scene
+ * engine's seed. */
 static void start_vector(int m, double *x)
 {
-    unsigned long long s = DESC_SEED;
-    for (int i = 0; i < m; i++) {
-        unsigned long long z = (s += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
-        x[i] = (double)(z >> 11) * 0x1.0p-53 - 0.5;
-    }
+    mcb_rng rng;
+    mcb_rng_seed(&rng, DESC_SEED);
+    for (int i = 0; i < m; i++) x[i] = mcb_rng_uniform(&rng) - 0.5;
 }
 
 /* Eigenvalues of the k x k symmetric tridiagonal (a, b) below x (Sturm). */

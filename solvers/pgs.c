@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "delassus_loop.h"
+#include "mcb_rng.h"
 #include "solver.h"
 
 typedef struct {
@@ -84,7 +85,7 @@ typedef struct {
     mcb_gs_op G;
     double *lambda;
     int *order;            /* pgs-shuffle: the blocks' order; NULL otherwise */
-    unsigned long long rng; /* splitmix64 state */
+    mcb_rng rng;            /* the shuffle's generator (lib/mcb_rng.h) */
 } pgs_work;
 
 static void pgs_free(void **work)
@@ -142,7 +143,7 @@ static mcb_rc setup_common(const mcb_problem *P, const mcb_settings *s, const vo
     if (w->order) { /* the natural order and the seeded generator; a second
                      * solve() continues the sequence like the iteration */
         for (int b = 0; b < P->nblocks; b++) w->order[b] = b;
-        w->rng = (unsigned long long)(long long)w->prm.seed;
+        mcb_rng_seed(&w->rng, (unsigned long long)(long long)w->prm.seed);
     }
     *work = w;
     return MCB_OK;
@@ -166,21 +167,11 @@ static mcb_rc mf_setup(const mcb_problem *P, const mcb_settings *s, const void *
     return setup_common(P, s, params, MATRIX_FREE, work, err);
 }
 
-/* splitmix64 (the generator of the scenes' mcb_rng, which lives above the
- * solvers' floor) */
-static unsigned long long next_random(unsigned long long *x)
-{
-    unsigned long long z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* A new random order of the blocks (Fisher-Yates on the previous one). */
 static void shuffle(pgs_work *w)
 {
     for (int k = w->P->nblocks - 1; k > 0; k--) {
-        int j = (int)(next_random(&w->rng) % (unsigned long long)(k + 1));
+        int j = (int)(mcb_rng_next(&w->rng) % (unsigned long long)(k + 1));
         int t = w->order[k];
         w->order[k] = w->order[j];
         w->order[j] = t;

@@ -207,8 +207,8 @@ START_TEST(bad_input)
 }
 END_TEST
 
-/* On a generated stack step the Lanczos estimate is the scene engine's
- * (the same algorithm, start and step count). */
+/* On a generated stack step the scene engine's stored descriptor
+ * (mcb_problem_cond_estimate, 80 steps) is describe's estimate. */
 START_TEST(matches_scene_estimate)
 {
     mcb_problem *P = fx_small_stack();

@@ -5,6 +5,8 @@
 #ifndef MCB_SCENE_SPATIAL_H
 #define MCB_SCENE_SPATIAL_H
 
+#include "mcb_rng.h"
+
 /* A rigid transform: x_parent = R x_local + p. */
 typedef struct {
     double R[9];
@@ -37,13 +39,6 @@ void mcb_xform_point(const mcb_xform *a, const double x[3], double y[3]); /* y =
  * away from n = +-x. */
 void mcb_frame_tangents(const double n[3], double t1[3], double t2[3]);
 
-/* A deterministic uniform generator (splitmix64): the only randomness any
- * scene uses, so that recordings are identical for fixed arguments. */
-typedef struct {
-    unsigned long long s;
-} mcb_rng;
-void mcb_rng_seed(mcb_rng *r, unsigned long long seed);
-double mcb_rng_uniform(mcb_rng *r);  /* [0, 1) */
-double mcb_rng_normal(mcb_rng *r);   /* standard normal (Box-Muller) */
+/* mcb_rng, the deterministic generator every scene uses: lib/mcb_rng.h */
 
 #endif

@@ -32,6 +32,7 @@
 #endif
 
 #include "body.h"
+#include "describe.h"
 #include "fem.h"
 #include "joint.h"
 #include "mcb_chol.h"
@@ -1488,112 +1489,15 @@ mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, m
 #define COND_MAX_ROWS 60000
 #define COND_STEPS 80
 
-/* Number of eigenvalues below x of the symmetric tridiagonal matrix with
- * diagonal a[0..k-1] and off-diagonal b[0..k-2] (Sturm sequence). */
-static int sturm_count(const double *a, const double *b, int k, double x)
-{
-    int cnt = 0;
-    double d = 1.0;
-    for (int i = 0; i < k; i++) {
-        double bb = i > 0 ? b[i - 1] * b[i - 1] : 0.0;
-        d = a[i] - x - (i > 0 ? bb / d : 0.0);
-        if (d == 0.0) d = -1e-300;
-        if (d < 0.0) cnt++;
-    }
-    return cnt;
-}
-
-/* The (idx+1)-th smallest eigenvalue (idx 0-based) by bisection in [lo, hi]. */
-static double tridiag_eig(const double *a, const double *b, int k, int idx, double lo, double hi)
-{
-    for (int it = 0; it < 200 && hi - lo > 1e-15 * (fabs(lo) + fabs(hi)); it++) {
-        double mid = 0.5 * (lo + hi);
-        if (sturm_count(a, b, k, mid) > idx) hi = mid;
-        else lo = mid;
-    }
-    return 0.5 * (lo + hi);
-}
-
-/* y = J A^-1 J^T x */
-static void apply_W(const mcb_problem *P, mcb_chol *F, const double *x, double *t, double *y)
-{
-    memset(t, 0, (size_t)P->n * sizeof(double));
-    mcb_csc_gatxpy(P->J, x, t);
-    mcb_chol_solve(F, t, t);
-    memset(y, 0, (size_t)P->m * sizeof(double));
-    mcb_csc_gaxpy(P->J, t, y);
-}
-
-/* Lanczos with full reorthogonalization on W = J A^-1 J^T, started in W's
- * range (x0 = W r for a fixed pseudo-random r), COND_STEPS steps at most
- * (fewer when the Krylov space is exhausted, then the Ritz values are
- * exact); the extreme Ritz values bound the spectrum from inside. This is
- * the deterministic, cheaper-per-accuracy form of the power iterations
- * world.h describes (see docs/stepping.md). */
+/* Lanczos with full reorthogonalization on W = J A^-1 J^T
+ * (metrics/describe.h: mcb_describe_cond, the descriptor `mcbench
+ * describe` reports), COND_STEPS steps at most; the extreme Ritz values
+ * bound the nonzero spectrum from inside (docs/stepping.md). */
 double mcb_problem_cond_estimate(const mcb_problem *P)
 {
     if (!P || P->form != MCB_PRIMAL || !P->A || !P->J || P->m == 0 || P->n == 0) return NAN;
     if (P->m > COND_MAX_ROWS) return NAN;
-    int m = P->m, K = m < COND_STEPS ? m : COND_STEPS;
-    mcb_chol *F = NULL;
-    mcb_err e;
-    if (mcb_chol_factor(P->A, &F, &e)) return NAN;
-    double *V = mcb_malloc((size_t)m * (K + 1), sizeof(double));
-    double *y = mcb_malloc((size_t)m, sizeof(double)), *t = mcb_malloc((size_t)P->n, sizeof(double));
-    double *al = mcb_calloc((size_t)K, sizeof(double)), *be = mcb_calloc((size_t)K, sizeof(double));
-    double result = NAN;
-    if (!V || !y || !t || !al || !be) goto done;
-    mcb_rng rng;
-    mcb_rng_seed(&rng, 20260101ull);
-    for (int i = 0; i < m; i++) y[i] = mcb_rng_uniform(&rng) - 0.5;
-    apply_W(P, F, y, t, V);
-    double nv = mcb_norm2(m, V);
-    if (!(nv > 0) || !isfinite(nv)) goto done;
-    for (int i = 0; i < m; i++) V[i] /= nv;
-    int k = 0;
-    double scale = 0.0;
-    for (; k < K; k++) {
-        double *vk = V + (size_t)k * m, *vn = V + (size_t)(k + 1) * m;
-        apply_W(P, F, vk, t, vn);
-        al[k] = mcb_dot(m, vk, vn);
-        /* full reorthogonalization, twice (classical Gram-Schmidt) */
-        for (int pass = 0; pass < 2; pass++)
-            for (int j = 0; j <= k; j++) {
-                double *vj = V + (size_t)j * m, c = mcb_dot(m, vj, vn);
-                for (int i = 0; i < m; i++) vn[i] -= c * vj[i];
-            }
-        double bn = mcb_norm2(m, vn);
-        scale = fabs(al[k]) + bn > scale ? fabs(al[k]) + bn : scale;
-        if (!isfinite(bn)) goto done;
-        if (bn <= 1e-10 * scale) { /* invariant subspace: the Ritz values are exact */
-            k++;
-            break;
-        }
-        be[k] = bn;
-        for (int i = 0; i < m; i++) vn[i] /= bn;
-    }
-    /* Gershgorin bounds of the k x k tridiagonal */
-    double lo = INFINITY, hi = -INFINITY;
-    for (int i = 0; i < k; i++) {
-        double r = (i > 0 ? fabs(be[i - 1]) : 0.0) + (i < k - 1 ? fabs(be[i]) : 0.0);
-        lo = al[i] - r < lo ? al[i] - r : lo;
-        hi = al[i] + r > hi ? al[i] + r : hi;
-    }
-    double lmax = tridiag_eig(al, be, k, k - 1, lo, hi);
-    if (!(lmax > 0)) goto done;
-    double floor = 1e-12 * lmax;
-    int below = sturm_count(al, be, k, floor);
-    if (below >= k) goto done;
-    double lmin = tridiag_eig(al, be, k, below, floor, hi);
-    result = lmax / lmin;
-done:
-    mcb_chol_free(&F);
-    free(V);
-    free(y);
-    free(t);
-    free(al);
-    free(be);
-    return result;
+    return mcb_describe_cond(P, COND_STEPS, NULL);
 }
 
 mcb_rc mcb_world_step_into(mcb_world *w, mcb_problem_set *S, mcb_step_info *info, mcb_err *err)
