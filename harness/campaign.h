@@ -21,7 +21,7 @@ typedef struct {
 
 /* When runs execute in a forked child (crash isolation). */
 typedef enum {
-    MCB_ISOLATE_AUTO = 0, /* solvers marked black_box and solvers not in the registry */
+    MCB_ISOLATE_AUTO = 0, /* black-box solvers and solvers not built in (plugins) */
     MCB_ISOLATE_ALWAYS,
     MCB_ISOLATE_NEVER
 } mcb_isolate_mode;
