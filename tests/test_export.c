@@ -215,6 +215,34 @@ START_TEST(primal_as_local)
 }
 END_TEST
 
+/* A compliant problem: FCLIB has no compliance, so the local form folds r
+ * into W (W + diag(r) = diag(2, 1.25, 1.25) for fx_compliant), auto picks
+ * it, and the global form is refused (below, in refusals). */
+START_TEST(compliance_folded_into_local_w)
+{
+    make_tmpdir();
+    char path[512];
+    tmp_path("compliant.hdf5", path, sizeof path);
+    mcb_err err;
+    double d[3] = {2.0, 1.25, 1.25};
+    for (int k = 0; k < 2; k++) {
+        mcb_problem *P = k == 0 ? fx_compliant(FX_STICK) : fx_compliant_dual(FX_STICK);
+        ck_assert_msg(mcb_export_fclib(P, MCB_FCLIB_AUTO, path, &err) == MCB_OK, "%s", err.msg);
+        mcb_problem *Q = NULL;
+        ck_assert_int_eq(mcb_import_fclib(path, &Q, &err), MCB_OK);
+        ck_assert_int_eq(Q->form, MCB_DUAL);
+        ck_assert(!mcb_problem_has_compliance(Q));
+        for (int j = 0; j < 3; j++)
+            for (int q = Q->W->p[j]; q < Q->W->p[j + 1]; q++)
+                ck_assert(Q->W->x[q] == (Q->W->i[q] == j ? d[j] : 0.0));
+        mcb_problem_free(&Q);
+        mcb_problem_free(&P);
+        unlink(path);
+    }
+    rmdir(tmpdir);
+}
+END_TEST
+
 /* What FCLIB cannot express is refused with the block type and the
  * reason, and no file (nor temporary) is left. */
 static void assert_refused(mcb_problem *P, int form, const char *word)
@@ -242,6 +270,7 @@ START_TEST(refusals)
     P->blocks[0].type = MCB_CONTACT_CCP;
     assert_refused(P, MCB_FCLIB_AUTO, "contact_ccp");
     assert_refused(fx_point_contact_dual(FX_OPEN), MCB_FCLIB_GLOBAL, "local FCLIB problem only");
+    assert_refused(fx_compliant(FX_STICK), MCB_FCLIB_GLOBAL, "compliance");
     P = fx_one_row(MCB_UNILATERAL, 1, 0, 0, 0, 0);
     P->nblocks = 0; /* checked before validation: the block list alone */
     assert_refused(P, MCB_FCLIB_AUTO, "no contact");
@@ -359,6 +388,7 @@ int main(void)
     tcase_add_test(tc, local_round_trip);
     tcase_add_test(tc, primal_as_local);
     tcase_add_test(tc, refusals);
+    tcase_add_test(tc, compliance_folded_into_local_w);
     tcase_add_test(tc, form_names);
 #ifdef MCB_HAVE_SICONOS
     tcase_add_test(tc, siconos_local_known);
