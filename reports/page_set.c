@@ -367,14 +367,9 @@ mcb_rc mcb_page_set(const mcb_report_ctx *C, int set, mcb_err *err)
         mcb_html_link(html, base, "_table.md", "Markdown");
         fputs(" or ", html);
         mcb_html_link(html, base, "_table.csv", "CSV");
-        fputs(".</p>\n<details><summary>More profiles: iterations, and the data profile of "
-              "the time</summary>\n", html);
-        mcb_html_figure(html, base, "_pp-iter", mcb_profile_kinds[1].title,
-                        "Performance profile of the iterations");
-        mcb_html_figure(html, base, "_dp-time", mcb_profile_kinds[2].title,
-                        "Data profile: the fraction of the problems solved within a time to "
-                        "tolerance, against that time");
-        fputs("</details>\n<h2>Problems</h2>\n<p class='meta'>Per solver: the time to "
+        fputs(".</p>\n", html);
+        mcb_html_more_profiles(html, base, "");
+        fputs("<h2>Problems</h2>\n<p class='meta'>Per solver: the time to "
               "tolerance (median over repetitions) and its ratio to the best solver's, or the "
               "status when not solved. Click a column's header to sort.</p>\n", html);
         rc = problem_table(C, html, set, err);

@@ -234,3 +234,15 @@ void mcb_html_figure(FILE *html, const char *base, const char *suffix, const cha
     mcb_html_link(html, base, sfx, "PNG");
     fputs(")</figcaption></figure>\n", html);
 }
+
+void mcb_html_more_profiles(FILE *html, const char *base, const char *scope)
+{
+    fprintf(html, "<details><summary>More profiles%s: iterations, and the data profile of "
+                  "the time</summary>\n", scope);
+    mcb_html_figure(html, base, "_pp-iter", mcb_profile_kinds[1].title,
+                    "Performance profile of the iterations");
+    mcb_html_figure(html, base, "_dp-time", mcb_profile_kinds[2].title,
+                    "Data profile: the fraction of the problems solved within a time to "
+                    "tolerance, against that time");
+    fputs("</details>\n", html);
+}

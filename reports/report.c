@@ -387,14 +387,8 @@ static mcb_rc write_index(const mcb_report_ctx *C, FILE *html, const char *resul
     if ((rc = sets_table(html, O, C->bases, err))) return rc;
     problem_lists(C, html, unsolved);
     if ((rc = mcb_plot_difficulty(html, C->gp, C->outdir, C->D, O, err))) return rc;
-    fputs("<details><summary>More profiles over every problem: iterations, and the data "
-          "profile of the time</summary>\n", html);
-    mcb_html_figure(html, ALL_SETS_BASE, "_pp-iter", mcb_profile_kinds[1].title,
-                    "Performance profile of the iterations");
-    mcb_html_figure(html, ALL_SETS_BASE, "_dp-time", mcb_profile_kinds[2].title,
-                    "Data profile: the fraction of the problems solved within a time to "
-                    "tolerance, against that time");
-    fputs("</details>\n<h2>Files</h2>\n<p>Every problem: ", html);
+    mcb_html_more_profiles(html, ALL_SETS_BASE, " over every problem");
+    fputs("<h2>Files</h2>\n<p>Every problem: ", html);
     mcb_html_link(html, "problems", ".csv", "CSV");
     fputs(" | ", html);
     mcb_html_link(html, "problems", ".md", "Markdown");

@@ -52,6 +52,9 @@ mcb_rc mcb_plot_convergence(const mcb_report_ctx *C, FILE *dat, int set, mcb_err
  * links to the SVG and the PNG. */
 void mcb_html_figure(FILE *html, const char *base, const char *suffix, const char *alt,
                      const char *caption);
+/* The folded <details> with the iteration profile and the data profile of
+ * BASE; scope is added to its summary (e.g. " over every problem"). */
+void mcb_html_more_profiles(FILE *html, const char *base, const char *scope);
 
 /* ---- page_set.c: BASE_set.html, BASE.dat, BASE_table.{md,csv} */
 mcb_rc mcb_page_set(const mcb_report_ctx *C, int set, mcb_err *err);
