@@ -14,7 +14,13 @@
  * couples everything, such as a stiff cable's soft rows folded into it:
  * then W is dense and G^T G costs ~ n m^2), the sparse path takes
  * W = J (A^-1 J^T) instead, symmetrised exactly, at ~ nnz(A^-1 J^T) times
- * J's column counts. */
+ * J's column counts.
+ *
+ * Per-row compliance r (mcb_problem.h) is folded in here, once, for every
+ * solver that takes W from this file: W is built as W + diag(r), so the
+ * weights, the 3x3 blocks, the local steps and mcb_delassus_rows() all see
+ * the compliant operator u = (W + diag(r)) lambda + q. The velocity
+ * A^-1 (b + J^T lambda) does not depend on r. */
 #include "mcb_delassus.h"
 
 #include "mcb_cone.h"
@@ -450,7 +456,8 @@ mcb_rc mcb_delassus_build_ex(const mcb_problem *P, int dense_max, mcb_delassus *
     D->q = mcb_malloc((size_t)P->m, sizeof(double));
     if (!D->q) goto nomem;
     if (P->form == MCB_DUAL) {
-        if (!(D->W = mcb_csc_copy(P->W))) goto nomem;
+        /* W + diag(r): a copy of W when the problem has no compliance */
+        if (!(D->W = mcb_csc_add_diag(P->W, P->r))) goto nomem;
         memcpy(D->q, P->q, (size_t)P->m * sizeof(double));
         if (finish(D)) goto nomem;
         *out = D;
@@ -461,6 +468,12 @@ mcb_rc mcb_delassus_build_ex(const mcb_problem *P, int dense_max, mcb_delassus *
     if (rc) {
         mcb_delassus_free(&D);
         return rc;
+    }
+    if (mcb_problem_has_compliance(P)) { /* W + diag(r), still exactly symmetric */
+        mcb_csc *S = mcb_csc_add_diag(D->W, P->r);
+        if (!S) goto nomem;
+        mcb_csc_free(&D->W);
+        D->W = S;
     }
     D->rhs = mcb_malloc((size_t)P->n, sizeof(double));
     if (!D->rhs) goto nomem;

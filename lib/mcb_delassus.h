@@ -2,6 +2,9 @@
  * solvers that iterate on the impulses alone (PGS, PJ):
  *     u = W lambda + q,   W = J A^-1 J^T,   q = J A^-1 b + e     (primal)
  *     W and q as given                                           (dual)
+ * with the problem's per-row compliance r folded in: W here is
+ * J A^-1 J^T + diag(r) (W + diag(r)), so u = W lambda + q is the compliant
+ * local velocity J v + e + r∘lambda the laws apply to (mcb_problem.h).
  * W is assembled sparse, never as a dense n x n or m x m matrix, in time
  * linear in the problem's size for a fixed contact density:
  *   - where A is block diagonal over the problem's subsystems

@@ -146,6 +146,46 @@ int mcb_problem_has_compliance(const mcb_problem *P)
     return 0;
 }
 
+mcb_csc *mcb_csc_add_diag(const mcb_csc *W, const double *r)
+{
+    if (!W) return NULL;
+    int n = W->n, missing = 0;
+    for (int j = 0; r && j < n; j++) {
+        if (r[j] == 0.0) continue;
+        int have = 0;
+        for (int k = W->p[j]; k < W->p[j + 1] && !have; k++) have = W->i[k] == j;
+        missing += !have;
+    }
+    mcb_csc *S = mcb_csc_alloc(W->m, n, mcb_csc_nnz(W) + missing);
+    if (!S) return NULL;
+    int out = 0;
+    for (int j = 0; j < n; j++) {
+        double rj = r ? r[j] : 0.0;
+        int placed = rj == 0.0;
+        for (int k = W->p[j]; k < W->p[j + 1]; k++) {
+            int i = W->i[k];
+            if (!placed && i > j) { /* insert the missing diagonal before row i */
+                S->i[out] = j;
+                S->x[out++] = rj;
+                placed = 1;
+            }
+            S->i[out] = i;
+            S->x[out] = W->x[k];
+            if (i == j && !placed) {
+                S->x[out] += rj;
+                placed = 1;
+            }
+            out++;
+        }
+        if (!placed) {
+            S->i[out] = j;
+            S->x[out++] = rj;
+        }
+        S->p[j + 1] = out;
+    }
+    return S;
+}
+
 int mcb_problem_count(const mcb_problem *P, int type)
 {
     int c = 0;

@@ -143,6 +143,12 @@ static inline double mcb_problem_r(const mcb_problem *P, int i)
 /* 1 when some row has a nonzero compliance (an all-zero r counts as none). */
 int mcb_problem_has_compliance(const mcb_problem *P);
 
+/* W + diag(r) as a new matrix (W square, r of W->n entries; r NULL: a copy
+ * of W): the compliant operator of a dual problem, or of a Delassus
+ * operator. Diagonal entries W lacks are inserted where r_i != 0; the
+ * pattern stays sorted. NULL on allocation failure. */
+mcb_csc *mcb_csc_add_diag(const mcb_csc *W, const double *r);
+
 /* Counts blocks of a type. */
 int mcb_problem_count(const mcb_problem *P, int type);
 /* Counts the contacts of either law (contact and contact_ccp blocks). */

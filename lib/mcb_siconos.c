@@ -75,6 +75,11 @@ mcb_rc mcb_siconos_check(const mcb_problem *P, mcb_err *err)
                             k, mcb_ctype_name(P->blocks[k].type));
     if (P->nblocks == 0 || 3 * P->nblocks != P->m)
         return mcb_fail(err, MCB_E_INPUT, "Siconos needs at least one contact (3 rows each)");
+    if (P->form == MCB_PRIMAL && mcb_problem_has_compliance(P))
+        return mcb_fail(err, MCB_E_INPUT,
+                        "per-row compliance r: Siconos' global problem (M v = q + H r, "
+                        "u = H^T v + b) has no place for it (its local form takes W + "
+                        "diag(r))");
     return MCB_OK;
 }
 
@@ -122,7 +127,10 @@ mcb_rc mcb_siconos_convert(const mcb_problem *P, mcb_siconos_problem **out, mcb_
         G->norm_q = mcb_norm2(P->n, P->b);
         G->norm_b = mcb_norm2(P->m, P->e);
     } else {
-        NumericsMatrix *W = numerics_csc(P->W);
+        /* the compliance folded into W: u = (W + diag(r)) lambda + q */
+        mcb_csc *Wr = mcb_csc_add_diag(P->W, P->r);
+        NumericsMatrix *W = Wr ? numerics_csc(Wr) : NULL;
+        mcb_csc_free(&Wr);
         double *q = copy_vec(P->q, P->m);
         FrictionContactProblem *L =
             W && q ? frictionContactProblem_new_with_data(3, nc, W, q, mu) : NULL;

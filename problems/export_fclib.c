@@ -4,12 +4,16 @@
  *   primal, contacts only  ->  /fclib_global: M = A, H = J^T, f = b, w = e
  *   primal, local asked    ->  /fclib_local:  W = J A^-1 J^T, q = J A^-1 b + e
  *   dual                   ->  /fclib_local:  W, q
+ * Per-row compliance r is folded into the local form's W (W + diag(r):
+ * u = (W + diag(r)) lambda + q, FCLIB's local law); the global form has no
+ * place for it and is refused (auto then picks the local form).
  * Every matrix in compressed columns (nz = -1), the storage libfclib's own
  * merit function and our importer both read. The steps: check what FCLIB
  * can express, assemble the libfclib structs (pointing into the problem's
  * arrays, nothing copied but W for a primal problem), write them in a child
  * process under a temporary name (libfclib exits on write errors), rename.
- * Allocates only W and q (local form of a primal problem); frees them. */
+ * Allocates only W and q (local form of a primal problem), or W + diag(r)
+ * (a compliant dual problem); frees them. */
 #include "export_fclib.h"
 
 #include <fclib.h>
@@ -67,7 +71,14 @@ mcb_rc mcb_export_fclib_check(const mcb_problem *P, int want, const char *where,
     mcb_rc rc = check_blocks(P, where, err);
     if (rc) return rc;
     int f = want;
-    if (f == MCB_FCLIB_AUTO) f = P->form == MCB_PRIMAL ? MCB_FCLIB_GLOBAL : MCB_FCLIB_LOCAL;
+    if (f == MCB_FCLIB_AUTO)
+        f = P->form == MCB_PRIMAL && !mcb_problem_has_compliance(P) ? MCB_FCLIB_GLOBAL
+                                                                    : MCB_FCLIB_LOCAL;
+    if (f == MCB_FCLIB_GLOBAL && mcb_problem_has_compliance(P))
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: cannot be written as a global FCLIB problem: it has per-row "
+                        "compliance r, which FCLIB's global form (M v = f + H r, u = H^T v + w) "
+                        "cannot hold; the local form folds it into W (--form local)", where);
     if (f == MCB_FCLIB_GLOBAL && P->form != MCB_PRIMAL)
         return mcb_fail(err, MCB_E_INPUT,
                         "%s: a dual-form problem (W, q) has no M, H, f or w: it can be written "
@@ -159,7 +170,7 @@ mcb_rc mcb_export_fclib(const mcb_problem *P, int want, const char *path, mcb_er
     memset(&g, 0, sizeof g);
     memset(&l, 0, sizeof l);
     double *mu = mcb_malloc((size_t)P->nblocks, sizeof(double));
-    mcb_csc *Ht = NULL;
+    mcb_csc *Ht = NULL, *Wr = NULL;
     mcb_delassus *D = NULL;
     if (!mu) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     for (int c = 0; c < P->nblocks; c++) mu[c] = P->blocks[c].mu;
@@ -183,8 +194,14 @@ mcb_rc mcb_export_fclib(const mcb_problem *P, int want, const char *path, mcb_er
                 rc = mcb_fail(err, rc, "%s: cannot form W = J A^-1 J^T: %s", path, why);
                 goto done;
             }
-            Wsrc = D->W;
+            Wsrc = D->W; /* J A^-1 J^T + diag(r) (mcb_delassus.h) */
             q = D->q;
+        } else if (mcb_problem_has_compliance(P)) {
+            if (!(Wr = mcb_csc_add_diag(P->W, P->r))) {
+                rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+                goto done;
+            }
+            Wsrc = Wr;
         }
         W = view_csc(Wsrc);
         l = (struct fclib_local){&W, NULL, NULL, mu, q, NULL, 3, &info};
@@ -202,6 +219,7 @@ mcb_rc mcb_export_fclib(const mcb_problem *P, int want, const char *path, mcb_er
 done:
     mcb_delassus_free(&D);
     mcb_csc_free(&Ht);
+    mcb_csc_free(&Wr);
     free(mu);
     return rc;
 }

@@ -435,7 +435,7 @@ static void alb_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_al_trdogleg = {
     .name = "al-trdogleg",
-    .accepts_problem = mcb_accepts_coulomb_only,
+    .accepts_problem = mcb_accepts_coulomb_rigid,
     .description = "CANAL's AL outer loop with the surrogate (19) (strict cone operator) solved "
                    "by a trust-region dogleg method on 1/2 ||r||^2; unsymmetric Jacobian "
                    "A + beta J'DJ by UMFPACK (Table II baseline)",
@@ -455,7 +455,7 @@ const mcb_solver_def mcb_solver_al_trdogleg = {
 
 const mcb_solver_def mcb_solver_al_dampedsn = {
     .name = "al-dampedsn",
-    .accepts_problem = mcb_accepts_coulomb_only,
+    .accepts_problem = mcb_accepts_coulomb_rigid,
     .description = "CANAL's AL outer loop with the surrogate (19) (strict cone operator) solved "
                    "by damped semismooth Newton, Armijo backtracking on 1/2 ||r||^2 with a "
                    "gradient fallback; unsymmetric Jacobian by UMFPACK (Table II baseline)",

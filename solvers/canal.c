@@ -328,7 +328,7 @@ static void canal_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_canal = {
     .name = "canal",
-    .accepts_problem = mcb_accepts_coulomb_only,
+    .accepts_problem = mcb_accepts_coulomb_rigid,
     .description = "cascaded Newton-based augmented Lagrangian: AL loops on a convex "
                    "surrogate (proximal cone operator, frozen De Saxce term) solved by Newton "
                    "with exact line search; sparse CHOLMOD refactorization of A + beta J'DJ",

@@ -4,7 +4,9 @@
  * and Alg. 1; Anitescu and Tasora 2010 for its convergence).
  *
  * In our notation M = A, D_i = J_i^T (a contact's three rows), gamma =
- * lambda, b_i = e_i, k~ = b, so that D_i^T v + b_i = u_i = J_i v + e_i.
+ * lambda, b_i = e_i, k~ = b, so that D_i^T v + b_i = u_i = J_i v + e_i
+ * (plus r_i lambda_i with per-row compliance r: u_i carries it and eta's
+ * diagonal is that of W + diag(r)).
  * One iteration r, organised as their GPU kernels are:
  *   contact-parallel pass, for every constraint block i (eq. (21), (22)):
  *     u_i = J_i v^r + e_i
@@ -264,6 +266,8 @@ static mcb_rc ccpj_setup(const mcb_problem *P, const mcb_settings *s, const void
     if (P->nsub > 0) memcpy(w->s0, P->sub_start, ((size_t)P->nsub + 1) * sizeof(int));
     else w->s0[0] = 0, w->s0[1] = P->n;
     rc = factor_subsystems(w, diag, err);
+    /* the compliance r: the diagonal of W + diag(r) */
+    for (int r = 0; !rc && r < P->m; r++) diag[r] += mcb_problem_r(P, r);
     if (!rc) set_eta(w, diag);
     free(diag);
     if (rc) {
@@ -289,7 +293,7 @@ static void block_update(ccpj_work *w, const mcb_block *B)
     double om = w->prm.omega, rl = w->prm.relax, t[3], p[3];
     int r0 = B->row;
     for (int r = r0; r < r0 + B->nrows; r++) {
-        double u = P->e[r];
+        double u = P->e[r] + mcb_problem_r(P, r) * w->lambda[r]; /* J v + e + r∘lambda */
         for (int k = JT->p[r]; k < JT->p[r + 1]; k++) u += JT->x[k] * w->v[JT->i[k]];
         if (mcb_is_contact(B->type)) {
             t[r - r0] = w->lambda[r] - om * w->eta[r] * u;

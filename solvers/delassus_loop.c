@@ -231,6 +231,13 @@ static void mf_segments(mcb_mf *F, int fill, size_t *nseg, size_t *ny)
     *ny = off;
 }
 
+/* (W + diag(r))_ij: the compliant operator's entry, as mcb_delassus_build()
+ * assembles it. */
+static double mf_entry_r(const mcb_mf *F, int i, int j)
+{
+    return mf_entry(F, i, j) + (i == j ? mcb_problem_r(F->P, i) : 0.0);
+}
+
 /* The weights and 3x3 blocks, as mcb_delassus_build() defines them. */
 static void mf_blocks(mcb_mf *F)
 {
@@ -238,11 +245,11 @@ static void mf_blocks(mcb_mf *F)
     for (int b = 0; b < P->nblocks; b++) {
         const mcb_block *B = &P->blocks[b];
         int r = B->row;
-        for (int k = 0; k < B->nrows; k++) F->d[r + k] = mf_entry(F, r + k, r + k);
+        for (int k = 0; k < B->nrows; k++) F->d[r + k] = mf_entry_r(F, r + k, r + k);
         if (B->type == MCB_CONTACT) {
             double *wb = F->Wb + 3 * (size_t)r;
             for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++) wb[3 * i + j] = mf_entry(F, r + i, r + j);
+                for (int j = 0; j < 3; j++) wb[3 * i + j] = mf_entry_r(F, r + i, r + j);
             /* the tangential weight: largest eigenvalue of the symmetric 2x2 block */
             double a = F->d[r + 1], c = F->d[r + 2], off = 0.5 * (wb[5] + wb[7]);
             F->d[r + 1] = F->d[r + 2] = 0.5 * (a + c) + sqrt(0.25 * (a - c) * (a - c) + off * off);
@@ -335,15 +342,20 @@ void mcb_mf_apply(mcb_mf *F, const double *x, double *y)
 {
     mcb_mf_velocity(F, x, 0, F->vw);
     int m = F->P->m;
+    const double *rc = F->P->r;
 #pragma omp parallel for schedule(static)
-    for (int r = 0; r < m; r++) mcb_mf_rows(F, r, 1, F->vw, 0, y + r);
+    for (int r = 0; r < m; r++) {
+        mcb_mf_rows(F, r, 1, F->vw, 0, y + r);
+        if (rc) y[r] += rc[r] * x[r];
+    }
 }
 
 static void mf_rows_op(void *op, int r0, int len, const double *lambda, double *u)
 {
-    (void)lambda; /* u comes from the velocity kept current */
     const mcb_mf *F = op;
-    mcb_mf_rows(F, r0, len, F->v, 1, u);
+    mcb_mf_rows(F, r0, len, F->v, 1, u); /* from the velocity kept current */
+    if (F->P->r) /* the compliance: u = J v + e + r∘lambda */
+        for (int r = r0; r < r0 + len; r++) u[r - r0] += F->P->r[r] * lambda[r];
 }
 
 static void mf_push_op(void *op, int r0, int len, const double *delta)

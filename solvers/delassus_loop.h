@@ -94,11 +94,12 @@ mcb_rc mcb_mf_build(const mcb_problem *P, mcb_mf **out, mcb_err *err);
  * thread count). */
 void mcb_mf_velocity(const mcb_mf *F, const double *lambda, int with_b, double *v);
 /* u[0..len) = J v + e on the rows [r0, r0 + len) (e left out when with_e
- * is 0). */
+ * is 0); without the compliance term r∘lambda, which the caller adds (the
+ * sweep operator mcb_gs_mf does). */
 void mcb_mf_rows(const mcb_mf *F, int r0, int len, const double *v, int with_e, double *u);
 /* v += A^-1 J_r^T delta_r for the rows [r0, r0 + len). */
 void mcb_mf_push(const mcb_mf *F, int r0, int len, const double *delta, double *v);
-/* y = W x = J A^-1 J^T x (uses F->vw). */
+/* y = W x = (J A^-1 J^T + diag(r)) x, r the compliance (uses F->vw). */
 void mcb_mf_apply(mcb_mf *F, const double *x, double *y);
 /* The sweep operator over F: u from F->v, pushes into F->v. */
 mcb_gs_op mcb_gs_mf(mcb_mf *F);

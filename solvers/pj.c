@@ -185,7 +185,10 @@ static double jacobi_step(pj_work *w)
     if (F) {
         mcb_mf_velocity(F, w->lambda, 1, F->v);
 #pragma omp parallel for schedule(static)
-        for (int r = 0; r < m; r++) mcb_mf_rows(F, r, 1, F->v, 1, w->u + r);
+        for (int r = 0; r < m; r++) { /* u = J v + e + r∘lambda */
+            mcb_mf_rows(F, r, 1, F->v, 1, w->u + r);
+            w->u[r] += mcb_problem_r(P, r) * w->lambda[r];
+        }
     } else {
 #pragma omp parallel for schedule(static)
         for (int r = 0; r < m; r++) mcb_delassus_rows(D, r, 1, w->lambda, w->u + r);

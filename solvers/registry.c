@@ -179,3 +179,37 @@ int mcb_accepts_lcp(const mcb_problem *P, char *reason, size_t len)
     }
     return 1;
 }
+
+int mcb_accepts_no_compliance(const mcb_problem *P, char *reason, size_t len)
+{
+    for (int i = 0; P && P->r && i < P->m; i++)
+        if (P->r[i] != 0.0) {
+            snprintf(reason, len,
+                     "row %d has compliance r = %g: this solver does not take per-row "
+                     "compliance (u = J v + e + r lambda)",
+                     i, P->r[i]);
+            return 0;
+        }
+    return 1;
+}
+
+int mcb_accepts_coulomb_rigid(const mcb_problem *P, char *reason, size_t len)
+{
+    return mcb_accepts_coulomb_only(P, reason, len) && mcb_accepts_no_compliance(P, reason, len);
+}
+
+int mcb_accepts_coulomb_tangent_r(const mcb_problem *P, char *reason, size_t len)
+{
+    if (!mcb_accepts_coulomb_only(P, reason, len)) return 0;
+    for (int b = 0; P && P->r && b < P->nblocks; b++) {
+        const mcb_block *B = &P->blocks[b];
+        if (mcb_is_contact(B->type) && P->r[B->row + 1] != P->r[B->row + 2]) {
+            snprintf(reason, len,
+                     "contact block %d has unequal tangential compliance (r = %g, %g): this "
+                     "solver's local step takes one tangential weight per contact",
+                     b, P->r[B->row + 1], P->r[B->row + 2]);
+            return 0;
+        }
+    }
+    return 1;
+}

@@ -119,6 +119,16 @@ int mcb_solver_black_box(const mcb_solver_def *def, int form);
  * local steps have no case for it): refuses a problem that stores
  * contact_ccp blocks, with the reason. */
 int mcb_accepts_coulomb_only(const mcb_problem *P, char *reason, size_t len);
+/* Per-row compliance r (u = J v + e + r∘lambda, mcb_problem.h): every
+ * solver honours it or refuses it. accepts_problem of the solvers that do
+ * not take it: refuses a problem with some r_i != 0, with the reason. */
+int mcb_accepts_no_compliance(const mcb_problem *P, char *reason, size_t len);
+/* mcb_accepts_coulomb_only and mcb_accepts_no_compliance together. */
+int mcb_accepts_coulomb_rigid(const mcb_problem *P, char *reason, size_t len);
+/* mcb_accepts_coulomb_only, and a contact's two tangential rows with one
+ * compliance (r_t1 = r_t2): the solvers whose local contact step takes one
+ * tangential weight (SubADMM's z-update). */
+int mcb_accepts_coulomb_tangent_r(const mcb_problem *P, char *reason, size_t len);
 /* accepts_problem of the LCP solvers (issue 13): a dual problem
  * u = W z + q whose blocks are all unilateral (0 <= z_i ⊥ u_i >= 0) or
  * bilateral (z_i free, u_i = 0: the mixed part of an MLCP). W may be

@@ -16,6 +16,10 @@
  *          unilateral  lambda = max(0, -(Y + e) / w)              (19)
  *          soft        lambda = -k (e + alpha Y) / (1 + k alpha w)  (20)
  *          contact     lambda = Proj_strict(-(Y + e) / w)          (21), CANAL (17)
+ *        (with per-row compliance r the law holds for J v + e + r lambda =
+ *        Y + e + (w + r) lambda: w is shifted to w + r_j row by row; the
+ *        strict projection stays exact while a contact's two tangential
+ *        rows share one r, which accepts_problem requires)
  *        and z_ij = (y_ij + lambda_j) / beta_i                     (18)
  *   (14) u_ij += beta_i (x_ij - z_ij)
  * beta_i times `beta_scale`, initialised by `beta_rule`: 0 is eq. (23),
@@ -1142,7 +1146,7 @@ static void update_block(subadmm_work *w, const mcb_block *B)
                 int p = w->row_pairs[k];
                 Y[a] += w->pibeta[p] * w->y[p];
             }
-            W[a] = w->roww[r];
+            W[a] = w->roww[r] + mcb_problem_r(P, r); /* the compliance shifts the weight */
         }
         const double *e = P->e + r0;
         switch (B->type) {
@@ -1268,7 +1272,7 @@ static void subadmm_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_subadmm = {
     .name = "subadmm",
-    .accepts_problem = mcb_accepts_coulomb_only,
+    .accepts_problem = mcb_accepts_coulomb_tangent_r,
     .description = "subsystem-based ADMM (the 2025 version): body splitting and tree-structured "
                    "factors in articulated subsystems, dense (up to 64 DOFs) or CHOLMOD factors "
                    "elsewhere, closed-form per-constraint updates, OpenMP over subsystems and "
@@ -1289,7 +1293,7 @@ const mcb_solver_def mcb_solver_subadmm = {
 
 const mcb_solver_def mcb_solver_subadmm_nobody = {
     .name = "subadmm-nobody",
-    .accepts_problem = mcb_accepts_coulomb_only,
+    .accepts_problem = mcb_accepts_coulomb_tangent_r,
     .description = "subsystem-based ADMM without body splitting (the 2023 algorithm, the "
                    "CANAL/SubADMM paper's No Body): one constraint copy per (row, subsystem), "
                    "dense or CHOLMOD factors of A_i + beta J_i^T J_i",
@@ -1308,7 +1312,7 @@ const mcb_solver_def mcb_solver_subadmm_nobody = {
 
 const mcb_solver_def mcb_solver_fadmm = {
     .name = "fadmm",
-    .accepts_problem = mcb_accepts_coulomb_only,
+    .accepts_problem = mcb_accepts_coulomb_tangent_r,
     .description = "full-system ADMM (no subsystem splitting): one CHOLMOD factor of "
                    "A + beta J^T J, closed-form per-constraint z-updates",
     .reference = "SubADMM paper Sec. IV-B (FADMM); CANAL/SubADMM paper eq. (28) (No Sub)",

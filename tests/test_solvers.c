@@ -16,6 +16,8 @@ static mcb_problem *f_open(void) { return fx_point_contact(FX_OPEN); }
 static mcb_problem *f_stick(void) { return fx_point_contact(FX_STICK); }
 static mcb_problem *f_slip(void) { return fx_point_contact(FX_SLIP); }
 static mcb_problem *f_dual(void) { return fx_point_contact_dual(FX_SLIP); }
+static mcb_problem *f_compliant(void) { return fx_compliant(FX_SLIP); }
+static mcb_problem *f_compliant_dual(void) { return fx_compliant_dual(FX_SLIP); }
 
 /* The Siconos peers' columns exist when mcbench is built with Siconos. */
 #ifdef MCB_HAVE_SICONOS
@@ -42,6 +44,9 @@ static const struct {
     {"mixed", fx_mixed, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK SICONOS_COLS(SKIP, SKIP, SKIP)}},
     {"mixed_active", fx_mixed_active, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK SICONOS_COLS(SKIP, SKIP, SKIP)}},
     {"stack2", fx_small_stack, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK SICONOS_COLS(OK, OK, OK)}},
+    /* per-row compliance r: honoured (W + diag(r), SubADMM's shifted weight) or refused */
+    {"compliant", f_compliant, {OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP, OK, OK, OK, OK SICONOS_COLS(SKIP, SKIP, SKIP)}},
+    {"compliant_dual", f_compliant_dual, {OK, OK, SKIP, SKIP, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, OK, OK, SKIP, OK SICONOS_COLS(OK, OK, OK)}},
     {"gfc3d_example1", fx_gfc3d_example1, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK SICONOS_COLS(OK, OK, OK)}},
 };
 static const char *solver_cols[NSOLV] = {
@@ -118,6 +123,106 @@ START_TEST(known_solutions_are_found)
             mcb_metrics_ws_free(&ws);
             mcb_problem_free(&P);
         }
+}
+END_TEST
+
+/* Per-row compliance: every solver that takes the compliant point contact
+ * (primal, open/stick/slip; dual, slip) reaches its exact (v, lambda),
+ * which differs from the rigid one (fixtures.h); every solver that refuses
+ * it says why. */
+START_TEST(compliant_solutions_are_found)
+{
+    for (int c = 0; c < 4; c++)
+        for (int s = 0; s < NSOLV; s++) {
+            int st = c < 3 ? c : FX_SLIP, dual = c == 3;
+            if (st == FX_SLIP && solver_law[s] == CCP) continue; /* another solution */
+            mcb_problem *P = dual ? fx_compliant_dual(st) : fx_compliant(st);
+            mcb_campaign_opts o;
+            mcb_campaign_defaults(&o);
+            o.settings.max_iters = 20000;
+            o.settings.tol = 1e-12;
+            o.save_solutions = 1;
+            mcb_metrics_ws *ws = NULL;
+            mcb_metrics_ws_new(P, &ws, NULL);
+            mcb_run run = {0};
+            const mcb_solver_def *def = mcb_solver_find(solver_cols[s]);
+            mcb_run_one(P, ws, def, NULL, &o, &run, NULL);
+            if (run.info.status == MCB_ST_SKIPPED) {
+                ck_assert_msg(strstr(run.info.reason, "compliance") ||
+                                  (dual && strstr(run.info.reason, "primal")) ||
+                                  (dual && !(def->accepts & MCB_ACCEPTS_DUAL)),
+                              "%s skips %s without saying why: '%s'", def->name, P->name,
+                              run.info.reason);
+            } else {
+                double v[3], l[3];
+                fx_compliant_solution(st, v, l);
+                for (int k = 0; k < 3; k++) {
+                    ck_assert_msg(fabs(run.lambda[k] - l[k]) <= 1e-9,
+                                  "%s on %s%s: lambda_%d = %.12g, expected %g", def->name,
+                                  P->name, dual ? " (dual)" : "", k, run.lambda[k], l[k]);
+                    if (!dual)
+                        ck_assert_msg(fabs(run.v[k] - v[k]) <= 1e-9,
+                                      "%s on %s: v_%d = %.12g, expected %g", def->name, P->name,
+                                      k, run.v[k], v[k]);
+                }
+            }
+            mcb_run_clear(&run);
+            mcb_metrics_ws_free(&ws);
+            mcb_problem_free(&P);
+        }
+}
+END_TEST
+
+/* fx_mixed_active with compliance on every row but the soft one (the rows
+ * of its one contact touch two subsystems: SubADMM's shifted weight w + r
+ * sums over both): the solvers that take it agree with pgs to 1e-7 and
+ * meet natmap 1e-10; a contact whose tangential rows differ in r is
+ * refused by SubADMM, with the reason. */
+START_TEST(compliant_mixed_agree)
+{
+    static const double r[6] = {0.1, 0.2, 0, 0.3, 0.05, 0.05};
+    double l0[6] = {0};
+    int solved = 0;
+    for (int s = 0; s < NSOLV; s++) {
+        if (solver_law[s] == CCP) continue;
+        mcb_problem *P = fx_mixed_active();
+        P->r = malloc(sizeof r);
+        memcpy(P->r, r, sizeof r);
+        mcb_campaign_opts o;
+        mcb_campaign_defaults(&o);
+        o.settings.max_iters = 20000;
+        o.settings.tol = 1e-10;
+        o.save_solutions = 1;
+        mcb_metrics_ws *ws = NULL;
+        mcb_metrics_ws_new(P, &ws, NULL);
+        mcb_run run = {0};
+        const mcb_solver_def *def = mcb_solver_find(solver_cols[s]);
+        mcb_run_one(P, ws, def, NULL, &o, &run, NULL);
+        if (run.info.status != MCB_ST_SKIPPED) {
+            ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s on compliant mixed: %s (natmap %g)",
+                          def->name, mcb_status_name(run.info.status),
+                          run.final.val[MCB_M_NATMAP]);
+            if (s == 0) memcpy(l0, run.lambda, sizeof l0);
+            for (int k = 0; k < 6; k++)
+                ck_assert_msg(fabs(run.lambda[k] - l0[k]) < 1e-7, "%s: lambda_%d %.10g, pgs %.10g",
+                              def->name, k, run.lambda[k], l0[k]);
+            solved++;
+        }
+        mcb_run_clear(&run);
+        mcb_metrics_ws_free(&ws);
+        mcb_problem_free(&P);
+    }
+    ck_assert_int_ge(solved, 10);
+    /* unequal tangential compliance: SubADMM refuses, pgs takes it */
+    mcb_problem *P = fx_compliant(FX_SLIP);
+    P->r[2] = 0.5;
+    char why[MCB_ERR_LEN] = "";
+    ck_assert(!mcb_solver_find("subadmm")->accepts_problem(P, why, sizeof why));
+    ck_assert_msg(strstr(why, "unequal tangential compliance"), "%s", why);
+    ck_assert(mcb_solver_find("pgs")->accepts_problem(P, why, sizeof why));
+    ck_assert(!mcb_solver_find("canal")->accepts_problem(P, why, sizeof why));
+    ck_assert_msg(strstr(why, "row 0 has compliance r = 1"), "%s", why);
+    mcb_problem_free(&P);
 }
 END_TEST
 
@@ -241,6 +346,8 @@ int main(void)
     tcase_add_loop_test(tc, fixture_x_solver, 0, NFIX * NSOLV);
     tcase_add_test(tc, known_solutions_are_found);
     tcase_add_test(tc, active_unilateral_row_is_solved);
+    tcase_add_test(tc, compliant_solutions_are_found);
+    tcase_add_test(tc, compliant_mixed_agree);
     tcase_add_test(tc, deterministic_for_fixed_threads);
     tcase_add_test(tc, subadmm_delassus_beta_rule);
     suite_add_tcase(s, tc);
