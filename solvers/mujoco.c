@@ -454,6 +454,9 @@ static mcb_rc mjp_setup(const mcb_problem *P, const mcb_settings *s, const void 
         w->d = mj_makeData(w->m);
         if (!w->d) vrc = mcb_fail(err, MCB_E_NOMEM, "MuJoCo: mj_makeData failed");
         if (!vrc) vrc = mcb_mj_restore(w->m, w->d, P, err);
+        /* before the stages: position assembles efc_AR only for a dual
+         * solver (PGS) */
+        w->m->opt.solver = solver;
         if (!vrc) {
             mcb_mj_stages_before_constraint(w->m, w->d);
             /* the same rows as recorded (their forces are not needed here) */
