@@ -221,52 +221,27 @@ static int cmd_record(int argc, char **argv)
                 "without MuJoCo (install the Debian package libmujoco-dev and rebuild)\n");
         return 1;
     }
-    mcb_record_mujoco_opts o;
-    mcb_record_mujoco_defaults(&o);
-    const char *out = NULL, *model = NULL;
-    int status = 0, po = 0;
-    const char *const valued[] = {"-o", "--steps", "--every", "--cone", "--ctrl", "--seed", NULL};
-    const char *const flags[] = {"--strict", "--no-timing", NULL};
-    for (int k = 2; k < argc && !status; k++) {
-        const char *a = argv[k], *v;
-        char *end = NULL;
-        int t = next_arg("record", argc, argv, &k, &po, valued, flags, &v);
-        if (t == ARG_ERR) status = EXIT_INPUT;
-        else if (t == ARG_POS && model) status = usage_error("record", "unexpected argument '%s'", a);
-        else if (t == ARG_POS) model = a;
-        else if (t != ARG_OPT) continue;
-        else if (!strcmp(a, "-o")) out = v;
-        else if (!strcmp(a, "--strict")) o.strict = 1;
-        else if (!strcmp(a, "--no-timing")) o.timing = 0;
-        else if (!strcmp(a, "--cone") && !strcmp(v, "pyramidal")) o.cone = MCB_MJ_CONE_PYRAMIDAL;
-        else if (!strcmp(a, "--cone") && !strcmp(v, "elliptic")) o.cone = MCB_MJ_CONE_ELLIPTIC;
-        else if (!strcmp(a, "--cone"))
-            status = usage_error("record", "--cone wants pyramidal or elliptic, got '%s'", v);
-        else if (!strcmp(a, "--ctrl") && !strcmp(v, "noise")) o.ctrl = MCB_MJ_CTRL_NOISE;
-        else if (!strcmp(a, "--ctrl") && !strcmp(v, "zero")) o.ctrl = MCB_MJ_CTRL_ZERO;
-        else if (!strcmp(a, "--ctrl"))
-            status = usage_error("record", "--ctrl wants noise or zero, got '%s'", v);
-        else if (!strcmp(a, "--seed")) {
-            errno = 0;
-            o.seed = strtoull(v, &end, 10);
-            if (errno || end == v || *end) status = usage_error("record", "--seed wants an integer, got '%s'", v);
-        } else {
-            errno = 0;
-            long x = strtol(v, &end, 10);
-            if (errno || end == v || *end || x < 1 || x > 100000000)
-                status = usage_error("record", "%s wants a positive integer", a);
-            else if (!strcmp(a, "--steps")) o.steps = (int)x;
-            else o.every = (int)x;
-        }
+    /* -o is the command line's; the rest is the recorder's (shared with
+     * set entries `STEM record mujoco MODEL ...`) */
+    const char *out = NULL;
+    char **rest = calloc((size_t)argc, sizeof *rest);
+    if (!rest) return 1;
+    int nrest = 0;
+    for (int k = 2; k < argc; k++) {
+        if (!strcmp(argv[k], "-o") && k + 1 < argc) out = argv[++k];
+        else if (!strcmp(argv[k], "-o")) return free(rest), usage_error("record", "%s", "option -o needs a value");
+        else rest[nrest++] = argv[k];
     }
-    if (!status && (!model || !out))
-        status = usage_error("record", "%s", "needs MODEL.xml and -o OUT.h5");
-    if (status) return status;
-    o.model_path = model;
+    mcb_record_mujoco_opts o;
     mcb_err err;
+    mcb_rc rc = mcb_record_mujoco_parse(nrest, rest, &o, &err);
+    const char *model = o.model_path;
+    free(rest);
+    if (rc) return usage_error("record", "%s", err.msg + strlen("record mujoco: "));
+    if (!out) return usage_error("record", "%s", "needs MODEL.xml and -o OUT.h5");
     mcb_output oo = {out, "-o"};
     const char *in[1] = {model};
-    mcb_rc rc = mcb_check_outputs(in, 1, &oo, 1, 1, &err);
+    rc = mcb_check_outputs(in, 1, &oo, 1, 1, &err);
     if (rc) return fail_rc(rc, &err);
     mcb_problem_set *S = NULL;
     char warn[1024];

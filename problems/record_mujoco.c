@@ -13,6 +13,7 @@
  * Allocation: MuJoCo's model and data, one problem per recorded step. */
 #include "record_mujoco.h"
 
+#include <errno.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +31,85 @@ void mcb_record_mujoco_defaults(mcb_record_mujoco_opts *o)
     o->ctrl = MCB_MJ_CTRL_NOISE;
     o->timing = 1;
     o->seed = 12;
+}
+
+/* The canonical arguments, every problem's source. */
+void mcb_record_mujoco_args(const mcb_record_mujoco_opts *o, char *buf, size_t len)
+{
+    snprintf(buf, len, "record mujoco %s --steps %d --every %d --cone %s --ctrl %s --seed %llu%s",
+             o->model_path, o->steps, o->every,
+             o->cone == MCB_MJ_CONE_MODEL ? "model"
+             : o->cone == MCB_MJ_CONE_ELLIPTIC ? "elliptic" : "pyramidal",
+             o->ctrl == MCB_MJ_CTRL_ZERO ? "zero" : "noise", o->seed, o->strict ? " --strict" : "");
+}
+
+
+static mcb_rc parse_int(const char *opt, const char *v, long lo, long hi, long *out, mcb_err *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi)
+        return mcb_fail(err, MCB_E_INPUT, "record mujoco: %s wants an integer in [%ld, %ld], got "
+                        "'%s'", opt, lo, hi, v);
+    *out = x;
+    return MCB_OK;
+}
+
+mcb_rc mcb_record_mujoco_parse(int argc, char **argv, mcb_record_mujoco_opts *o, mcb_err *err)
+{
+    mcb_record_mujoco_defaults(o);
+    for (int k = 0; k < argc; k++) {
+        const char *a = argv[k];
+        if (a[0] != '-') {
+            if (o->model_path)
+                return mcb_fail(err, MCB_E_INPUT, "record mujoco: unexpected argument '%s'", a);
+            o->model_path = a;
+            continue;
+        }
+        if (!strcmp(a, "--strict")) {
+            o->strict = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-timing")) {
+            o->timing = 0;
+            continue;
+        }
+        int valued = !strcmp(a, "--steps") || !strcmp(a, "--every") || !strcmp(a, "--cone") ||
+                     !strcmp(a, "--ctrl") || !strcmp(a, "--seed");
+        if (!valued) return mcb_fail(err, MCB_E_INPUT, "record mujoco: unknown option %s", a);
+        if (k + 1 >= argc)
+            return mcb_fail(err, MCB_E_INPUT, "record mujoco: option %s needs a value", a);
+        const char *v = argv[++k];
+        long x = 0;
+        mcb_rc rc = MCB_OK;
+        if (!strcmp(a, "--cone")) {
+            if (!strcmp(v, "pyramidal")) o->cone = MCB_MJ_CONE_PYRAMIDAL;
+            else if (!strcmp(v, "elliptic")) o->cone = MCB_MJ_CONE_ELLIPTIC;
+            else if (!strcmp(v, "model")) o->cone = MCB_MJ_CONE_MODEL;
+            else
+                return mcb_fail(err, MCB_E_INPUT,
+                                "record mujoco: --cone wants pyramidal or elliptic, got '%s'", v);
+        } else if (!strcmp(a, "--ctrl")) {
+            if (!strcmp(v, "noise")) o->ctrl = MCB_MJ_CTRL_NOISE;
+            else if (!strcmp(v, "zero")) o->ctrl = MCB_MJ_CTRL_ZERO;
+            else
+                return mcb_fail(err, MCB_E_INPUT,
+                                "record mujoco: --ctrl wants noise or zero, got '%s'", v);
+        } else if (!strcmp(a, "--steps")) {
+            if (!(rc = parse_int(a, v, 1, 100000000, &x, err))) o->steps = (int)x;
+        } else if (!strcmp(a, "--every")) {
+            if (!(rc = parse_int(a, v, 1, 100000000, &x, err))) o->every = (int)x;
+        } else if (!(rc = parse_int(a, v, 0, 2147483647L, &x, err))) {
+            o->seed = (unsigned long long)x;
+        }
+        if (rc) return rc;
+    }
+    if (!o->model_path) return mcb_fail(err, MCB_E_INPUT, "record mujoco: needs a MODEL.xml");
+    if (o->every > o->steps)
+        return mcb_fail(err, MCB_E_INPUT, "record mujoco: --every %d is more than --steps %d",
+                        o->every, o->steps);
+    return MCB_OK;
 }
 
 #ifndef MCB_HAVE_MUJOCO
@@ -110,16 +190,6 @@ static void model_stem(const char *path, char *buf, size_t len)
     snprintf(buf, len, "%s", basename(tmp));
     char *dot = strrchr(buf, '.');
     if (dot && dot != buf) *dot = '\0';
-}
-
-/* The canonical arguments, every problem's source. */
-static void record_args(const mcb_record_mujoco_opts *o, char *buf, size_t len)
-{
-    snprintf(buf, len, "record mujoco %s --steps %d --every %d --cone %s --ctrl %s%s",
-             o->model_path, o->steps, o->every,
-             o->cone == MCB_MJ_CONE_MODEL ? "model"
-             : o->cone == MCB_MJ_CONE_ELLIPTIC ? "elliptic" : "pyramidal",
-             o->ctrl == MCB_MJ_CTRL_ZERO ? "zero" : "noise", o->strict ? " --strict" : "");
 }
 
 typedef struct {
@@ -260,7 +330,7 @@ mcb_rc mcb_record_mujoco(const mcb_record_mujoco_opts *o, mcb_problem_set **out,
     }
     char stem[256], args[2048];
     model_stem(o->model_path, stem, sizeof stem);
-    record_args(o, args, sizeof args);
+    mcb_record_mujoco_args(o, args, sizeof args);
     mcb_rng rng;
     mcb_rng_seed(&rng, o->seed);
     volatile int step = -1;

@@ -36,6 +36,19 @@ typedef struct {
 
 void mcb_record_mujoco_defaults(mcb_record_mujoco_opts *o);
 
+/* Parses the options after `record mujoco`: "MODEL [--steps N] [--every K]
+ * [--cone pyramidal|elliptic] [--ctrl noise|zero] [--seed S] [--strict]
+ * [--no-timing]" (argv[0] is the first word after "mujoco"; the command
+ * line's -o is not among them). o->model_path points into argv. The
+ * message of MCB_E_INPUT names the word at fault. Used by the CLI and by
+ * set entries `STEM record mujoco MODEL ...` (sets.c). */
+mcb_rc mcb_record_mujoco_parse(int argc, char **argv, mcb_record_mujoco_opts *o, mcb_err *err);
+
+/* The canonical argument string of o ("record mujoco MODEL --steps N
+ * --every K --cone C --ctrl X [--strict]"), recorded as every problem's
+ * source (a set build reuses a file whose problems record the same). */
+void mcb_record_mujoco_args(const mcb_record_mujoco_opts *o, char *buf, size_t len);
+
 /* 1 when mcbench was built with MuJoCo, else 0. */
 int mcb_record_mujoco_available(void);
 
