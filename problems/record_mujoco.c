@@ -210,11 +210,26 @@ static mcb_rc record_step(const mcb_record_mujoco_opts *o, rec_state *R, int ste
     mcb_mujoco *keep = keep_state(m, d, R->bytes, R->nbytes);
     if (!keep) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     mcb_mj_stages_before_constraint(m, d);
+    /* MuJoCo's force at its warm start, f(J qacc_warmstart - aref): what
+     * its solvers start from, the initial lambda (fwdConstraint below
+     * recomputes everything it writes here) */
+    double *fwarm = mcb_malloc((size_t)d->nefc + 1, sizeof(double));
+    if (!fwarm) {
+        mcb_mujoco_free(&keep);
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    if (d->nefc > 0) {
+        mj_mulJacVec(m, d, fwarm, d->qacc_warmstart);
+        for (int i = 0; i < d->nefc; i++) fwarm[i] -= d->efc_aref[i];
+        mj_constraintUpdate(m, d, fwarm, NULL, 0);
+        memcpy(fwarm, d->efc_force, sizeof(double) * (size_t)d->nefc);
+    }
     double t0 = mcb_now_s();
     mj_fwdConstraint(m, d);
     double solve_s = mcb_now_s() - t0;
     if (d->warning[mjWARN_CNSTRFULL].number > 0 || d->warning[mjWARN_CONTACTFULL].number > 0) {
         mcb_mujoco_free(&keep);
+        free(fwarm);
         return mcb_fail(err, MCB_E_INPUT,
                         "step %d: MuJoCo's constraint buffer is full (raise njmax / nconmax in "
                         "the model's <size>): the step is not the whole problem",
@@ -226,6 +241,7 @@ static mcb_rc record_step(const mcb_record_mujoco_opts *o, rec_state *R, int ste
     mcb_rc rc = mcb_mj_problem(m, d, o->strict, &P, &rowmap, &cnt, err);
     if (rc) {
         mcb_mujoco_free(&keep);
+        free(fwarm);
         return rc;
     }
     P->mujoco = keep;
@@ -233,6 +249,7 @@ static mcb_rc record_step(const mcb_record_mujoco_opts *o, rec_state *R, int ste
     P->v_ref = mcb_malloc((size_t)P->n, sizeof(double));
     P->lambda_ref = mcb_calloc((size_t)P->m + 1, sizeof(double));
     P->v0 = mcb_malloc((size_t)P->n, sizeof(double));
+    P->lambda0 = mcb_calloc((size_t)P->m + 1, sizeof(double));
     char name[300], notes[1024], timing[64];
     snprintf(name, sizeof name, "%s-step-%06d", stem, step);
     if (o->timing)
@@ -254,14 +271,17 @@ static mcb_rc record_step(const mcb_record_mujoco_opts *o, rec_state *R, int ste
     P->source = mcb_strdup(args);
     P->scene = mcb_strdup(stem);
     P->notes = mcb_strdup(notes);
-    if (!P->v_ref || !P->lambda_ref || !P->v0 || !P->name || !P->source || !P->scene ||
-        !P->notes) {
+    if (!P->v_ref || !P->lambda_ref || !P->v0 || !P->lambda0 || !P->name || !P->source ||
+        !P->scene || !P->notes) {
         free(rowmap);
+        free(fwarm);
         mcb_problem_free(&P);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
     mcb_mj_solution(m, d, rowmap, P->m, P->v_ref, P->lambda_ref);
+    for (int k = 0; k < P->m; k++) P->lambda0[k] = m->opt.timestep * fwarm[rowmap[k]];
     free(rowmap);
+    free(fwarm);
     for (int j = 0; j < P->n; j++) P->v0[j] = d->qvel[j] + m->opt.timestep * d->qacc_warmstart[j];
     R->left.left_out_rows += cnt.left_out_rows;
     R->left.frictionloss_rows += cnt.frictionloss_rows;

@@ -7,8 +7,9 @@
  * (solvers/mujoco.h gives the mapping: A = M, b = M qvel + h qfrc_smooth,
  * J = efc_J, e = -(J qvel + h efc_aref), r = efc_R), MuJoCo's solution as
  * reference/{v, lambda} (v = qvel + h qacc, lambda = h efc_force), MuJoCo's
- * warm start as init/v (qvel + h qacc_warmstart, the previous step's
- * acceleration), the notes (MuJoCo's solver, its iterations, the time of
+ * warm start as init/{v, lambda} (v = qvel + h qacc_warmstart, the previous
+ * step's acceleration, and lambda = h times MuJoCo's force at it,
+ * mj_constraintUpdate on J qacc_warmstart - aref), the notes (MuJoCo's solver, its iterations, the time of
  * its constraint solve, the rows left out) and the provenance the mujoco_*
  * peers need (P->mujoco: mj_saveModel's bytes and the state before the
  * step). Deterministic for fixed options: control noise comes from mcb_rng

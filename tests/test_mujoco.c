@@ -197,6 +197,15 @@ static void judge_reference(const char *label, const mcb_problem_set *S, double 
         worst_nat = fmax(worst_nat, nat);
         if (lmax > 0) worst_rel = fmax(worst_rel, nat / lmax);
         ck_assert_msg(dyn < 1e-9, "%s: dyn_rel %g", P->name, dyn);
+        /* the warm start: MuJoCo's force at qacc_warmstart, in the cones */
+        ck_assert(P->v0 && P->lambda0);
+        for (int b = 0; b < P->nblocks; b++)
+            if (P->blocks[b].type == MCB_UNILATERAL)
+                ck_assert(P->lambda0[P->blocks[b].row] >= 0);
+            else if (P->blocks[b].type == MCB_CONTACT_CCP) {
+                const double *l = P->lambda0 + P->blocks[b].row;
+                ck_assert(hypot(l[1], l[2]) <= P->blocks[b].mu * l[0] * (1 + 1e-12) + 1e-300);
+            }
     }
     printf("%s: %d problems, %d rows, %d ccp contacts; MuJoCo's solution: dyn_rel <= %.3g, "
            "natmap <= %.3g, natmap / max|lambda| <= %.3g\n",
