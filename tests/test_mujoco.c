@@ -47,18 +47,26 @@ static const char *ball_xml =
     "  </worldbody>\n"
     "</mujoco>\n";
 
-/* The one-contact model in a temporary file (mj_loadXML reads files). */
-static mjModel *ball_model(const char *cone)
+/* A model's text in a temporary file (mj_loadXML reads files); returns
+ * its path (static storage). */
+static const char *model_file(const char *fmt, const char *arg)
 {
-    char path[] = "/tmp/mcb_mj_ballXXXXXX";
+    static char xmlpath[64];
+    char path[] = "/tmp/mcb_mj_modelXXXXXX";
     int fd = mkstemp(path);
     ck_assert(fd >= 0);
     FILE *fp = fdopen(fd, "w");
-    fprintf(fp, ball_xml, cone);
+    fprintf(fp, fmt, arg);
     fclose(fp);
-    char xmlpath[64];
     snprintf(xmlpath, sizeof xmlpath, "%s.xml", path);
     ck_assert(rename(path, xmlpath) == 0);
+    return xmlpath;
+}
+
+/* The one-contact model. */
+static mjModel *ball_model(const char *cone)
+{
+    const char *xmlpath = model_file(ball_xml, cone);
     char msg[500] = "";
     mjModel *m = mj_loadXML(xmlpath, NULL, msg, sizeof msg);
     unlink(xmlpath);
@@ -373,6 +381,47 @@ START_TEST(peers_refuse_others)
 }
 END_TEST
 
+/* A pendulum with joint friction loss on a limited hinge: the friction-loss
+ * row has no mcbench type. Left out with a warning, its force in b (MuJoCo's
+ * solution still holds the dynamics); refused with --strict. */
+static const char *pendulum_xml =
+    "<mujoco model='pendulum'>\n"
+    "  <option timestep='0.005' %s/>\n"
+    "  <worldbody>\n"
+    "    <body pos='0 0 1'>\n"
+    "      <joint type='hinge' axis='0 1 0' frictionloss='0.3' limited='true' range='-20 20'/>\n"
+    "      <geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05' mass='1'/>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "</mujoco>\n";
+
+START_TEST(left_out_rows)
+{
+    const char *path = model_file(pendulum_xml, "");
+    mcb_record_mujoco_opts o;
+    mcb_record_mujoco_defaults(&o);
+    o.model_path = path;
+    o.steps = 60;
+    o.every = 20;
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    char warn[1024];
+    ck_assert_msg(mcb_record_mujoco(&o, &S, warn, sizeof warn, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(strstr(warn, "friction-loss") != NULL, "warning: '%s'", warn);
+    for (int k = 0; k < S->count; k++) {
+        const mcb_problem *P = S->items[k];
+        ck_assert_msg(strstr(P->notes, "left out 1 (1 friction loss") != NULL, "%s", P->notes);
+        ck_assert(metric(P, MCB_M_DYN_REL, P->v_ref, P->lambda_ref) < 1e-9);
+    }
+    mcb_problem_set_free(&S);
+    o.strict = 1;
+    ck_assert_int_eq(mcb_record_mujoco(&o, &S, warn, sizeof warn, &err), MCB_E_INPUT);
+    ck_assert_msg(strstr(err.msg, "--strict") && strstr(err.msg, "1 friction-loss"), "%s", err.msg);
+    ck_assert(S == NULL);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(bad_model)
 {
     mcb_record_mujoco_opts o;
@@ -406,6 +455,7 @@ int main(void)
     tcase_add_test(tc, deterministic);
     tcase_add_test(tc, peers_reproduce);
     tcase_add_test(tc, peers_refuse_others);
+    tcase_add_test(tc, left_out_rows);
     tcase_add_test(tc, bad_model);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
