@@ -594,7 +594,7 @@ static void cond_iterate(void *work, double *v, double *lambda)
         .name = NAME, .description = DESCRIPTION,                                          \
         .reference = "COND paper Alg. 1-3, eq. (20)-(26), (39); notes/cond.md",            \
         .accepts = MCB_ACCEPTS_PRIMAL, .params_size = sizeof(cond_params),                 \
-        .accepts_problem = mcb_accepts_no_compliance, /* its virtual nodes have their own */ \
+        .accepts_problem = mcb_accepts_no_compliance, /* r: not with virtual nodes' 1/kappa */ \
         .default_params = DEFAULTS, .params = cond_desc,                                   \
         .nparams = (int)(sizeof cond_desc / sizeof cond_desc[0]),                          \
         .check_params = cond_check, .setup = cond_setup, .solve = cond_solve,              \

@@ -804,6 +804,36 @@ START_TEST(validate_compliance)
 }
 END_TEST
 
+/* W + diag(r): entries added where W has its diagonal, inserted in order
+ * where it lacks it (column 1 has rows 0 and 2 only, column 2 none), left
+ * out where r_i = 0 and W has none (column 3); r NULL copies W. */
+START_TEST(add_diag)
+{
+    int ri[5] = {0, 1, 0, 2, 3}, ci[5] = {0, 0, 1, 1, 3};
+    double x[5] = {4, 1, 1, 1, 5};
+    mcb_csc *W = mcb_csc_from_triplets(4, 4, 5, ri, ci, x);
+    double r[4] = {0.5, 0.25, 2, 0};
+    mcb_csc *S = mcb_csc_add_diag(W, r);
+    ck_assert_ptr_nonnull(S);
+    int p[5] = {0, 2, 5, 6, 7}, i[7] = {0, 1, 0, 1, 2, 2, 3};
+    double v[7] = {4.5, 1, 1, 0.25, 1, 2, 5};
+    ck_assert_int_eq(memcmp(S->p, p, sizeof p), 0);
+    ck_assert_int_eq(memcmp(S->i, i, sizeof i), 0);
+    for (int k = 0; k < 7; k++) ck_assert(S->x[k] == v[k]);
+    mcb_csc_free(&S);
+    r[3] = 1; /* an existing diagonal */
+    S = mcb_csc_add_diag(W, r);
+    ck_assert_int_eq(mcb_csc_nnz(S), 7);
+    ck_assert(S->x[6] == 6);
+    mcb_csc_free(&S);
+    S = mcb_csc_add_diag(W, NULL);
+    csc_equal(S, W);
+    mcb_csc_free(&S);
+    ck_assert_ptr_null(mcb_csc_add_diag(NULL, r));
+    mcb_csc_free(&W);
+}
+END_TEST
+
 #if !defined(__SANITIZE_ADDRESS__)
 /* Out of memory is not bad input: exit 1, and said so. A file of 1 MB
  * whose e holds 96 Mi compressed zeros (805 MB) is read with the
@@ -913,6 +943,7 @@ int main(void)
     tcase_add_test(tc, reads_version3);
     tcase_add_loop_test(tc, bad_compliance, 0, 6);
     tcase_add_test(tc, validate_compliance);
+    tcase_add_test(tc, add_diag);
 #if !defined(__SANITIZE_ADDRESS__)
     tcase_add_test(tc, out_of_memory_is_not_bad_input);
 #endif

@@ -228,6 +228,31 @@ START_TEST(compliant_mixed_agree)
         mcb_problem_free(&P);
     }
     ck_assert_int_ge(solved, 10);
+    /* pj's matrix-free operator (r on its diagonal and in u) agrees too */
+    {
+        mcb_problem *P = fx_mixed_active();
+        P->r = malloc(sizeof r);
+        memcpy(P->r, r, sizeof r);
+        const mcb_solver_def *def = mcb_solver_find("pj");
+        double prm[16];
+        def->default_params(prm);
+        ck_assert_int_eq(mcb_param_set(def, prm, "matrix_free", "1", NULL), MCB_OK);
+        mcb_campaign_opts o;
+        mcb_campaign_defaults(&o);
+        o.settings.max_iters = 20000;
+        o.settings.tol = 1e-10;
+        o.save_solutions = 1;
+        mcb_metrics_ws *ws = NULL;
+        mcb_metrics_ws_new(P, &ws, NULL);
+        mcb_run run = {0};
+        mcb_run_one(P, ws, def, prm, &o, &run, NULL);
+        ck_assert_msg(run.info.status == MCB_ST_SOLVED, "pj matrix-free on compliant mixed: %s",
+                      mcb_status_name(run.info.status));
+        for (int k = 0; k < 6; k++) ck_assert_double_eq_tol(run.lambda[k], l0[k], 1e-7);
+        mcb_run_clear(&run);
+        mcb_metrics_ws_free(&ws);
+        mcb_problem_free(&P);
+    }
     /* unequal tangential compliance: SubADMM refuses, pgs takes it */
     mcb_problem *P = fx_compliant(FX_SLIP);
     P->r[2] = 0.5;
