@@ -267,6 +267,7 @@ static mcb_rc record_step(const mcb_record_mujoco_opts *o, rec_state *R, int ste
              mj_isSparse(m) ? "sparse" : "dense", m->opt.integrator, cnt.nefc, cnt.equality_rows,
              cnt.limit_rows, cnt.frictionless_rows, cnt.pyramidal_rows, cnt.elliptic3_contacts,
              cnt.left_out_rows, cnt.frictionloss_rows, cnt.elliptic_other_contacts);
+    free(P->name), free(P->source), free(P->scene), free(P->notes); /* mcb_problem_new's "" */
     P->name = mcb_strdup(name);
     P->source = mcb_strdup(args);
     P->scene = mcb_strdup(stem);
