@@ -10,6 +10,10 @@
  *     own solution judged by mcbench's metrics has dyn_rel below 1e-12 and
  *     a natural-map residual below the bound docs/mujoco.md states;
  *   - determinism: two recordings with timing off are byte-identical;
+ *   - rows with no mcbench type (joint friction loss) are left out with a
+ *     warning and their force kept in b, or refused with --strict;
+ *   - the provenance (mujoco/) is validated: non-finite state, a size that
+ *     is not the problem's, an empty model; on read too;
  *   - the peers: mujoco_newton with the recorded budget and tolerance and
  *     warm start reproduces MuJoCo's recorded solution; PGS and CG solve the
  *     same step to the metric docs/mujoco.md gives; a problem not recorded
@@ -422,6 +426,36 @@ START_TEST(left_out_rows)
 }
 END_TEST
 
+/* The provenance's shapes and values are validated, on read too. */
+START_TEST(provenance_validation)
+{
+    mcb_problem_set *S = record(MODELS "/humanoid/humanoid.xml", 2, 1, MCB_MJ_CONE_MODEL, 0,
+                                "test_mujoco_prov.h5");
+    mcb_problem *P = S->items[0];
+    mcb_err err;
+    ck_assert_msg(mcb_problem_validate(P, "p", &err) == MCB_OK, "%s", err.msg);
+    P->mujoco->qpos[3] = NAN;
+    ck_assert_int_eq(mcb_problem_validate(P, "p", &err), MCB_E_INPUT);
+    ck_assert_msg(strstr(err.msg, "mujoco/qpos[3] is not finite") != NULL, "%s", err.msg);
+    P->mujoco->qpos[3] = 0;
+    /* written anyway (the writer does not validate), refused on read */
+    P->mujoco->qpos[3] = INFINITY;
+    ck_assert(mcb_write_problems("test_mujoco_prov_bad.h5", S->items, S->count, &err) == MCB_OK);
+    mcb_problem_set *T = NULL;
+    ck_assert_int_eq(mcb_read_problems("test_mujoco_prov_bad.h5", &T, &err), MCB_E_INPUT);
+    ck_assert_msg(strstr(err.msg, "mujoco/qpos[3]") != NULL, "%s", err.msg);
+    P->mujoco->qpos[3] = 0;
+    P->mujoco->nv = P->n + 1;
+    ck_assert_int_eq(mcb_problem_validate(P, "p", &err), MCB_E_INPUT);
+    ck_assert_msg(strstr(err.msg, "is not the problem's n") != NULL, "%s", err.msg);
+    P->mujoco->nv = P->n;
+    P->mujoco->model_bytes = 0;
+    ck_assert_int_eq(mcb_problem_validate(P, "p", &err), MCB_E_INPUT);
+    ck_assert_msg(strstr(err.msg, "mujoco/model is empty") != NULL, "%s", err.msg);
+    mcb_problem_set_free(&S);
+}
+END_TEST
+
 START_TEST(bad_model)
 {
     mcb_record_mujoco_opts o;
@@ -456,6 +490,7 @@ int main(void)
     tcase_add_test(tc, peers_reproduce);
     tcase_add_test(tc, peers_refuse_others);
     tcase_add_test(tc, left_out_rows);
+    tcase_add_test(tc, provenance_validation);
     tcase_add_test(tc, bad_model);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
