@@ -19,7 +19,6 @@ static mcb_problem *f_dual(void) { return fx_point_contact_dual(FX_SLIP); }
 static mcb_problem *f_compliant(void) { return fx_compliant(FX_SLIP); }
 static mcb_problem *f_compliant_dual(void) { return fx_compliant_dual(FX_SLIP); }
 
-/* The Siconos peers' columns exist when mcbench is built with Siconos. */
 /* The MuJoCo peers' columns exist when built with MuJoCo (recorded MuJoCo
  * problems only: skipped on every fixture). */
 #ifdef MCB_HAVE_MUJOCO
@@ -29,6 +28,7 @@ static mcb_problem *f_compliant_dual(void) { return fx_compliant_dual(FX_SLIP); 
 #define NMUJOCO 0
 #define MUJOCO_COLS(pgs, cg, newton)
 #endif
+/* The Siconos peers' columns exist when mcbench is built with Siconos. */
 #ifdef MCB_HAVE_SICONOS
 #define NSOLV (21 + NMUJOCO)
 #define SICONOS_COLS(nsgs, nsn_ac, admm) , nsgs, nsn_ac, admm
