@@ -356,7 +356,8 @@ mcb_rc mcb_record_mujoco(const mcb_record_mujoco_opts *o, mcb_problem_set **out,
     mcb_rng_seed(&rng, o->seed);
     volatile int step = -1;
     volatile mcb_rc vrc = MCB_OK;
-    if (mcb_mj_guard_begin()) {
+    mcb_mj_guard_arm();
+    if (setjmp(mcb_mj_jmp)) {
         vrc = mcb_fail(err, MCB_E_INPUT, "record mujoco %s: MuJoCo error at step %d: %s",
                        o->model_path, step, mcb_mj_guard_message());
     } else {

@@ -305,7 +305,8 @@ mcb_rc mcb_mj_load_model(const unsigned char *bytes, long size, mjModel **out, m
     mj_defaultVFS(vfs);
     const char *name = "mcbench-model.mjb";
     volatile mcb_rc rc = MCB_OK; /* set after setjmp, read after a longjmp */
-    if (mcb_mj_guard_begin()) {
+    mcb_mj_guard_arm();
+    if (setjmp(mcb_mj_jmp)) {
         rc = mcb_fail(err, MCB_E_INPUT, "MuJoCo could not load the stored model: %s",
                       mcb_mj_guard_message());
     } else {
@@ -448,7 +449,8 @@ static mcb_rc mjp_setup(const mcb_problem *P, const mcb_settings *s, const void 
     /* set after setjmp and read after a longjmp: volatile */
     mcb_problem *volatile Q = NULL;
     volatile mcb_rc vrc = MCB_OK;
-    if (mcb_mj_guard_begin()) {
+    mcb_mj_guard_arm();
+    if (setjmp(mcb_mj_jmp)) {
         vrc = mcb_fail(err, MCB_E_NUMERIC, "MuJoCo: %s", mcb_mj_guard_message());
     } else {
         w->d = mj_makeData(w->m);
@@ -489,7 +491,8 @@ static int mjp_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
     m->opt.tolerance = w->prm.own_tol > 0 ? w->prm.own_tol : s->tol;
     if (s->warm_start) m->opt.disableflags &= ~mjDSBL_WARMSTART;
     else m->opt.disableflags |= mjDSBL_WARMSTART;
-    if (mcb_mj_guard_begin()) {
+    mcb_mj_guard_arm();
+    if (setjmp(mcb_mj_jmp)) {
         mcb_mj_guard_end();
         snprintf(info->reason, sizeof info->reason, "MuJoCo: %s", mcb_mj_guard_message());
         return MCB_ST_DIVERGED;

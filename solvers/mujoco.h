@@ -61,16 +61,17 @@ mcb_rc mcb_mj_restore(const mjModel *m, mjData *d, const mcb_problem *P, mcb_err
 void mcb_mj_stages_before_constraint(const mjModel *m, mjData *d);
 
 /* MuJoCo's errors call mju_user_error, whose default exits the process.
- * Between guard_begin and guard_end, an error longjmps back into
- * guard_begin's caller: use as
- *     if (mcb_mj_guard_begin()) { ...MuJoCo failed: mcb_mj_guard_message()... }
- *     ... MuJoCo calls ...
+ * Between guard_arm and guard_end, an error longjmps back to the setjmp
+ * (the whole controlling expression of the if, as C requires):
+ *     mcb_mj_guard_arm();
+ *     if (setjmp(mcb_mj_jmp)) { ...MuJoCo failed: mcb_mj_guard_message()... }
+ *     else { ... MuJoCo calls ... }
  *     mcb_mj_guard_end();
- * Warnings are collected silently (the last one in the message). */
+ * Locals set after the setjmp and read after a longjmp must be volatile.
+ * Warnings are collected silently (the last one in the warning). */
 #include <setjmp.h>
 extern _Thread_local jmp_buf mcb_mj_jmp;
 void mcb_mj_guard_arm(void);
-#define mcb_mj_guard_begin() (mcb_mj_guard_arm(), setjmp(mcb_mj_jmp))
 void mcb_mj_guard_end(void);
 const char *mcb_mj_guard_message(void);
 const char *mcb_mj_guard_warning(void);

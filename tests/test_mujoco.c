@@ -12,6 +12,8 @@
  *   - determinism: two recordings with timing off are byte-identical;
  *   - rows with no mcbench type (joint friction loss) are left out with a
  *     warning and their force kept in b, or refused with --strict;
+ *   - a MuJoCo error while stepping (mju_error, which exits) is caught and
+ *     returned as an error with MuJoCo's message;
  *   - the provenance (mujoco/) is validated: non-finite state, a size that
  *     is not the problem's, an empty model; on read too;
  *   - the peers: mujoco_newton with the recorded budget and tolerance and
@@ -456,6 +458,36 @@ START_TEST(provenance_validation)
 }
 END_TEST
 
+/* A MuJoCo error while stepping (humanoid.xml with a stack too small for
+ * its contacts: mju_error, which would exit) becomes an error return. */
+START_TEST(mujoco_error_caught)
+{
+    FILE *fp = fopen(MODELS "/humanoid/humanoid.xml", "r");
+    ck_assert(fp != NULL);
+    static char text[1 << 16];
+    size_t len = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[len] = '\0';
+    char *opt = strstr(text, "<option timestep=\"0.005\"/>");
+    ck_assert(opt != NULL);
+    static char edited[(1 << 16) + 64];
+    snprintf(edited, sizeof edited, "%.*s<size nstack=\"2000\"/>%s", (int)(opt - text), text, opt);
+    const char *path = model_file("%s", edited);
+    mcb_record_mujoco_opts o;
+    mcb_record_mujoco_defaults(&o);
+    o.model_path = path;
+    o.steps = 100;
+    o.every = 50;
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    ck_assert_int_eq(mcb_record_mujoco(&o, &S, NULL, 0, &err), MCB_E_INPUT);
+    ck_assert(S == NULL);
+    ck_assert_msg(strstr(err.msg, "MuJoCo error at step") && strstr(err.msg, "Stack overflow"), "%s",
+                  err.msg);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(bad_model)
 {
     mcb_record_mujoco_opts o;
@@ -491,6 +523,7 @@ int main(void)
     tcase_add_test(tc, peers_refuse_others);
     tcase_add_test(tc, left_out_rows);
     tcase_add_test(tc, provenance_validation);
+    tcase_add_test(tc, mujoco_error_caught);
     tcase_add_test(tc, bad_model);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
