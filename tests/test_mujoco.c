@@ -19,7 +19,8 @@
  *   - the peers: mujoco_newton with the recorded budget and tolerance and
  *     warm start reproduces MuJoCo's recorded solution; PGS and CG solve the
  *     same step to the metric docs/mujoco.md gives; a problem not recorded
- *     from MuJoCo is refused with the reason.
+ *     from MuJoCo is refused with the reason, and one whose stored state is
+ *     another step's fails setup ("not the recorded step").
  * Without MuJoCo (or its sample models) the test exits 77 (skipped). */
 #include <check.h>
 
@@ -372,6 +373,34 @@ START_TEST(peers_reproduce)
 }
 END_TEST
 
+/* A problem whose stored state is another step's (other rows): setup says
+ * so instead of solving something else. */
+START_TEST(peers_check_rows)
+{
+    mcb_problem_set *S = record(MODELS "/humanoid/humanoid.xml", 300, 50, MCB_MJ_CONE_MODEL, 0,
+                                "test_mujoco_rows.h5");
+    int a = -1, b = -1;
+    for (int k = 0; k < S->count; k++)
+        for (int j = 0; j < S->count; j++)
+            if (S->items[k]->m > 0 && S->items[j]->m != S->items[k]->m) a = k, b = j;
+    ck_assert(a >= 0);
+    mcb_mujoco *t = S->items[a]->mujoco;
+    S->items[a]->mujoco = S->items[b]->mujoco;
+    S->items[b]->mujoco = t;
+    const mcb_solver_def *def = mcb_solver_find("mujoco_newton");
+    mcb_settings st;
+    mcb_settings_default(&st);
+    void *prm = calloc(1, def->params_size), *work = NULL;
+    def->default_params(prm);
+    mcb_err err;
+    ck_assert_int_eq(def->setup(S->items[a], &st, prm, &work, &err), MCB_E_INPUT);
+    ck_assert(work == NULL);
+    ck_assert_msg(strstr(err.msg, "not the recorded step") != NULL, "%s", err.msg);
+    free(prm);
+    mcb_problem_set_free(&S);
+}
+END_TEST
+
 START_TEST(peers_refuse_others)
 {
     mcb_problem *P = fx_point_contact(FX_STICK);
@@ -520,6 +549,7 @@ int main(void)
     tcase_add_test(tc, record_composite);
     tcase_add_test(tc, deterministic);
     tcase_add_test(tc, peers_reproduce);
+    tcase_add_test(tc, peers_check_rows);
     tcase_add_test(tc, peers_refuse_others);
     tcase_add_test(tc, left_out_rows);
     tcase_add_test(tc, provenance_validation);
