@@ -5,7 +5,7 @@
 # out/ (entry point out/index.html). Extra arguments go to `mcbench run`.
 # The bench's solvers: one of each family that solves the Coulomb law the
 # problems store (pgs, pj, subadmm, fadmm, nncg, cond) and the
-# Siconos peers when built; --all-solvers runs every registered solver
+# Siconos and MuJoCo peers when built; --all-solvers runs every registered solver
 # (nnewton, canal and the AL baselines take minutes on these sets: nnewton
 # alone 107 s of a 5-minute campaign, measured; and the CCP
 # solvers apgd, ccp-jacobi and cond-prox are judged by Coulomb's law here:
@@ -28,7 +28,7 @@ for a in "$@"; do
 done
 if [ $pick = bench ]; then
   list=pgs,pj,subadmm,fadmm,nncg,cond
-  for s in $("$mcb" solvers | grep -oE '^siconos_[a-z_]+'); do list=$list,$s; done
+  for s in $("$mcb" solvers | grep -oE '^(siconos|mujoco)_[a-z_]+'); do list=$list,$s; done
   args+=(--solvers "$list")
 fi
 set -- ${args[@]+"${args[@]}"}
@@ -39,7 +39,8 @@ set_name=default
 "$mcb" gen --set "$set_name" -o "$out/problems"
 sets=()
 for f in $(sed -e 's/#.*//' "$here/problems/sets/$set_name.set" | awk 'NF >= 2 {print $1}'); do
-  sets+=("$out/problems/$f.h5")
+  # an entry left out of this build (record mujoco without MuJoCo) has no file
+  if [ -e "$out/problems/$f.h5" ]; then sets+=("$out/problems/$f.h5"); fi
 done
 if [ -d "$here/../shared/fclib" ]; then
   ls "$here"/../shared/fclib/*.hdf5 >/dev/null 2>&1 &&

@@ -19,6 +19,7 @@
 #include "export_fclib.h"
 #include "import_siconos.h"
 #include "problems.h"
+#include "record_mujoco.h"
 #include "mcb_timer.h"
 #include "report.h"
 #include "scenes.h"
@@ -192,6 +193,75 @@ static int cmd_validate(int argc, char **argv)
     }
     free(files);
     return bad;
+}
+
+/* ----------------------------------------------------------------- record */
+
+static const char *record_help =
+    "usage: mcbench record mujoco MODEL.xml [--steps N] [--every K] [--cone pyramidal|elliptic]\n"
+    "                             [--ctrl noise|zero] [--seed S] [--strict] [--no-timing] -o OUT.h5\n"
+    "Steps an MJCF (or MJB) model with MuJoCo for N steps (default 10) and records every\n"
+    "K-th step's constraint problem (default every step) exactly as MuJoCo solved it:\n"
+    "A = M, b = M qvel + h qfrc_smooth, J = efc_J, e = -(J qvel + h efc_aref), compliance\n"
+    "r = efc_R, with MuJoCo's solution (v = qvel + h qacc, lambda = h efc_force) as the\n"
+    "reference, its warm start as the initial v, and the compiled model and state the\n"
+    "mujoco_* peer solvers need. --cone forces the friction cone (default: the model's);\n"
+    "--ctrl noise (default) draws controls uniformly over each actuator's range from a\n"
+    "fixed seed (--seed, default 12). Rows with no mcbench type (friction loss,\n"
+    "elliptic contacts of dimension 4 or 6) are left out with a warning (their force\n"
+    "kept in b), or refused with --strict. --no-timing leaves MuJoCo's solve time out\n"
+    "of the notes, so that equal arguments give byte-identical files. Needs mcbench\n"
+    "built with MuJoCo (libmujoco-dev). See docs/mujoco.md.\n";
+
+static int cmd_record(int argc, char **argv)
+{
+    if (is_help(argc, argv)) return fputs(record_help, stdout), 0;
+    if (argc < 2 || strcmp(argv[1], "mujoco") != 0)
+        return usage_error("record", "%s", "the simulator is 'mujoco': mcbench record mujoco "
+                           "MODEL.xml [options] -o OUT.h5");
+    if (!mcb_record_mujoco_available()) {
+        fprintf(stderr, "mcbench record: 'record mujoco' is not built in: this mcbench was built "
+                "without MuJoCo (install the Debian package libmujoco-dev and rebuild)\n");
+        return 1;
+    }
+    /* -o is the command line's; the rest is the recorder's (shared with
+     * set entries `STEM record mujoco MODEL ...`) */
+    const char *out = NULL;
+    char **rest = calloc((size_t)argc, sizeof *rest);
+    if (!rest) return 1;
+    int nrest = 0;
+    for (int k = 2; k < argc; k++) {
+        if (!strcmp(argv[k], "-o") && k + 1 < argc) out = argv[++k];
+        else if (!strcmp(argv[k], "-o")) return free(rest), usage_error("record", "%s", "option -o needs a value");
+        else rest[nrest++] = argv[k];
+    }
+    mcb_record_mujoco_opts o;
+    mcb_err err;
+    mcb_rc rc = mcb_record_mujoco_parse(nrest, rest, &o, &err);
+    const char *model = o.model_path;
+    free(rest);
+    if (rc) return usage_error("record", "%s", err.msg + strlen("record mujoco: "));
+    if (!out) return usage_error("record", "%s", "needs MODEL.xml and -o OUT.h5");
+    mcb_output oo = {out, "-o"};
+    const char *in[1] = {model};
+    rc = mcb_check_outputs(in, 1, &oo, 1, 1, &err);
+    if (rc) return fail_rc(rc, &err);
+    mcb_problem_set *S = NULL;
+    char warn[1024];
+    double t0 = mcb_now_s();
+    if ((rc = mcb_record_mujoco(&o, &S, warn, sizeof warn, &err))) return fail_rc(rc, &err);
+    if (warn[0]) fprintf(stderr, "mcbench record: warning: %s\n", warn);
+    rc = mcb_write_problems(out, S->items, S->count, &err);
+    if (!rc) {
+        mcb_gen_summary sum;
+        char line[2048];
+        mcb_gen_summarize(S, "mujoco", out, &sum);
+        sum.wall_s = mcb_now_s() - t0;
+        mcb_gen_summary_line(&sum, line, sizeof line);
+        fprintf(stderr, "mcbench record: %s\n", line);
+    }
+    mcb_problem_set_free(&S);
+    return rc ? fail_rc(rc, &err) : 0;
 }
 
 /* ----------------------------------------------------------------- import */
@@ -1185,6 +1255,7 @@ static const char *main_help =
     "  import    convert FCLIB or Siconos files (mcbench import fclib|siconos ...)\n"
     "  export    write a problem as FCLIB (mcbench export fclib ...)\n"
     "  gen       generate a scene or a problem set (mcbench gen --list)\n"
+    "  record    record a simulator's steps (mcbench record mujoco MODEL.xml ...)\n"
     "  run       run solvers on problems with identical budgets\n"
     "  merge     join the results files of a campaign's parts\n"
     "  report    plots and tables from a results file\n"
@@ -1206,6 +1277,7 @@ int main(int argc, char **argv)
     if (!strcmp(c, "import")) return cmd_import(argc - 1, argv + 1);
     if (!strcmp(c, "export")) return cmd_export(argc - 1, argv + 1);
     if (!strcmp(c, "gen")) return cmd_gen(argc - 1, argv + 1);
+    if (!strcmp(c, "record")) return cmd_record(argc - 1, argv + 1);
     if (!strcmp(c, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
     if (!strcmp(c, "merge")) return cmd_merge(argc - 1, argv + 1);

@@ -15,6 +15,10 @@
  *     init/{v, lambda}, reference/{v, lambda}   optional
  *     bodies/{Jc/, Jb/, parent, subsystem}        v3, optional (primal):
  *                        J = Jc Jb, CANAL paper eq. (30)-(31)
+ *     mujoco/            v4, optional (primal): a step recorded from MuJoCo:
+ *                        model (uint8, mj_saveModel's bytes), qpos, qvel,
+ *                        act (when na > 0), ctrl (when nu > 0),
+ *                        qacc_warmstart, time (1 entry), all float64
  *
  * Written files are byte-for-byte identical for identical content: no
  * object timestamps (mcb_h5 creates every group and dataset with
@@ -195,6 +199,65 @@ static mcb_rc read_bodies(hid_t g, mcb_problem *P, const char *ctx, mcb_err *err
     return MCB_OK;
 }
 
+/* Length of an optional 1-D dataset (0 when absent). */
+static mcb_rc opt_len(hid_t g, const char *path, const char *ctx, long *len, mcb_err *err)
+{
+    *len = 0;
+    return mcb_h5_exists(g, path) ? mcb_h5_len(g, path, ctx, len, err) : MCB_OK;
+}
+
+/* The optional MuJoCo provenance mujoco/ (format 4, primal): sizes from
+ * the datasets' lengths; the values are checked by mcb_problem_validate. */
+static mcb_rc read_mujoco(hid_t g, mcb_problem *P, const char *ctx, mcb_err *err)
+{
+    if (!mcb_h5_exists(g, "mujoco")) return MCB_OK;
+    if (P->form != MCB_PRIMAL)
+        return mcb_fail(err, MCB_E_INPUT, "%s: group mujoco in a dual-form problem", ctx);
+    mcb_mujoco *s = calloc(1, sizeof *s);
+    if (!s) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    P->mujoco = s; /* freed with P */
+    long nb, nq, nv, na, nu, nt;
+    mcb_rc rc;
+    if ((rc = mcb_h5_len(g, "mujoco/model", ctx, &nb, err)) ||
+        (rc = mcb_h5_len(g, "mujoco/qpos", ctx, &nq, err)) ||
+        (rc = mcb_h5_len(g, "mujoco/qvel", ctx, &nv, err)) ||
+        (rc = opt_len(g, "mujoco/act", ctx, &na, err)) ||
+        (rc = opt_len(g, "mujoco/ctrl", ctx, &nu, err)) ||
+        (rc = mcb_h5_len(g, "mujoco/time", ctx, &nt, err)))
+        return rc;
+    if (nb < 1 || nb > INT_MAX || nq < 1 || nq > INT_MAX || nv != P->n || na > INT_MAX ||
+        nu > INT_MAX || nt != 1)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: mujoco/ sizes model %ld, qpos %ld, qvel %ld (n = %d), act %ld, ctrl "
+                        "%ld, time %ld are invalid", ctx, nb, nq, nv, P->n, na, nu, nt);
+    s->nq = (int)nq, s->nv = (int)nv, s->na = (int)na, s->nu = (int)nu;
+    int *bytes = NULL;
+    double *t = NULL;
+    if ((rc = mcb_h5_read_ints(g, "mujoco/model", nb, ctx, &bytes, err))) return rc;
+    s->model = mcb_malloc((size_t)nb, 1);
+    for (long k = 0; s->model && k < nb; k++) {
+        if (bytes[k] < 0 || bytes[k] > 255) {
+            free(bytes);
+            return mcb_fail(err, MCB_E_INPUT, "%s: mujoco/model[%ld] = %d is not a byte", ctx, k,
+                            bytes[k]);
+        }
+        s->model[k] = (unsigned char)bytes[k];
+    }
+    free(bytes);
+    if (!s->model) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    s->model_bytes = nb;
+    if ((rc = mcb_h5_read_doubles(g, "mujoco/qpos", nq, ctx, &s->qpos, err)) ||
+        (rc = mcb_h5_read_doubles(g, "mujoco/qvel", nv, ctx, &s->qvel, err)) ||
+        (na && (rc = mcb_h5_read_doubles(g, "mujoco/act", na, ctx, &s->act, err))) ||
+        (nu && (rc = mcb_h5_read_doubles(g, "mujoco/ctrl", nu, ctx, &s->ctrl, err))) ||
+        (rc = mcb_h5_read_doubles(g, "mujoco/qacc_warmstart", nv, ctx, &s->qacc_warmstart, err)) ||
+        (rc = mcb_h5_read_doubles(g, "mujoco/time", 1, ctx, &t, err)))
+        return rc;
+    s->time = t[0];
+    free(t);
+    return MCB_OK;
+}
+
 static mcb_rc read_problem(hid_t g, const char *ctx, int validate, mcb_problem **out,
                            mcb_err *err)
 {
@@ -275,6 +338,7 @@ static mcb_rc read_problem(hid_t g, const char *ctx, int validate, mcb_problem *
     if ((rc = read_optional(g, "reference/lambda", P->m, &P->lambda_ref, ctx, err))) goto fail;
     if ((rc = read_blocks(g, P, ctx, err))) goto fail;
     if ((rc = read_bodies(g, P, ctx, err))) goto fail;
+    if ((rc = read_mujoco(g, P, ctx, err))) goto fail;
     /* partition: inferred when absent, after A's structure has been checked */
     if (!validate) {
         *out = P;
@@ -441,6 +505,40 @@ static int write_csc(hid_t g, const char *name, const mcb_csc *M)
     return rc;
 }
 
+/* mujoco/model as uint8 (the datasets' creation properties of mcb_h5:
+ * no timestamps), deflated when HDF5 has zlib: a model holds its textures
+ * (humanoid.xml: 5.8 MB, mostly a skybox gradient). */
+static int write_bytes(hid_t g, const char *path, const unsigned char *x, long len)
+{
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_obj_track_times(dcpl, 0);
+    hsize_t dims[1] = {(hsize_t)len}, chunk[1] = {(hsize_t)(len < (1L << 20) ? len : 1L << 20)};
+    if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Pset_chunk(dcpl, 1, chunk) >= 0)
+        H5Pset_deflate(dcpl, 6);
+    hid_t sp = H5Screate_simple(1, dims, NULL);
+    hid_t d = H5Dcreate2(g, path, H5T_STD_U8LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int rc = d < 0 || H5Dwrite(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0;
+    if (d >= 0) H5Dclose(d);
+    H5Sclose(sp);
+    H5Pclose(dcpl);
+    return rc ? -1 : 0;
+}
+
+static int write_mujoco(hid_t g, const mcb_mujoco *s)
+{
+    hid_t mg = mcb_h5_create_group(g, "mujoco");
+    if (mg < 0) return -1;
+    int rc = write_bytes(mg, "model", s->model, s->model_bytes) ||
+             mcb_h5_write_doubles(mg, "qpos", s->qpos, s->nq) ||
+             mcb_h5_write_doubles(mg, "qvel", s->qvel, s->nv) ||
+             (s->na > 0 && mcb_h5_write_doubles(mg, "act", s->act, s->na)) ||
+             (s->nu > 0 && mcb_h5_write_doubles(mg, "ctrl", s->ctrl, s->nu)) ||
+             mcb_h5_write_doubles(mg, "qacc_warmstart", s->qacc_warmstart, s->nv) ||
+             mcb_h5_write_doubles(mg, "time", &s->time, 1);
+    H5Gclose(mg);
+    return rc;
+}
+
 static int write_problem(hid_t g, const mcb_problem *P)
 {
     int rc = mcb_h5_attr_write_str(g, "name", P->name) ||
@@ -472,6 +570,7 @@ static int write_problem(hid_t g, const mcb_problem *P)
              mcb_h5_write_ints(g, "bodies/parent", P->body_parent, P->nbodies) ||
              mcb_h5_write_ints(g, "bodies/subsystem", P->body_sub, P->nbodies);
     }
+    if (!rc && P->form == MCB_PRIMAL && P->mujoco) rc = write_mujoco(g, P->mujoco);
     if (rc) return rc;
     int nb = P->nblocks;
     int *type = mcb_malloc((size_t)nb, sizeof(int));

@@ -64,8 +64,78 @@ void mcb_problem_free(mcb_problem **P)
     mcb_csc_free(&p->Jb);
     free(p->body_parent);
     free(p->body_sub);
+    mcb_mujoco_free(&p->mujoco);
     free(p);
     *P = NULL;
+}
+
+void mcb_mujoco_free(mcb_mujoco **S)
+{
+    if (!S || !*S) return;
+    mcb_mujoco *s = *S;
+    free(s->model);
+    free(s->qpos);
+    free(s->qvel);
+    free(s->act);
+    free(s->ctrl);
+    free(s->qacc_warmstart);
+    free(s);
+    *S = NULL;
+}
+
+static double *dup_vec(const double *x, int n);
+
+mcb_mujoco *mcb_mujoco_copy(const mcb_mujoco *S)
+{
+    if (!S) return NULL;
+    mcb_mujoco *T = calloc(1, sizeof *T);
+    if (!T) return NULL;
+    *T = *S;
+    T->model = mcb_malloc((size_t)S->model_bytes, 1);
+    if (T->model) memcpy(T->model, S->model, (size_t)S->model_bytes);
+    T->qpos = dup_vec(S->qpos, S->nq);
+    T->qvel = dup_vec(S->qvel, S->nv);
+    T->act = dup_vec(S->act, S->na);
+    T->ctrl = dup_vec(S->ctrl, S->nu);
+    T->qacc_warmstart = dup_vec(S->qacc_warmstart, S->nv);
+    if (!T->model || (S->qpos && !T->qpos) || (S->qvel && !T->qvel) || (S->act && !T->act) ||
+        (S->ctrl && !T->ctrl) || (S->qacc_warmstart && !T->qacc_warmstart))
+        mcb_mujoco_free(&T);
+    return T;
+}
+
+static mcb_rc mj_vec(const double *x, int len, const char *where, const char *name, mcb_err *err)
+{
+    if (len > 0 && !x)
+        return mcb_fail(err, MCB_E_INPUT, "%s: mujoco/%s is missing (%d entries)", where, name, len);
+    for (int k = 0; k < len; k++)
+        if (!isfinite(x[k]))
+            return mcb_fail(err, MCB_E_INPUT, "%s: mujoco/%s[%d] is not finite", where, name, k);
+    return MCB_OK;
+}
+
+mcb_rc mcb_mujoco_check(const mcb_problem *P, const char *where, mcb_err *err)
+{
+    const mcb_mujoco *s = P->mujoco;
+    if (!s) return MCB_OK;
+    if (!s->model || s->model_bytes <= 0)
+        return mcb_fail(err, MCB_E_INPUT, "%s: mujoco/model is empty", where);
+    if (s->nq < 0 || s->nv < 0 || s->na < 0 || s->nu < 0)
+        return mcb_fail(err, MCB_E_INPUT, "%s: mujoco sizes nq %d nv %d na %d nu %d are invalid",
+                        where, s->nq, s->nv, s->na, s->nu);
+    if (P->form != MCB_PRIMAL || s->nv != P->n)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: mujoco nv = %d is not the problem's n = %d (a primal problem)", where,
+                        s->nv, P->n);
+    mcb_rc rc;
+    if ((rc = mj_vec(s->qpos, s->nq, where, "qpos", err))) return rc;
+    if ((rc = mj_vec(s->qvel, s->nv, where, "qvel", err))) return rc;
+    if ((rc = mj_vec(s->act, s->na, where, "act", err))) return rc;
+    if ((rc = mj_vec(s->ctrl, s->nu, where, "ctrl", err))) return rc;
+    if ((rc = mj_vec(s->qacc_warmstart, s->nv, where, "qacc_warmstart", err))) return rc;
+    if (!isfinite(s->time))
+        return mcb_fail(err, MCB_E_INPUT, "%s: mujoco time is not finite", where);
+    return MCB_OK;
 }
 
 int mcb_problem_has_compliance(const mcb_problem *P)
@@ -175,6 +245,7 @@ mcb_problem *mcb_problem_copy(const mcb_problem *P)
     Q->Jb = mcb_csc_copy(P->Jb);
     Q->body_parent = dup_ints(P->body_parent, P->nbodies);
     Q->body_sub = dup_ints(P->body_sub, P->nbodies);
+    Q->mujoco = mcb_mujoco_copy(P->mujoco);
     int bad = !Q->name || !Q->source || !Q->scene || !Q->notes || !Q->blocks ||
               (P->A && !Q->A) || (P->J && !Q->J) || (P->W && !Q->W) ||
               (P->b && !Q->b) || (P->e && !Q->e) || (P->q && !Q->q) ||
@@ -182,7 +253,8 @@ mcb_problem *mcb_problem_copy(const mcb_problem *P)
               (P->sub_start && !Q->sub_start) || (P->v0 && !Q->v0) ||
               (P->lambda0 && !Q->lambda0) || (P->v_ref && !Q->v_ref) ||
               (P->lambda_ref && !Q->lambda_ref) || (P->Jc && !Q->Jc) || (P->Jb && !Q->Jb) ||
-              (P->body_parent && !Q->body_parent) || (P->body_sub && !Q->body_sub);
+              (P->body_parent && !Q->body_parent) || (P->body_sub && !Q->body_sub) ||
+              (P->mujoco && !Q->mujoco);
     if (bad) mcb_problem_free(&Q);
     return Q;
 }

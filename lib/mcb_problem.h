@@ -55,6 +55,20 @@ typedef struct {
 } mcb_block;
 
 typedef enum { MCB_PRIMAL = 0, MCB_DUAL = 1 } mcb_form;
+
+/* Provenance of a problem recorded from MuJoCo (format 4, optional;
+ * docs/mujoco.md): the compiled model as mj_saveModel writes it and the
+ * state before the step, enough for MuJoCo to solve the step again. */
+typedef struct {
+    unsigned char *model; /* mj_saveModel's bytes */
+    long model_bytes;     /* > 0 */
+    int nq, nv, na, nu;   /* the model's sizes (nv = the problem's n) */
+    double *qpos, *qvel, *act, *ctrl; /* nq, nv, na, nu (NULL when 0) */
+    double *qacc_warmstart;           /* nv: MuJoCo's warm start */
+    double time;                      /* simulation time (s) */
+} mcb_mujoco;
+void mcb_mujoco_free(mcb_mujoco **S); /* accepts NULL */
+mcb_mujoco *mcb_mujoco_copy(const mcb_mujoco *S);
 const char *mcb_form_name(int form);
 
 typedef struct {
@@ -108,6 +122,9 @@ typedef struct {
     int nbodies;
     mcb_csc *Jc, *Jb;
     int *body_parent, *body_sub;
+
+    /* optional MuJoCo provenance (format 4; NULL when absent) */
+    mcb_mujoco *mujoco;
 } mcb_problem;
 
 mcb_problem *mcb_problem_new(void);
@@ -153,6 +170,10 @@ mcb_rc mcb_problem_infer_subsystems(mcb_problem *P, mcb_err *err);
  * block list, parameters, partition. `where` prefixes the message (file and
  * problem). */
 mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *err);
+/* The MuJoCo provenance's shapes (part of mcb_problem_validate): a model of
+ * model_bytes > 0, sizes >= 0 with nv = n of a primal problem, every state
+ * vector present (act, ctrl when na, nu > 0) and finite, time finite. */
+mcb_rc mcb_mujoco_check(const mcb_problem *P, const char *where, mcb_err *err);
 
 /* Structure of one CSC matrix: shape m x n, pointers, index range, sorted
  * unique rows per column, finite values. */

@@ -358,6 +358,7 @@ mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *er
     if ((rc = check_descriptor(P->mass_ratio, where, "mass_ratio", err))) return rc;
     if ((rc = check_descriptor(P->cond_est, where, "cond_est", err))) return rc;
     if ((rc = check_bodies(P, where, err))) return rc;
+    if ((rc = mcb_mujoco_check(P, where, err))) return rc;
     /* A: symmetric positive definite; W: symmetric positive semidefinite
      * (a Delassus operator J A^-1 J^T is singular when J has dependent rows) */
     if (P->form == MCB_PRIMAL) return check_spd(P->A, where, "A", 0.0, err);

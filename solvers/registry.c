@@ -28,6 +28,9 @@ extern const mcb_solver_def mcb_solver_siconos_nsgs;
 extern const mcb_solver_def mcb_solver_siconos_nsn_ac;
 extern const mcb_solver_def mcb_solver_siconos_admm;
 #endif
+#ifdef MCB_HAVE_MUJOCO
+extern const mcb_solver_def mcb_solver_mujoco_pgs, mcb_solver_mujoco_cg, mcb_solver_mujoco_newton;
+#endif
 
 static const mcb_solver_def *const registry[] = {
     &mcb_solver_pgs,
@@ -46,6 +49,9 @@ static const mcb_solver_def *const registry[] = {
     &mcb_solver_siconos_nsgs,
     &mcb_solver_siconos_nsn_ac,
     &mcb_solver_siconos_admm,
+#endif
+#ifdef MCB_HAVE_MUJOCO /* peers, present when built with MuJoCo (recorded MuJoCo problems) */
+    &mcb_solver_mujoco_pgs, &mcb_solver_mujoco_cg, &mcb_solver_mujoco_newton,
 #endif
 };
 

@@ -22,6 +22,7 @@
 #include "mcb_io.h"
 #include "mcb_paths.h"
 #include "mcb_timer.h"
+#include "record_mujoco.h"
 
 #define LINE_MAX_BYTES 4096
 #define MAX_WORDS 2 * MCB_SCENE_MAX_OPTS + 2
@@ -224,11 +225,73 @@ static mcb_rc entry_args(const mcb_set *S, const mcb_set_entry *e, const mcb_sce
     return MCB_OK;
 }
 
+/* An entry `STEM record mujoco MODEL [options]` records a MuJoCo model
+ * (record_mujoco.h); without MuJoCo it is left out with a notice. */
+static int is_record(const mcb_set_entry *e) { return !strcmp(e->scene, "record"); }
+
+static mcb_rc record_args(const mcb_set *S, const mcb_set_entry *e, mcb_record_mujoco_opts *o,
+                          mcb_err *err)
+{
+    mcb_err perr;
+    if (e->argc < 1 || strcmp(e->argv[0], "mujoco") != 0)
+        return mcb_fail(err, MCB_E_INPUT, "%s:%d: a record entry is `%s record mujoco MODEL.xml "
+                        "[options]`", S->path, e->line, e->stem);
+    if (mcb_record_mujoco_parse(e->argc - 1, e->argv + 1, o, &perr))
+        return mcb_fail(err, MCB_E_INPUT, "%s:%d: %s", S->path, e->line, perr.msg);
+    o->timing = 0; /* a set's files are reproducible */
+    return MCB_OK;
+}
+
+static int reusable(const char *file, const char *args, mcb_problem_set **kept);
+
+static mcb_rc build_record(const mcb_set *S, const mcb_set_entry *e, const char *file,
+                           mcb_gen_summary *sum, mcb_err *err)
+{
+    mcb_record_mujoco_opts o;
+    mcb_rc rc = record_args(S, e, &o, err);
+    if (rc) return rc;
+    double t0 = mcb_now_s();
+    if (!mcb_record_mujoco_available()) {
+        mcb_gen_summarize(NULL, "mujoco (left out: mcbench built without MuJoCo)", "", sum);
+        return MCB_OK;
+    }
+    struct stat st;
+    if (stat(o.model_path, &st) != 0) {
+        mcb_gen_summarize(NULL, "mujoco (left out: model not installed, libmujoco-samples)",
+                          o.model_path, sum);
+        return MCB_OK;
+    }
+    char args[2048];
+    mcb_record_mujoco_args(&o, args, sizeof args);
+    mcb_problem_set *P = NULL;
+    int reused = reusable(file, args, &P);
+    if (!reused) {
+        mcb_err gerr;
+        rc = mcb_record_mujoco(&o, &P, NULL, 0, &gerr);
+        if (!rc) rc = mcb_write_problems(file, P->items, P->count, &gerr);
+        if (rc) {
+            mcb_problem_set_free(&P);
+            return mcb_fail(err, rc, "%s:%d: %s: %s", S->path, e->line, e->stem, gerr.msg);
+        }
+    }
+    mcb_gen_summarize(P, "mujoco", file, sum);
+    sum->wall_s = mcb_now_s() - t0;
+    sum->reused = reused;
+    mcb_problem_set_free(&P);
+    return MCB_OK;
+}
+
 mcb_rc mcb_set_check(const mcb_set *S, mcb_err *err)
 {
     double vals[MCB_SCENE_MAX_OPTS];
     const mcb_scene_def *def;
     for (int k = 0; k < S->count; k++) {
+        mcb_record_mujoco_opts o;
+        if (is_record(&S->items[k])) {
+            mcb_rc rc = record_args(S, &S->items[k], &o, err);
+            if (rc) return rc;
+            continue;
+        }
         mcb_rc rc = entry_args(S, &S->items[k], &def, vals, err);
         if (rc) return rc;
     }
@@ -337,12 +400,13 @@ static mcb_rc build_entry(const mcb_set *S, const mcb_set_entry *e, const char *
 {
     const mcb_scene_def *def;
     double vals[MCB_SCENE_MAX_OPTS];
-    mcb_rc rc = entry_args(S, e, &def, vals, err);
-    if (rc) return rc;
     char file[1024], args[2048];
     int w = snprintf(file, sizeof file, "%s/%s.h5", dir, e->stem);
     if (w < 0 || (size_t)w >= sizeof file)
         return mcb_fail(err, MCB_E_INPUT, "%s:%d: output path too long", S->path, e->line);
+    if (is_record(e)) return build_record(S, e, file, sum, err);
+    mcb_rc rc = entry_args(S, e, &def, vals, err);
+    if (rc) return rc;
     mcb_scene_args(def, vals, args, sizeof args);
     double t0 = mcb_now_s();
     mcb_problem_set *P = NULL;
