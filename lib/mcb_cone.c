@@ -6,7 +6,7 @@
 void mcb_proj_cone(double mu, const double x[3], double out[3])
 {
     double n = x[0], t1 = x[1], t2 = x[2];
-    double nt = hypot(t1, t2);
+    double nt = mcb_hypot(t1, t2);
     if (mu <= 0.0) {
         out[0] = n > 0.0 ? n : 0.0;
         out[1] = out[2] = 0.0;
@@ -31,7 +31,7 @@ void mcb_proj_strict(double mu, const double x[3], double out[3])
 {
     double n = x[0] > 0.0 ? x[0] : 0.0;
     double t1 = x[1], t2 = x[2];
-    double nt = hypot(t1, t2), r = mu * n;
+    double nt = mcb_hypot(t1, t2), r = mu * n;
     out[0] = n;
     if (nt > r) {
         double s = nt > 0.0 ? r / nt : 0.0;
@@ -43,13 +43,13 @@ void mcb_proj_strict(double mu, const double x[3], double out[3])
     }
 }
 
-double mcb_fb(double a, double b) { return a + b - hypot(a, b); }
+double mcb_fb(double a, double b) { return a + b - mcb_hypot(a, b); }
 
 /* Square root in the Jordan algebra of the 3D Lorentz cone, for w in the
  * cone: spectral values w0 -/+ ||wbar|| with frames (1, -/+ wbar/||wbar||)/2. */
 static void soc_sqrt(const double w[3], double out[3])
 {
-    double nb = hypot(w[1], w[2]);
+    double nb = mcb_hypot(w[1], w[2]);
     double l1 = w[0] - nb, l2 = w[0] + nb;
     double s1 = sqrt(l1 > 0.0 ? l1 : 0.0), s2 = sqrt(l2 > 0.0 ? l2 : 0.0);
     out[0] = 0.5 * (s1 + s2);
@@ -82,7 +82,7 @@ void mcb_contact_fb(double mu, const double lambda[3], const double u[3], double
         phi[2] = lambda[2];
         return;
     }
-    double ut = hypot(u[1], u[2]);
+    double ut = mcb_hypot(u[1], u[2]);
     double x[3] = {mu * lambda[0], lambda[1], lambda[2]};
     double y[3] = {(u[0] + mu * ut) / mu, u[1], u[2]};
     mcb_fb_soc(x, y, phi);
@@ -90,7 +90,7 @@ void mcb_contact_fb(double mu, const double lambda[3], const double u[3], double
 
 void mcb_contact_natmap(double mu, const double lambda[3], const double u[3], double res[3])
 {
-    double ut = hypot(u[1], u[2]);
+    double ut = mcb_hypot(u[1], u[2]);
     double w[3] = {lambda[0] - u[0] - mu * ut, lambda[1] - u[1], lambda[2] - u[2]};
     double p[3];
     mcb_proj_cone(mu, w, p);

@@ -554,7 +554,7 @@ static void local_contact(double mu, const double *w, const double *d, const dou
         return;
     }
     double xs[3];
-    if (stick3(w, r, xs) && xs[0] >= 0.0 && hypot(xs[1], xs[2]) <= mu * xs[0]) {
+    if (stick3(w, r, xs) && xs[0] >= 0.0 && mcb_hypot(xs[1], xs[2]) <= mu * xs[0]) {
         memcpy(x, xs, sizeof xs);
         return;
     }
@@ -573,7 +573,7 @@ static void local_contact(double mu, const double *w, const double *d, const dou
             x[1] -= u1 / d[1];
             x[2] -= u2 / d[1];
         }
-        double rad = mu * x[0], nt = hypot(x[1], x[2]);
+        double rad = mu * x[0], nt = mcb_hypot(x[1], x[2]);
         if (nt > rad) {
             double s = nt > 0.0 ? rad / nt : 0.0;
             x[1] *= s;

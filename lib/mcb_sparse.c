@@ -196,12 +196,17 @@ double mcb_dot(int n, const double *x, const double *y)
 
 double mcb_norm2(int n, const double *x)
 {
-    /* scaled to avoid overflow for huge entries */
+    /* the plain sum of squares where it neither overflows nor underflows
+     * (every sane iterate); scaled by the largest entry otherwise */
+    double s = 0.0;
+    for (int k = 0; k < n; k++) s += x[k] * x[k];
+    if (s < 1e300 && (s > 1e-300 || s == 0.0)) return sqrt(s);
     double scale = mcb_norm_inf(n, x);
     if (scale == 0.0 || !isfinite(scale)) return scale;
-    double s = 0.0;
+    double inv = 1.0 / scale;
+    s = 0.0;
     for (int k = 0; k < n; k++) {
-        double t = x[k] / scale;
+        double t = x[k] * inv;
         s += t * t;
     }
     return scale * sqrt(s);

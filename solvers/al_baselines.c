@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "al_outer.h"
+#include "mcb_cone.h"
 #include "mcb_lu.h"
 #include "solver.h"
 
@@ -135,7 +136,7 @@ static void strict_op(const al_group *G, double beta, const double *x, const dou
     double Dl[9];
     if (!D) D = Dl;
     memset(D, 0, 9 * sizeof(double));
-    double mu = G->mu, xn = x[0], nt = hypot(x[1], x[2]);
+    double mu = G->mu, xn = x[0], nt = mcb_hypot(x[1], x[2]);
     if (xn <= 0.0) { /* open */
         l[0] = l[1] = l[2] = 0.0;
         return;

@@ -23,6 +23,7 @@
  * its own slots; sums are serial: a fixed thread count gives identical
  * results). Allocation in al_outer_setup() only. */
 #include "al_outer.h"
+#include "mcb_cone.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -306,7 +307,7 @@ static void perturb_offset(al_outer *o, const double *lam_new)
         double d1 = lam_new ? (lam_new[r + 1] - o->lam[r + 1]) / o->beta : 0.0;
         double d2 = lam_new ? (lam_new[r + 2] - o->lam[r + 2]) / o->beta : 0.0;
         double u1 = o->Jv[r + 1] + d1 + P->e[r + 1], u2 = o->Jv[r + 2] + d2 + P->e[r + 2];
-        o->et[r] += G->mu * hypot(u1, u2);
+        o->et[r] += G->mu * mcb_hypot(u1, u2);
     }
 }
 

@@ -50,6 +50,7 @@
 
 #include "al_outer.h"
 #include "mcb_chol.h"
+#include "mcb_cone.h"
 #include "solver.h"
 
 typedef struct {
@@ -112,7 +113,7 @@ static mcb_rc canal_check(const void *params, mcb_err *err)
  * otherwise (eq. 23 in the [n, t] order). */
 static void cone_prox(double mu, const double x[3], double l[3], double D[9])
 {
-    double xn = x[0], nt = hypot(x[1], x[2]);
+    double xn = x[0], nt = mcb_hypot(x[1], x[2]);
     memset(D, 0, 9 * sizeof(double));
     if (mu <= 0.0) { /* K = {n >= 0, t = 0} */
         l[0] = xn > 0.0 ? xn : 0.0;

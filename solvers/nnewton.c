@@ -347,7 +347,7 @@ static mcb_rc nn_setup(const mcb_problem *P, const mcb_settings *s, const void *
 /* Scalar FB a + b - sqrt(a^2 + b^2) and its gradient (a choice at 0). */
 static double fb_grad(double a, double b, double *da, double *db)
 {
-    double r = hypot(a, b);
+    double r = mcb_hypot(a, b);
     if (r > 0.0) {
         *da = 1.0 - a / r;
         *db = 1.0 - b / r;
@@ -367,7 +367,7 @@ static void fb_soc_jac(const double x[3], const double y[3], double floor_rel, d
     mcb_fb_soc(x, y, phi);
     double w0 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2] + y[0] * y[0] + y[1] * y[1] + y[2] * y[2];
     double w1 = 2.0 * (x[0] * x[1] + y[0] * y[1]), w2 = 2.0 * (x[0] * x[2] + y[0] * y[2]);
-    double nb = hypot(w1, w2), l1 = w0 - nb, l2 = w0 + nb;
+    double nb = mcb_hypot(w1, w2), l1 = w0 - nb, l2 = w0 + nb;
     double lo = floor_rel * l2;
     if (lo < DBL_MIN) lo = DBL_MIN;
     if (l1 < lo) l1 = lo;
@@ -424,7 +424,7 @@ static void eval_unit(nn_work *w, int k, const double *lambda, const double *u, 
                 Db[0] = gb;
             }
         } else {
-            double mu = B->mu, ut = hypot(ub[1], ub[2]);
+            double mu = B->mu, ut = mcb_hypot(ub[1], ub[2]);
             double x[3] = {mu * l[0], l[1], l[2]};
             double y[3] = {(ub[0] + mu * ut) / mu, ub[1], ub[2]};
             if (!jac) {
