@@ -11,7 +11,11 @@
  *     Stewart-Trinkle LCP of the fixtures (reg > 0); a zero diagonal
  *     without reg is setup-failed;
  *   - runs through the harness with a formulation (mcb_run_one): solved,
- *     form_residual, skipped with the reason (mlcp on a dual problem). */
+ *     form_residual, skipped with the reason (mlcp on a dual problem);
+ *   - the peg-in-hole scene: the peg falls freely into the hole (side
+ *     contacts, zero impulse) and lands on its floor; every formulation's
+ *     subproblem of a landing step is built and the LCP forms carry P's
+ *     recorded solution with a small own residual. */
 #include <check.h>
 
 #include "check_main.h"
@@ -23,6 +27,7 @@
 #include "formulation/formulation.h"
 #include "metrics.h"
 #include "runner.h"
+#include "scenes.h"
 
 #define PI 3.14159265358979323846
 
@@ -487,6 +492,50 @@ START_TEST(mixed_rows_carry_over)
 }
 END_TEST
 
+START_TEST(peg_in_hole_scene)
+{
+    const mcb_scene_def *def = mcb_scene_find("peg-in-hole");
+    ck_assert_ptr_nonnull(def);
+    double vals[MCB_SCENE_MAX_OPTS];
+    char *argv[] = {"--steps", "70"};
+    ck_assert_int_eq(mcb_scene_parse(def, 2, argv, vals, NULL), MCB_OK);
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    ck_assert_msg(def->generate(vals, &S, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(S->count, 70);
+    int first = -1, landed = -1;
+    for (int k = 0; k < S->count; k++) {
+        const mcb_problem *P = S->items[k];
+        ck_assert_int_eq(P->n, 6);
+        if (first < 0 && P->m > 0) first = k;
+        if (landed < 0 && P->b[2] > 0) landed = k; /* b = m v_k + h f: rising only after the floor */
+    }
+    /* the bottom at 0.5 m above the rims: in the hole after sqrt(2 0.5 / g) =
+     * 0.32 s, on the floor 1 m further down at 0.55 s */
+    ck_assert_int_ge(first, 30);
+    ck_assert_int_le(first, 33);
+    ck_assert_int_ge(landed, 54);
+    ck_assert_int_le(landed, 58);
+    for (int k = first; k < landed - 1; k++) /* sliding down at g: the side impulses vanish */
+        for (int r = 0; r < S->items[k]->m; r++)
+            ck_assert_double_le(fabs(S->items[k]->lambda_ref[r]), 1e-9);
+    const mcb_problem *P = S->items[landed];
+    for (int kind = 0; kind < MCB_NFORMULATIONS; kind++) {
+        mcb_formulation *F = NULL;
+        ck_assert_int_eq(mcb_formulation_build(P, kind, 8, &F, NULL), MCB_OK);
+        if (mcb_formulation_is_lcp(kind)) {
+            double *z = calloc((size_t)mcb_formulation_problem(F)->m, sizeof(double));
+            mcb_formulation_lift(F, P->v_ref, P->lambda_ref, z);
+            double r = mcb_formulation_residual(F, NULL, z), bn = mcb_norm_inf(P->n, P->b);
+            ck_assert_msg(r <= 1e-3 * bn, "%s: own residual %g", mcb_formulation_name(kind), r);
+            free(z);
+        }
+        mcb_formulation_free(&F);
+    }
+    mcb_problem_set_free(&S);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("formulation");
@@ -501,6 +550,7 @@ int main(void)
     tcase_add_loop_test(tc, lcp_st_solved_with_reg, 0, 6);
     tcase_add_test(tc, runner_with_formulation);
     tcase_add_test(tc, mixed_rows_carry_over);
+    tcase_add_test(tc, peg_in_hole_scene);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
