@@ -586,7 +586,7 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
         if (frc == MCB_E_NOMEM) return mcb_fail(err, frc, "%s", ferr.msg);
         if (frc) {
             run->info.status = MCB_ST_SKIPPED;
-            snprintf(run->info.reason, sizeof run->info.reason, "formulation %s: %s",
+            snprintf(run->info.reason, sizeof run->info.reason, "formulation %s: %.900s",
                      mcb_formulation_name(o->formulation), ferr.msg);
             return MCB_OK;
         }
