@@ -102,6 +102,10 @@ mcb_rc mcb_form_lcp_layout(mcb_formulation *F, mcb_err *err)
     char name[256];
     snprintf(name, sizeof name, "%s/%s", P->name ? P->name : "problem",
              mcb_formulation_name(F->kind));
+    free(Q->name); /* mcb_problem_new() made them empty strings */
+    free(Q->source);
+    free(Q->scene);
+    free(Q->notes);
     Q->name = mcb_strdup(name);
     Q->source = mcb_strdup(P->source ? P->source : "");
     Q->scene = mcb_strdup(P->scene ? P->scene : "");
