@@ -82,6 +82,10 @@ START_TEST(known_answers)
     int k = _i % 3, kind = _i / 3;
     double v[6], lambda[6], v2[6], l2[6];
     mcb_problem *P = fixture(k, v, lambda);
+    P->v0 = malloc(sizeof v); /* the initial guess: the exact solution */
+    P->lambda0 = malloc(sizeof lambda);
+    memcpy(P->v0, v, sizeof v);
+    memcpy(P->lambda0, lambda, sizeof lambda);
     mcb_formulation *F = NULL;
     mcb_err err;
     ck_assert_int_eq(mcb_formulation_build(P, kind, 8, &F, &err), MCB_OK);
@@ -104,6 +108,8 @@ START_TEST(known_answers)
         ck_assert_int_eq(mcb_formulation_map_back(F, NULL, z, v2, l2), MCB_OK);
         ck_assert_double_le(maxdiff(P->m, l2, lambda), 1e-12);
         ck_assert_double_le(maxdiff(P->n, v2, v), 1e-12);
+        ck_assert_ptr_nonnull(Q->lambda0); /* the lifted initial guess, for --warm-start */
+        ck_assert_double_le(maxdiff(Q->m, Q->lambda0, z), 0.0);
         free(z);
     } else if (kind == MCB_FORM_NCP || k == 0) {
         /* sticking is also the CCP's solution; the Coulomb slip is not */

@@ -44,6 +44,18 @@ void mcb_formulation_free(mcb_formulation **F)
     *F = NULL;
 }
 
+/* The LCP forms' initial guess: P's (v0, lambda0) lifted (for a primal P
+ * both are needed, u = J v0 + e giving sigma), so that --warm-start means
+ * the same start in every formulation. */
+static mcb_rc warm_start(mcb_formulation *F, mcb_err *err)
+{
+    const mcb_problem *P = F->P;
+    if (!P->lambda0 || (P->form == MCB_PRIMAL && !P->v0)) return MCB_OK;
+    F->Q->lambda0 = mcb_calloc((size_t)F->Q->m + 1, sizeof(double));
+    if (!F->Q->lambda0) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    return mcb_form_lcp_lift(F, P->v0, P->lambda0, F->Q->lambda0);
+}
+
 mcb_rc mcb_formulation_build(const mcb_problem *P, int kind, int nd, mcb_formulation **out,
                              mcb_err *err)
 {
@@ -68,6 +80,7 @@ mcb_rc mcb_formulation_build(const mcb_problem *P, int kind, int nd, mcb_formula
     case MCB_FORM_LCP_AP: rc = mcb_form_build_lcp_ap(F, err); break;
     default: rc = mcb_form_build_mlcp(F, err); break;
     }
+    if (!rc && mcb_formulation_is_lcp(kind)) rc = warm_start(F, err);
     if (rc) {
         mcb_formulation_free(&F);
         return rc;

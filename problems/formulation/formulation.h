@@ -17,6 +17,9 @@
  *                          variables (v, z), the Newton-Euler rows kept as
  *                          free (bilateral) rows, A never inverted; needs
  *                          the primal data
+ * The LCP forms carry P's initial guess lifted (mcb_formulation_lift() of
+ * (v0, lambda0), when P has both; a dual P lambda0 alone) as their
+ * lambda0, for --warm-start.
  * The LCP forms are dual problems whose blocks are all unilateral or
  * bilateral (what mcb_accepts_lcp() takes); W may be unsymmetric with zero
  * diagonal entries. Bilateral and unilateral rows carry over as they are;
