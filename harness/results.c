@@ -494,8 +494,11 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
                          "measure_s", "observed_solve_s", "form_residual"};
     double *dd[] = {&r->setup_s,   &r->solve_s,          &r->own_residual,
                     &r->measure_s, &r->observed_solve_s, &r->form_residual};
+    r->form_residual = NAN; /* optional: a run of a file without formulations */
     for (int k = 0; k < 6; k++)
-        if ((rc = mcb_h5_attr_get_double(g, dbl[k], ctx, dd[k], err))) return rc;
+        if ((k < 5 || mcb_h5_attr_exists(g, dbl[k])) &&
+            (rc = mcb_h5_attr_get_double(g, dbl[k], ctx, dd[k], err)))
+            return rc;
     for (int k = 0; k < MCB_NMETRICS; k++) {
         char an[64];
         snprintf(an, sizeof an, "final_%s", mcb_metric_name(k));
