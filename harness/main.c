@@ -17,6 +17,7 @@
 #include "mcb_paths.h"
 #include "plugin.h"
 #include "export_fclib.h"
+#include "formulation/formulation.h"
 #include "import_siconos.h"
 #include "problems.h"
 #include "record_mujoco.h"
@@ -699,6 +700,10 @@ static const char *run_help =
     "                       each block by its stored type, contacts by Signorini-Coulomb)\n"
     "                       or ccp (every contact as cone complementarity, contact_ccp);\n"
     "                       natmap_ncp and natmap_ccp report both laws for every run\n"
+    "  --formulation NAME   the subproblem each solver receives (docs/formulations.md):\n"
+    "                       ncp (default: the stored problem), ccp, lcp-st, lcp-ap, mlcp;\n"
+    "                       solutions are mapped back and judged on the stored problem\n"
+    "  --friction-directions N  n_d of the LCP formulations' polygonal cone (default 8)\n"
     "  --check-every K      when the stop metric is judged during a solve: auto (default:\n"
     "                       every iteration at first, then at a stride from the measured\n"
     "                       cost of a check, at most 1% of the iterations done), never\n"
@@ -852,7 +857,8 @@ static int cmd_run(int argc, char **argv)
                                   "--trace-every", "--repeat", "--threads", "--param",
                                   "--stop-metric", "--check-every", "--timing", "--problems",
                                   "--exclude", "--resume", "--shard", "--isolate", "--mem-limit",
-                                  "--law", "--describe", "--plugin", NULL};
+                                  "--law", "--describe", "--plugin", "--formulation",
+                                  "--friction-directions", NULL};
     const char *const flags[] = {"--warm-start", "--save-solutions", "--quick", "--mpi", NULL};
     for (int k = 1; k < argc && !status; k++) {
         const char *a = argv[k], *v;
@@ -917,7 +923,11 @@ static int cmd_run(int argc, char **argv)
         } else if (!strcmp(a, "--law")) {
             o.law = mcb_law_from_name(v);
             bad = o.law < 0;
-        }
+        } else if (!strcmp(a, "--formulation")) {
+            o.formulation = mcb_formulation_from_name(v);
+            bad = o.formulation < 0;
+        } else if (!strcmp(a, "--friction-directions"))
+            bad = parse_int(v, 3, MCB_FRICTION_DIRS_MAX, &o.friction_dirs);
         if (bad) status = usage_error("run", "bad value for %s", a);
     }
     if (!status && resume && out && !same_output(resume, out))

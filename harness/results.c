@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "formulation/formulation.h"
 #include "journal.h"
 #include "mcb_build.h"
 #include "mcb_h5.h"
@@ -159,6 +160,7 @@ void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run
     rec->own_residual = run->info.own_residual;
     rec->measure_s = run->measure_s;
     rec->observed_solve_s = run->observed_solve_s;
+    rec->form_residual = run->form_residual;
     rec->final = run->final;
     rec->trace_rows = run->trace_rows;
     rec->trace = run->trace;
@@ -173,10 +175,12 @@ void mcb_settings_words(const mcb_campaign_opts *o, char *buf, size_t len)
     const mcb_settings *s = &o->settings;
     snprintf(buf, len,
              "max_iters=%d time_limit_s=%.17g tol=%.17g stop_metric=%s threads=%d "
-             "warm_start=%d check_every=%d trace_every=%d timing=%s save_solutions=%d law=%s",
+             "warm_start=%d check_every=%d trace_every=%d timing=%s save_solutions=%d law=%s "
+             "formulation=%s friction_directions=%d",
              s->max_iters, s->time_limit_s, s->tol, mcb_metric_name(o->stop_metric), s->threads,
              s->warm_start, o->check_every, o->trace_every, mcb_timing_name(o->timing),
-             o->save_solutions, mcb_law_name(o->law));
+             o->save_solutions, mcb_law_name(o->law), mcb_formulation_name(o->formulation),
+             o->friction_dirs);
 }
 
 /* The word of `list` whose key is `key` (up to '='), or NULL; its length
@@ -438,7 +442,8 @@ const char *mcb_csv_header(void)
                 off += (size_t)snprintf(header + off, sizeof header - off, ",aa_%s",
                                         mcb_metric_name(k));
         snprintf(header + off, sizeof header - off,
-                 ",checks,measure_s,observed_solve_s,timing,run_index,config_hash,inner_iterations,reason");
+                 ",checks,measure_s,observed_solve_s,timing,run_index,config_hash,inner_iterations,"
+                 "form_residual,reason");
     }
     return header;
 }
@@ -494,8 +499,10 @@ static int write_csv_row(FILE *f, const mcb_run_rec *r)
     fprintf(f, ",%d", r->checks);
     csv_num(f, r->measure_s);
     csv_num(f, r->observed_solve_s);
-    fprintf(f, ",%s,%d,%016llx,%d,", mcb_timed_name(r->timing), r->run_index, fnv1a(r->config),
+    fprintf(f, ",%s,%d,%016llx,%d", mcb_timed_name(r->timing), r->run_index, fnv1a(r->config),
             r->inner_iterations);
+    csv_num(f, r->form_residual);
+    fputc(',', f);
     csv_str(f, r->reason ? r->reason : "");
     return fputc('\n', f) == EOF ? -1 : 0;
 }
@@ -520,10 +527,11 @@ static int write_run(hid_t runs, int k, const mcb_run_rec *r)
     const int ival[] = {r->run_index, r->problem_index, r->rep,    r->iterations,
                         r->n,         r->m,             r->ncontacts, r->checks, r->inner_iterations};
     for (int i = 0; i < 9 && !rc; i++) rc = mcb_h5_attr_write_int(g, ints[i], ival[i]);
-    const char *dbl[] = {"setup_s", "solve_s", "own_residual", "measure_s", "observed_solve_s"};
-    const double dval[] = {r->setup_s, r->solve_s, r->own_residual, r->measure_s,
-                           r->observed_solve_s};
-    for (int i = 0; i < 5 && !rc; i++) rc = mcb_h5_attr_write_double(g, dbl[i], dval[i]);
+    const char *dbl[] = {"setup_s",   "solve_s",          "own_residual",
+                         "measure_s", "observed_solve_s", "form_residual"};
+    const double dval[] = {r->setup_s,   r->solve_s,          r->own_residual,
+                           r->measure_s, r->observed_solve_s, r->form_residual};
+    for (int i = 0; i < 6 && !rc; i++) rc = mcb_h5_attr_write_double(g, dbl[i], dval[i]);
     for (int i = 0; i < MCB_NMETRICS && !rc; i++) {
         char an[64];
         snprintf(an, sizeof an, "final_%s", mcb_metric_name(i));
@@ -598,11 +606,15 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
                             ints[k], v);
         *dst[k] = (int)v;
     }
-    const char *dbl[] = {"setup_s", "solve_s", "own_residual", "measure_s", "observed_solve_s"};
-    double *dd[] = {&r->setup_s, &r->solve_s, &r->own_residual, &r->measure_s,
-                    &r->observed_solve_s};
-    for (int k = 0; k < 5; k++)
-        if ((rc = mcb_h5_attr_get_double(g, dbl[k], ctx, dd[k], err))) return rc;
+    const char *dbl[] = {"setup_s",   "solve_s",          "own_residual",
+                         "measure_s", "observed_solve_s", "form_residual"};
+    double *dd[] = {&r->setup_s,   &r->solve_s,          &r->own_residual,
+                    &r->measure_s, &r->observed_solve_s, &r->form_residual};
+    r->form_residual = NAN; /* optional: a run of a file without formulations */
+    for (int k = 0; k < 6; k++)
+        if ((k < 5 || mcb_h5_attr_exists(g, dbl[k])) &&
+            (rc = mcb_h5_attr_get_double(g, dbl[k], ctx, dd[k], err)))
+            return rc;
     for (int k = 0; k < MCB_NMETRICS; k++) {
         char an[64];
         snprintf(an, sizeof an, "final_%s", mcb_metric_name(k));

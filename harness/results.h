@@ -26,6 +26,7 @@ typedef struct {
     int inner_iterations; /* mcb_info.inner_iterations */
     int checks, timing; /* judgements made; MCB_TIMED_* */
     double setup_s, solve_s, own_residual, measure_s, observed_solve_s;
+    double form_residual; /* mcb_run.form_residual (format 5) */
     mcb_metrics final;
     int trace_rows;
     double *trace;      /* trace_rows x MCB_TRACE_COLS */

@@ -40,7 +40,12 @@
  *    must end at the same iteration with the same iterate, else the
  *    observed time is kept and the run says so.
  *
- * The time limit applies to setup + solve. */
+ * The time limit applies to setup + solve.
+ *
+ * Formulations (o->formulation, problems/formulation/): the solver is set
+ * up on F(P) and its iterates are mapped back to (v, lambda) of P before
+ * every judgement (fetch()); the build of F(P) is timed as setup. The ncp
+ * formulation builds nothing: the solver's iterate is P's. */
 #include "runner.h"
 
 #include <math.h>
@@ -49,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formulation/formulation.h"
 #include "mcb_chol.h"
 #include "mcb_timer.h"
 
@@ -95,6 +101,8 @@ void mcb_campaign_defaults(mcb_campaign_opts *o)
     o->repeat = 1;
     o->save_solutions = 0;
     o->diverge_bound = 1e100;
+    o->formulation = MCB_FORM_NCP;
+    o->friction_dirs = MCB_FRICTION_DIRS_DEFAULT;
 }
 
 void mcb_run_clear(mcb_run *r)
@@ -107,7 +115,10 @@ void mcb_run_clear(mcb_run *r)
 }
 
 typedef struct {
-    const mcb_problem *P;
+    const mcb_problem *P;     /* the stored problem: the judged one */
+    const mcb_problem *SP;    /* the one the solver receives: P or F(P) */
+    mcb_formulation *F;       /* NULL for ncp */
+    double *vF, *zF;          /* the solver's iterate (c->v, c->lambda without F) */
     mcb_metrics_ws *ws;
     const mcb_solver_def *def;
     void *work;
@@ -141,6 +152,13 @@ typedef struct {
     /* the clean rerun */
     int target;
 } run_ctx;
+
+/* The solver's current iterate, mapped back to (v, lambda) of P. */
+static void fetch(run_ctx *c)
+{
+    c->def->iterate(c->work, c->vF, c->zF);
+    if (c->F) mcb_formulation_map_back(c->F, c->vF, c->zF, c->v, c->lambda);
+}
 
 static int iterate_ok(const run_ctx *c)
 {
@@ -267,7 +285,7 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
     double solve_s = mcb_timer_elapsed_s(&c->clock);
     time_iteration(c, solve_s);
     double t0 = mcb_now_s();
-    c->def->iterate(c->work, c->v, c->lambda);
+    fetch(c);
     mcb_cb_action a = MCB_CB_CONTINUE;
     double stop = NAN;
     if (!iterate_ok(c)) {
@@ -317,7 +335,7 @@ static mcb_cb_action locate_cb(void *ctx, int iter, double own)
     mcb_timer_pause(&c->clock);
     double solve_s = mcb_timer_elapsed_s(&c->clock);
     double t0 = mcb_now_s();
-    c->def->iterate(c->work, c->v, c->lambda);
+    fetch(c);
     mcb_cb_action a = MCB_CB_DIVERGED;
     if (iterate_ok(c)) {
         double stop = mcb_metrics_one(c->ws, c->o->stop_metric, c->v, c->lambda);
@@ -358,7 +376,7 @@ static void observed_pass(run_ctx *c, mcb_run *run)
 {
     const mcb_campaign_opts *o = c->o;
     mcb_metrics mt;
-    c->def->iterate(c->work, c->v, c->lambda);
+    fetch(c);
     mcb_metrics_compute(c->ws, c->v, c->lambda, &mt);
     trace_row(c, 0, 0.0, &mt, NAN); /* iteration 0: the starting point */
     double limit = o->settings.time_limit_s;
@@ -380,7 +398,7 @@ static void observed_pass(run_ctx *c, mcb_run *run)
 static void judge(run_ctx *c, mcb_run *run)
 {
     const mcb_campaign_opts *o = c->o;
-    c->def->iterate(c->work, c->v, c->lambda);
+    fetch(c);
     if (!iterate_ok(c)) {
         run->info.status = MCB_ST_DIVERGED;
         if (!run->info.reason[0])
@@ -394,7 +412,7 @@ static void judge(run_ctx *c, mcb_run *run)
     else if (run->info.status == MCB_ST_SOLVED) run->info.status = MCB_ST_STALLED;
     /* a solver that could not be stopped is held to the budget here */
     double limit = o->settings.time_limit_s;
-    if (mcb_solver_black_box(c->def, c->P->form) && limit > 0 && c->setup_s + run->info.solve_s > limit) {
+    if (mcb_solver_black_box(c->def, c->SP->form) && limit > 0 && c->setup_s + run->info.solve_s > limit) {
         run->info.status = MCB_ST_TIME_LIMIT;
         snprintf(run->info.reason, sizeof run->info.reason,
                  "setup + solve took %.3g s, over the %.3g s budget (the solver cannot be "
@@ -472,7 +490,7 @@ static int solve_again(run_ctx *c, const void *params, mcb_iter_cb cb, mcb_info 
 {
     mcb_err serr;
     c->def->free(&c->work);
-    if (c->def->setup(c->P, &c->o->settings, params, &c->work, &serr)) return -1;
+    if (c->def->setup(c->SP, &c->o->settings, params, &c->work, &serr)) return -1;
     memset(info, 0, sizeof *info);
     mcb_timer_start(&c->clock);
     int st = c->def->solve(c->work, &c->o->settings, cb, c, info);
@@ -518,12 +536,13 @@ static void clean_rerun(run_ctx *c, const void *params, mcb_run *run, double *sc
         return;
     }
     double solve_s = mcb_timer_elapsed_s(&c->clock);
-    /* the same end: iteration count and iterate, bit for bit */
-    int n = c->P->form == MCB_PRIMAL ? c->P->n : 0, m = c->P->m, same = 1;
-    double *v = scratch, *lambda = scratch + c->P->n;
+    /* the same end: iteration count and the solver's iterate, bit for bit */
+    const mcb_problem *S = c->SP;
+    int n = S->form == MCB_PRIMAL ? S->n : 0, m = S->m, same = 1;
+    double *v = scratch, *lambda = scratch + S->n;
     c->def->iterate(c->work, v, lambda);
-    for (int k = 0; k < n && same; k++) same = v[k] == c->v[k];
-    for (int k = 0; k < m && same; k++) same = lambda[k] == c->lambda[k];
+    for (int k = 0; k < n && same; k++) same = v[k] == c->vF[k];
+    for (int k = 0; k < m && same; k++) same = lambda[k] == c->zF[k];
     if (st == MCB_ST_TIME_LIMIT || info.iterations != c->target || !same) {
         run->timing = MCB_TIMED_RERUN_DIFFERED;
         return;
@@ -551,25 +570,56 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     run->checks = 0;
     run->measure_s = run->observed_solve_s = 0.0;
     run->timing = MCB_TIMED_OBSERVED;
-    if (refuses(P, def, run)) {
-        run->info.status = MCB_ST_SKIPPED;
-        return MCB_OK;
-    }
+    run->form_residual = NAN;
     run_ctx c;
     memset(&c, 0, sizeof c);
-    c.P = P;
+    c.P = c.SP = P;
     c.ws = ws;
     c.def = def;
     c.o = o;
+    /* the formulation: F(P) is what the solver receives */
+    double tf = mcb_now_s(), form_s = 0.0;
+    if (o->formulation != MCB_FORM_NCP) {
+        mcb_err ferr;
+        ferr.msg[0] = '\0';
+        mcb_rc frc = mcb_formulation_build(P, o->formulation, o->friction_dirs, &c.F, &ferr);
+        if (frc == MCB_E_NOMEM) return mcb_fail(err, frc, "%s", ferr.msg);
+        if (frc) {
+            run->info.status = MCB_ST_SKIPPED;
+            snprintf(run->info.reason, sizeof run->info.reason, "formulation %s: %.900s",
+                     mcb_formulation_name(o->formulation), ferr.msg);
+            return MCB_OK;
+        }
+        c.SP = mcb_formulation_problem(c.F);
+        form_s = mcb_now_s() - tf;
+    }
+    const mcb_problem *SP = c.SP;
+    if (refuses(SP, def, run)) {
+        run->info.status = MCB_ST_SKIPPED;
+        mcb_formulation_free(&c.F);
+        return MCB_OK;
+    }
     c.v = mcb_calloc((size_t)P->n, sizeof(double));
     c.lambda = mcb_calloc((size_t)P->m, sizeof(double));
-    double *scratch = mcb_calloc((size_t)P->n + (size_t)P->m, sizeof(double));
+    if (c.F) {
+        c.vF = mcb_calloc((size_t)SP->n + 1, sizeof(double));
+        c.zF = mcb_calloc((size_t)SP->m + 1, sizeof(double));
+    } else {
+        c.vF = c.v;
+        c.zF = c.lambda;
+    }
+    double *scratch = mcb_calloc((size_t)SP->n + (size_t)SP->m, sizeof(double));
     double *defaults = mcb_calloc(def->params_size / sizeof(double) + 1, sizeof(double));
-    if (!c.v || !c.lambda || !scratch || !defaults) {
+    if (!c.v || !c.lambda || !c.vF || !c.zF || !scratch || !defaults) {
+        if (c.F) {
+            free(c.vF);
+            free(c.zF);
+        }
         free(c.v);
         free(c.lambda);
         free(scratch);
         free(defaults);
+        mcb_formulation_free(&c.F);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
     if (!params) {
@@ -582,8 +632,8 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     mcb_err serr;
     serr.msg[0] = '\0';
     double t0 = mcb_now_s();
-    mcb_rc rc = def->setup(P, &o->settings, params, &c.work, &serr);
-    c.setup_s = run->info.setup_s = mcb_now_s() - t0;
+    mcb_rc rc = def->setup(SP, &o->settings, params, &c.work, &serr);
+    c.setup_s = run->info.setup_s = mcb_now_s() - t0 + form_s;
     if (rc) {
         run->info.status = MCB_ST_SETUP_FAILED;
         snprintf(run->info.reason, sizeof run->info.reason, "%s", serr.msg);
@@ -599,10 +649,24 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
         if (run->timing != MCB_TIMED_RERUN_DIFFERED &&
             wants_rerun(&c, run, located, c.checks - checks_before))
             clean_rerun(&c, params, run, scratch);
+        /* the formulation's own residual at the final iterate (after a
+         * clean rerun the solver's iterate is the same, bit for bit) */
+        if (c.F) {
+            run->form_residual = mcb_formulation_residual(c.F, c.vF, c.zF);
+        } else { /* ncp: the natural map of P under its stored law */
+            mcb_metrics_ws_set_law(ws, MCB_LAW_NCP);
+            run->form_residual = mcb_metrics_one(ws, MCB_M_NATMAP, c.v, c.lambda);
+            mcb_metrics_ws_set_law(ws, o->law);
+        }
     }
     def->free(&c.work);
     free(defaults);
     free(scratch);
+    if (c.F) {
+        free(c.vF);
+        free(c.zF);
+        mcb_formulation_free(&c.F);
+    }
     run->checks = c.checks;
     run->measure_s = c.measure_s;
     run->trace = c.trace;

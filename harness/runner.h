@@ -54,6 +54,9 @@ typedef struct {
     int repeat;         /* timed repetitions per run */
     int save_solutions; /* keep final (v, lambda) */
     double diverge_bound; /* |lambda| or |v| above this is divergence */
+    int formulation;    /* mcb_formulation_id: the subproblem the solver receives
+                           (problems/formulation/formulation.h; MCB_FORM_NCP: P itself) */
+    int friction_dirs;  /* n_d of the LCP formulations' polygonal cone */
 } mcb_campaign_opts;
 
 void mcb_campaign_defaults(mcb_campaign_opts *o);
@@ -75,13 +78,19 @@ typedef struct {
     int trace_rows;
     double *trace;           /* trace_rows x MCB_TRACE_COLS, row-major */
     double *v, *lambda;      /* with save_solutions */
+    double form_residual;    /* the formulation's own residual at the final iterate
+                                (mcb_formulation_residual(); for ncp the natural map of P
+                                under its stored law); NaN when not computed */
 } mcb_run;
 
 void mcb_run_clear(mcb_run *r); /* frees trace and solutions */
 
 /* Runs one solver on one problem once, with the parameters given (NULL:
- * defaults). Never fails for solver reasons: those become statuses in
- * run->info. Returns non-zero only when the harness itself cannot go on
+ * defaults). With o->formulation other than ncp the solver receives F(P)
+ * (built per run, its time counted as setup; a formulation that cannot be
+ * built for P, such as mlcp on a dual problem, makes the run skipped with
+ * the reason) and every check maps its iterate back to (v, lambda) of P.
+ * Never fails for solver reasons: those become statuses in run->info. Returns non-zero only when the harness itself cannot go on
  * (out of memory). `ws` is the problem's metrics workspace. */
 mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_def *def,
                    const void *params, const mcb_campaign_opts *o, mcb_run *run, mcb_err *err);

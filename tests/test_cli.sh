@@ -62,11 +62,17 @@ done
 # --repeat 2: the table gives, per solver, the fastest repetition (median over
 # problems of the per-problem minimum), which cannot exceed the median solve.
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-         $col["runs"] == 0 { n++; next }  # skipped on every problem (the mujoco_* peers)
+         $col["runs"] + 0 == 0 { skipped++; next } # skipped on every problem (the LCP solvers, the mujoco_* peers)
          { lo = $col["min_solve_ms"]; md = $col["median_solve_ms"]; n++
            if (lo == "" || lo == "-" || lo + 0 <= 0 || lo + 0 > md + 0) bad++ }
-         END { exit !(n == nsolv && col["min_solve_ms"] && !bad) }' nsolv="$nsolv" "$d/rep/s_table.csv" ||
+         END { exit !(n + skipped == nsolv && n > 0 && col["min_solve_ms"] && !bad) }' nsolv="$nsolv" "$d/rep/s_table.csv" ||
   { fail=$((fail+1)); echo "FAIL min_solve_ms column"; }
+# --formulation: psor-lcp gets the Stewart-Trinkle LCP, judged on the stored problem
+check run-formulation 0 "$mcb" run "$d/s.h5" -o "$d/rf.h5" --solvers psor-lcp,pgs --formulation lcp-st --friction-directions 4 --param psor-lcp.reg=1 --iters 50
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+         $col["solver"] == "psor-lcp" && $col["status"] != "skipped" && $col["form_residual"] != "" { n++ }
+         END { exit !(n == 2) }' "$d/rf.csv" || { fail=$((fail+1)); echo "FAIL run-formulation: psor-lcp did not run"; }
+check run-formulation-bad 2 "$mcb" run "$d/s.h5" -o "$d/rf2.h5" --formulation nope
 check report-not-results 2 "$mcb" report "$d/s.h5" -o "$d/rep2"
 expect_err report-not-results "is a problem file"
 absent report-not-results "$d/rep2/index.html"

@@ -56,5 +56,6 @@ mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err
 mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_cable(const double *vals, mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_beam(const double *vals, mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_peg_in_hole(const double *vals, mcb_problem_set **out, mcb_err *err);
 
 #endif
