@@ -19,7 +19,7 @@
 #include "mcb_paths.h"
 #include "mcb_timer.h"
 
-#define JOURNAL_HEADER "mcbench-journal 1\n"
+#define JOURNAL_HEADER "mcbench-journal 2\n"
 #define FRAME_MAGIC "MCBR"
 /* magic, type, length before the payload; CRC after it */
 #define FRAME_HEAD 16
@@ -168,7 +168,7 @@ void mcb_rec_pack(const mcb_run_rec *r, mcb_buf *b)
                         r->inner_iterations};
     for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) put_i64(b, ints[k]);
     const double dbl[] = {r->setup_s, r->solve_s, r->own_residual, r->measure_s,
-                          r->observed_solve_s};
+                          r->observed_solve_s, r->form_residual};
     for (size_t k = 0; k < sizeof dbl / sizeof *dbl; k++) put_f64(b, dbl[k]);
     put_i64(b, MCB_NMETRICS);
     for (int k = 0; k < MCB_NMETRICS; k++) put_f64(b, r->final.val[k]);
@@ -197,7 +197,7 @@ mcb_rc mcb_rec_unpack(const void *p, size_t len, const char *ctx, mcb_run_rec *r
                    &r->inner_iterations};
     for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) *ints[k] = get_int(&c);
     double *dbl[] = {&r->setup_s, &r->solve_s, &r->own_residual, &r->measure_s,
-                     &r->observed_solve_s};
+                     &r->observed_solve_s, &r->form_residual};
     for (size_t k = 0; k < sizeof dbl / sizeof *dbl; k++) *dbl[k] = get_f64(&c);
     mcb_rc rc = MCB_OK;
     const char *what = NULL;

@@ -542,6 +542,32 @@ START_TEST(peg_in_hole_scene)
 }
 END_TEST
 
+START_TEST(compliance_carried)
+{
+    for (int st = FX_STICK; st <= FX_SLIP; st++)
+        for (int dual = 0; dual < 2; dual++)
+            for (int kind = MCB_FORM_LCP_ST; kind <= MCB_FORM_MLCP; kind += 2) {
+                if (dual && kind == MCB_FORM_MLCP) continue;
+                mcb_problem *P = dual ? fx_compliant_dual(st) : fx_compliant(st);
+                double v[3], lambda[3], v2[3], l2[3];
+                fx_compliant_solution(st, v, lambda);
+                mcb_formulation *F = NULL;
+                ck_assert_int_eq(mcb_formulation_build(P, kind, 8, &F, NULL), MCB_OK);
+                const mcb_problem *Q = mcb_formulation_problem(F);
+                double *z = calloc((size_t)Q->m, sizeof(double));
+                ck_assert_int_eq(mcb_formulation_lift(F, v, lambda, z), MCB_OK);
+                double r = mcb_formulation_residual(F, NULL, z);
+                ck_assert_msg(r < 1e-12, "%s state %d dual %d: %g", mcb_formulation_name(kind), st, dual, r);
+                mcb_formulation_map_back(F, NULL, z, v2, l2);
+                ck_assert_double_le(maxdiff(3, l2, lambda), 1e-12);
+                if (!dual) ck_assert_double_le(maxdiff(3, v2, v), 1e-12);
+                free(z);
+                mcb_formulation_free(&F);
+                mcb_problem_free(&P);
+            }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("formulation");
@@ -557,6 +583,7 @@ int main(void)
     tcase_add_test(tc, runner_with_formulation);
     tcase_add_test(tc, mixed_rows_carry_over);
     tcase_add_test(tc, peg_in_hole_scene);
+    tcase_add_test(tc, compliance_carried);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }

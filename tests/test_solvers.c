@@ -67,9 +67,9 @@ static const char *solver_cols[NSOLV] = {
  * complementarity problem, not Coulomb's (tests/test_ccp.c) */
 static const int solver_law[NSOLV] = {NCP, NCP, NCP, NCP, CCP, CCP, NCP, NCP, NCP, CCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP SICONOS_COLS(NCP, NCP, NCP) MUJOCO_COLS(NCP, NCP, NCP)};
 #define NFIX (int)(sizeof table / sizeof table[0])
-/* the last NMUJOCO columns take recorded MuJoCo problems only (skipped on
- * every fixture; tests/test_mujoco.c runs them) */
-static int mujoco_col(int s) { return s >= NSOLV - NMUJOCO; }
+/* The last NMUJOCO columns take recorded MuJoCo problems only, the LCP
+ * solvers' only LCPs (--formulation): both are skipped on every fixture
+ * (tests/test_mujoco.c, test_formulation.c and test_lcp_*.c run them). */
 
 START_TEST(table_covers_registry)
 {
@@ -150,7 +150,8 @@ START_TEST(compliant_solutions_are_found)
         for (int s = 0; s < NSOLV; s++) {
             int st = c < 3 ? c : FX_SLIP, dual = c == 3;
             if (st == FX_SLIP && solver_law[s] == CCP) continue; /* another solution */
-            if (mujoco_col(s)) continue;
+            /* the MuJoCo peers and the LCP solvers: no contact problem */
+            if (table[0].expect[s] == SKIP) continue;
             mcb_problem *P = dual ? fx_compliant_dual(st) : fx_compliant(st);
             mcb_campaign_opts o;
             mcb_campaign_defaults(&o);

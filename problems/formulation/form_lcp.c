@@ -219,9 +219,11 @@ mcb_rc mcb_form_lcp_lift(mcb_formulation *F, const double *v, const double *lamb
         if (!v) return MCB_E_INPUT;
         memcpy(u, P->e, (size_t)P->m * sizeof(double));
         mcb_csc_gaxpy(P->J, v, u);
+        for (int i = 0; P->r && i < P->m; i++) u[i] += P->r[i] * lambda[i];
     } else {
         memcpy(u, P->q, (size_t)P->m * sizeof(double));
         mcb_csc_gaxpy(P->W, lambda, u);
+        for (int i = 0; P->r && i < P->m; i++) u[i] += P->r[i] * lambda[i];
     }
     memset(z, 0, (size_t)F->Q->m * sizeof(double));
     if (F->off) memcpy(z, v, (size_t)F->off * sizeof(double));

@@ -40,6 +40,20 @@ mcb_rc mcb_form_build_mlcp(mcb_formulation *F, mcb_err *err)
             ok = mcb_trip_push(&t, j, n + c, -Jp->x[k]) &&
                  (mcb_form_soft_fixed(F, c) || mcb_trip_push(&t, n + c, j, Jp->x[k]));
         }
+    for (int b = 0; ok && P->r && b < P->nblocks; b++) { /* compliance: T^T diag(r) T */
+        const mcb_block *B = &P->blocks[b];
+        int c = n + F->qrow[b], r0 = B->row;
+        if (mcb_is_contact(B->type)) {
+            ok = mcb_trip_push(&t, c, c, P->r[r0]);
+            for (int k = 0; k < F->nd && ok; k++)
+                for (int l = 0; l < F->nd && ok; l++)
+                    ok = mcb_trip_push(&t, c + 1 + k, c + 1 + l,
+                                       P->r[r0 + 1] * F->dir[2 * k] * F->dir[2 * l] +
+                                           P->r[r0 + 2] * F->dir[2 * k + 1] * F->dir[2 * l + 1]);
+        } else if (B->type != MCB_SOFT) {
+            for (int k = 0; k < B->nrows && ok; k++) ok = mcb_trip_push(&t, c + k, c + k, P->r[r0 + k]);
+        }
+    }
     if (ok) {
         for (int i = 0; i < n; i++) Q->q[i] = -P->b[i];
         mcb_csc_gaxpy(TT, P->e, Q->q + n);
