@@ -26,9 +26,11 @@
  * check judge.
  *
  * Own residual: ||z+ - z||_2 (the fixed-point residual: r times the
- * natural map for a scalar r). A non-finite iterate is diverged. Takes dual
- * problems with unilateral, bilateral, contact and contact_ccp blocks.
- * Allocates only in setup (W^T for row access, the vectors). The block
+ * natural map for a scalar r). A non-finite iterate is diverged. Takes
+ * problems with unilateral, bilateral, contact and contact_ccp blocks, dual
+ * (W, q as given) or primal (the Delassus view W = J A^-1 J^T of
+ * lib/mcb_delassus.h, as pgs and pj). Allocates only in setup (W, W^T for
+ * row access, the vectors). The block
  * loop runs under OpenMP (Jacobi: each thread writes its own rows; the
  * residual is summed serially): identical results for any thread count. */
 #include <math.h>
@@ -38,6 +40,7 @@
 #include <string.h>
 
 #include "mcb_cone.h"
+#include "mcb_delassus.h"
 #include "solver.h"
 
 typedef struct {
@@ -73,7 +76,7 @@ typedef struct {
     const mcb_problem *P;
     fp_params prm;
     int m;
-    mcb_csc *WT;   /* W^T: column i holds row i of W */
+    mcb_delassus *D; /* W, W^T (column i holds row i of W), q */
     double *r;     /* per block step */
     double *z, *zn, *u, *x, *y, *dz2; /* dz2: per block, summed serially */
     double wnorm;  /* ||W||_2 estimate */
@@ -83,7 +86,7 @@ static void fp_free(void **work)
 {
     if (!work || !*work) return;
     fp_work *w = *work;
-    mcb_csc_free(&w->WT);
+    mcb_delassus_free(&w->D);
     free(w->r);
     free(w->z);
     free(w->zn);
@@ -113,11 +116,6 @@ static mcb_rc fp_check(const void *params, mcb_err *err)
 
 static int fp_accepts(const mcb_problem *P, char *reason, size_t len)
 {
-    if (!P || P->form != MCB_DUAL) {
-        snprintf(reason, len, "fixed-point takes a dual problem u = W z + q (an FCLIB file, or "
-                              "--formulation lcp-st, lcp-ap or mlcp)");
-        return 0;
-    }
     for (int b = 0; b < P->nblocks; b++)
         if (P->blocks[b].type == MCB_SOFT) {
             snprintf(reason, len, "block %d is soft: fixed-point takes unilateral, bilateral "
@@ -138,9 +136,9 @@ static double norm_estimate(fp_work *w)
         if (!(xn > 0.0)) return 0.0;
         for (int i = 0; i < m; i++) w->x[i] /= xn;
         memset(w->y, 0, (size_t)m * sizeof(double));
-        mcb_csc_gaxpy(w->P->W, w->x, w->y);
+        mcb_csc_gaxpy(w->D->W, w->x, w->y);
         memset(w->x, 0, (size_t)m * sizeof(double));
-        mcb_csc_gaxpy(w->WT, w->y, w->x); /* W^T W x */
+        mcb_csc_gaxpy(w->D->WT, w->y, w->x); /* W^T W x */
         s = sqrt(mcb_norm2(m, w->x));
     }
     return s;
@@ -156,8 +154,8 @@ static void choose_steps(fp_work *w)
         if (w->prm.step_rule != 1) continue;
         double dmax = 0.0;
         for (int i = P->blocks[b].row; i < P->blocks[b].row + P->blocks[b].nrows; i++)
-            for (int p = w->WT->p[i]; p < w->WT->p[i + 1]; p++)
-                if (w->WT->i[p] == i && w->WT->x[p] > dmax) dmax = w->WT->x[p];
+            for (int p = w->D->WT->p[i]; p < w->D->WT->p[i + 1]; p++)
+                if (w->D->WT->i[p] == i && w->D->WT->x[p] > dmax) dmax = w->D->WT->x[p];
         if (dmax > 0.0) w->r[b] = w->prm.gamma / dmax;
     }
 }
@@ -176,7 +174,6 @@ static mcb_rc fp_setup(const mcb_problem *P, const mcb_settings *s, const void *
     w->prm = *(const fp_params *)params;
     w->m = P->m;
     size_t m = (size_t)P->m + 1, nb = (size_t)P->nblocks + 1;
-    w->WT = mcb_csc_transpose(P->W);
     w->r = mcb_calloc(nb, sizeof(double));
     w->dz2 = mcb_calloc(nb, sizeof(double));
     w->z = mcb_calloc(m, sizeof(double));
@@ -184,9 +181,14 @@ static mcb_rc fp_setup(const mcb_problem *P, const mcb_settings *s, const void *
     w->u = mcb_calloc(m, sizeof(double));
     w->x = mcb_calloc(m, sizeof(double));
     w->y = mcb_calloc(m, sizeof(double));
-    if (!w->WT || !w->r || !w->dz2 || !w->z || !w->zn || !w->u || !w->x || !w->y) {
+    if (!w->r || !w->dz2 || !w->z || !w->zn || !w->u || !w->x || !w->y) {
         fp_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    rc = mcb_delassus_build(P, &w->D, err);
+    if (rc) {
+        fp_free((void **)&w);
+        return rc;
     }
     w->wnorm = norm_estimate(w);
     choose_steps(w);
@@ -199,10 +201,10 @@ static mcb_rc fp_setup(const mcb_problem *P, const mcb_settings *s, const void *
 static double block_step(fp_work *w, int b)
 {
     const mcb_block *B = &w->P->blocks[b];
-    const mcb_csc *WT = w->WT;
+    const mcb_csc *WT = w->D->WT;
     double r = w->r[b];
     for (int i = B->row; i < B->row + B->nrows; i++) {
-        double s = w->P->q[i];
+        double s = w->D->q[i];
         for (int p = WT->p[i]; p < WT->p[i + 1]; p++) s += WT->x[p] * w->z[WT->i[p]];
         w->u[i] = s;
     }
@@ -264,8 +266,8 @@ static int fp_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx
 static void fp_iterate(void *work, double *v, double *lambda)
 {
     fp_work *w = work;
-    (void)v; /* dual problems only */
     memcpy(lambda, w->z, (size_t)w->m * sizeof(double));
+    if (v && w->P->form == MCB_PRIMAL) mcb_delassus_velocity(w->D, w->z, v);
 }
 
 const mcb_solver_def mcb_solver_fixed_point = {
@@ -274,7 +276,7 @@ const mcb_solver_def mcb_solver_fixed_point = {
                    "on the LCP/MLCP rows and, in the NCP form, on contact blocks (Coulomb with "
                    "De Saxce's velocity, or the CCP)",
     .reference = "RPIsim (Williams et al.) Table 1 (Fixed-point, LCP and NCP)",
-    .accepts = MCB_ACCEPTS_DUAL,
+    .accepts = MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL,
     .accepts_problem = fp_accepts,
     .params_size = sizeof(fp_params),
     .default_params = fp_defaults,

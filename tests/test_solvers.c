@@ -35,14 +35,14 @@ static const struct {
     fixture_fn make;
     int expect[NSOLV]; /* in the order of solver_cols */
 } table[] = {
-    {"open", f_open, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP SICONOS_COLS(OK, OK, OK)}},
-    {"stick", f_stick, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP SICONOS_COLS(OK, OK, OK)}},
-    {"slip", f_slip, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP SICONOS_COLS(OK, OK, OK)}},
+    {"open", f_open, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK)}},
+    {"stick", f_stick, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK)}},
+    {"slip", f_slip, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK)}},
     {"dual", f_dual, {OK, OK, SKIP, SKIP, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, OK, OK, SKIP, OK, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK)}},
     {"mixed", fx_mixed, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP SICONOS_COLS(SKIP, SKIP, SKIP)}},
     {"mixed_active", fx_mixed_active, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP SICONOS_COLS(SKIP, SKIP, SKIP)}},
-    {"stack2", fx_small_stack, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP SICONOS_COLS(OK, OK, OK)}},
-    {"gfc3d_example1", fx_gfc3d_example1, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP SICONOS_COLS(OK, OK, OK)}},
+    {"stack2", fx_small_stack, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK)}},
+    {"gfc3d_example1", fx_gfc3d_example1, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK)}},
 };
 static const char *solver_cols[NSOLV] = {
     "pgs", "pj", "subadmm", "fadmm", "apgd", "ccp-jacobi", "nnewton", "canal", "cond", "cond-prox", "cond-nocheb", "subadmm-nobody",
@@ -100,7 +100,7 @@ START_TEST(known_solutions_are_found)
     for (int st = FX_OPEN; st <= FX_SLIP; st++)
         for (int s = 0; s < NSOLV; s++) {
             if (st == FX_SLIP && solver_law[s] == CCP) continue; /* another solution: test_ccp.c */
-            if (table[st].expect[s] == SKIP) continue; /* the LCP solvers (test_lcp_newton.c) */
+            if (table[st].expect[s] == SKIP) continue; /* the LCP-only solvers (test_lcp_newton.c) */
             mcb_problem *P = fx_point_contact(st);
             mcb_campaign_opts o;
             mcb_campaign_defaults(&o);
