@@ -53,8 +53,6 @@ static double fb_eval(int m, const int *row_type, const double *z, const double 
     return s;
 }
 
-static void fn_defaults(void *p) { lcpn_defaults(p, 0); }
-
 static mcb_rc fn_check(const void *p, mcb_err *err) { return lcpn_check(p, "fischer-newton", err); }
 
 static mcb_rc fn_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
@@ -73,7 +71,7 @@ const mcb_solver_def mcb_solver_fischer_newton = {
     .accepts = MCB_ACCEPTS_DUAL,
     .accepts_problem = mcb_accepts_lcp,
     .params_size = sizeof(lcpn_params),
-    .default_params = fn_defaults,
+    .default_params = lcpn_defaults,
     .params = lcpn_desc,
     .nparams = LCPN_NPARAMS,
     .check_params = fn_check,

@@ -70,7 +70,8 @@ const mcb_param_desc lcpn_desc[LCPN_NPARAMS] = {
      "many), in [1, 60] (30: t down to 1e-9, num4lcp's smallest step is of that order)"},
     {"projected", 'i', offsetof(lcpn_params, projected),
      "1: every trial point projected onto z >= 0 on the unilateral rows (num4lcp's projected "
-     "line search); 0: plain Armijo along the direction (minmap-newton 1, fischer-newton 0)"},
+     "line search); 0: plain Armijo along the direction (0: the projected search stalled on "
+     "Stewart-Trinkle LCPs of the sphere stack, docs/solver-lcp-newton.md)"},
     {"lm_reg", 'd', offsetof(lcpn_params, lm_reg),
      "retry with (H + nu I) d = -phi, nu = lm_reg max|H_ij|, when the Newton direction is "
      "singular or no descent direction, > 0 (1e-6)"},
@@ -91,12 +92,13 @@ const mcb_param_desc lcpn_desc[LCPN_NPARAMS] = {
      "stop when ||phi|| falls below this (0: only the harness stops it)"},
 };
 
-void lcpn_defaults(lcpn_params *p, int projected)
+void lcpn_defaults(void *params)
 {
+    lcpn_params *p = params;
     p->strategy = 0;
     p->sigma = 1e-4;
     p->max_ls = 30;
-    p->projected = projected;
+    p->projected = 0;
     p->lm_reg = 1e-6;
     p->gmres_restart = 30;
     p->gmres_max = 300;

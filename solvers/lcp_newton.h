@@ -44,11 +44,11 @@ typedef struct {
 } lcpn_params;
 #define LCPN_NPARAMS 11
 
-/* The parameter descriptions (for the solver's mcb_solver_def) and the
- * defaults (projected chosen by the caller), range check (name prefixes
- * the messages). */
+/* The parameter descriptions and defaults (for both solvers'
+ * mcb_solver_def; p is an lcpn_params), range check (name prefixes the
+ * messages). */
 extern const mcb_param_desc lcpn_desc[LCPN_NPARAMS];
-void lcpn_defaults(lcpn_params *p, int projected);
+void lcpn_defaults(void *p);
 mcb_rc lcpn_check(const lcpn_params *p, const char *name, mcb_err *err);
 
 /* A reformulation: phi at (z, u) row by row; with a and b non-NULL, the

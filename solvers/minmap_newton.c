@@ -13,10 +13,14 @@
  * rows are identity rows; UMFPACK's pivoting or GMRES's Jacobi
  * preconditioner see through them), which gives the same direction as
  * num4lcp's reduced system W_AA d_A = -(u_A + W_AF d_F).
- * psi = 1/2 ||phi||^2 is not differentiable where z_i = u_i, so the line
- * search is the projected one by default (num4lcp's): trial points
- * max(0, z + t d) on unilateral rows, Armijo with g^T (z(t) - z),
- * g = H^T phi. Newton equation, fallbacks and statuses: lcp_newton.c.
+ * psi = 1/2 ||phi||^2 is not differentiable where z_i = u_i; the line
+ * search is nevertheless the plain Armijo one along d by default (with
+ * g = H^T phi, g^T d = -||phi||^2 for an exact Newton direction): on the
+ * Stewart-Trinkle LCPs of the sphere stack num4lcp's projected search
+ * (projected = 1: trial points max(0, z + t d) on unilateral rows, Armijo
+ * with g^T (z(t) - z)) stalled near ||phi|| = 0.5 where the plain one
+ * reached round-off (docs/solver-lcp-newton.md). Newton equation,
+ * fallbacks and statuses: lcp_newton.c.
  *
  * Own residual: ||min(z, u)|| (the natural merit). Takes dual problems
  * whose blocks are all unilateral or bilateral (mcb_accepts_lcp).
@@ -42,8 +46,6 @@ static double minmap_eval(int m, const int *row_type, const double *z, const dou
     return s;
 }
 
-static void mm_defaults(void *p) { lcpn_defaults(p, 1); }
-
 static mcb_rc mm_check(const void *p, mcb_err *err) { return lcpn_check(p, "minmap-newton", err); }
 
 static mcb_rc mm_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
@@ -55,14 +57,15 @@ static mcb_rc mm_setup(const mcb_problem *P, const mcb_settings *s, const void *
 const mcb_solver_def mcb_solver_minmap_newton = {
     .name = "minmap-newton",
     .description = "nonsmooth Newton on the min-map reformulation min(z, W z + q) = 0 of an "
-                   "LCP/MLCP (active-set Newton equation, direct or GMRES), projected Armijo "
-                   "line search with Levenberg-Marquardt and gradient fallbacks",
+                   "LCP/MLCP (active-set Newton equation, direct or GMRES), Armijo line "
+                   "search (optionally projected) with Levenberg-Marquardt and gradient "
+                   "fallbacks",
     .reference = "RPIsim (Williams et al.) Table 1; num4lcp (Niebe, Erleben 2015, Numerical "
                  "methods for LCPs in physics-based animation)",
     .accepts = MCB_ACCEPTS_DUAL,
     .accepts_problem = mcb_accepts_lcp,
     .params_size = sizeof(lcpn_params),
-    .default_params = mm_defaults,
+    .default_params = lcpn_defaults,
     .params = lcpn_desc,
     .nparams = LCPN_NPARAMS,
     .check_params = mm_check,

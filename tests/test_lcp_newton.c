@@ -248,6 +248,25 @@ START_TEST(newton_random_planted)
 }
 END_TEST
 
+/* The projected line search (num4lcp's, `projected = 1`) also solves the
+ * random P-matrix LCPs, with either reformulation. */
+START_TEST(projected_line_search)
+{
+    const char *kv[1] = {"projected=1"};
+    for (int solver = 0; solver < 2; solver++) {
+        double zs[60], z[60];
+        mcb_problem *P = random_lcp(60, LCP_UNSYM, 1235, zs);
+        trace_ctx ctx;
+        mcb_info info;
+        int st = run_direct(lcp_solvers[solver], P, kv, 1, 200, 1e-12, z, &ctx, &info);
+        ck_assert_msg(st == MCB_ST_SOLVED, "%s: %s (%s)", lcp_solvers[solver],
+                      mcb_status_name(st), info.reason);
+        for (int i = 0; i < 60; i++) ck_assert_double_eq_tol(z[i], zs[i], 1e-9);
+        mcb_problem_free(&P);
+    }
+}
+END_TEST
+
 /* fixed-point on the symmetric kinds (a projected gradient there). */
 START_TEST(fixed_point_random_planted)
 {
@@ -596,6 +615,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, newton_random_planted, 0, 12);
     tcase_add_loop_test(tc, fixed_point_random_planted, 0, 2);
+    tcase_add_test(tc, projected_line_search);
     tcase_add_test(tc, newton_quadratic_convergence);
     tcase_add_test(tc, mlcp_planted);
     tcase_add_test(tc, stewart_trinkle_particle);
