@@ -24,8 +24,8 @@
 
 #include "lcp_newton.h"
 
-static double fb_eval(int m, const int *row_type, const double *z, const double *u, double *phi,
-                      double *a, double *b)
+static void fb_eval(int m, const int *row_type, const double *z, const double *u, double *phi,
+                    double *a, double *b)
 {
     const double kink = 1.0 - sqrt(0.5);
 #pragma omp parallel for schedule(static)
@@ -48,9 +48,6 @@ static double fb_eval(int m, const int *row_type, const double *z, const double 
             a[i] = b[i] = kink;
         }
     }
-    double s = 0.0;
-    for (int i = 0; i < m; i++) s += phi[i] * phi[i];
-    return s;
 }
 
 static mcb_rc fn_check(const void *p, mcb_err *err) { return lcpn_check(p, "fischer-newton", err); }

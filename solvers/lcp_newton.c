@@ -277,6 +277,17 @@ void lcpn_iterate(void *work, double *v, double *lambda)
 
 /* ---- the Newton matrix ---- */
 
+/* ||phi||^2 at (z, u) through the reformulation (NaN propagates); a, b
+ * (the Jacobian diagonals) when non-NULL. */
+static double merit2(const lcpn *w, const double *z, const double *u, double *phi, double *a,
+                     double *b)
+{
+    w->eval(w->m, w->row_type, z, u, phi, a, b);
+    double s = 0.0;
+    for (int i = 0; i < w->m; i++) s += phi[i] * phi[i];
+    return s;
+}
+
 /* u = W z + q */
 static void velocity(const lcpn *w, const double *z, double *u)
 {
@@ -448,7 +459,7 @@ static int line_search(lcpn *w, double t0, double slope, int max_ls, double *psi
         } else {
             for (int i = 0; i < m; i++) w->ut[i] = w->u[i] + t * w->Wd[i];
         }
-        double ptry = 0.5 * w->eval(m, w->row_type, w->zt, w->ut, w->pt, NULL, NULL);
+        double ptry = 0.5 * merit2(w, w->zt, w->ut, w->pt, NULL, NULL);
         if (isfinite(ptry) && ptry <= *psi + w->prm.sigma * dec) {
             double s = 0.0;
             for (int i = 0; i < m; i++) {
@@ -458,7 +469,7 @@ static int line_search(lcpn *w, double t0, double slope, int max_ls, double *psi
             *step = s;
             memcpy(w->z, w->zt, (size_t)m * sizeof(double));
             velocity(w, w->z, w->u); /* fresh, no drift */
-            *psi = 0.5 * w->eval(m, w->row_type, w->z, w->u, w->phi, NULL, NULL);
+            *psi = 0.5 * merit2(w, w->z, w->u, w->phi, NULL, NULL);
             return 1;
         }
     }
@@ -510,7 +521,7 @@ int lcpn_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb
     double best = INFINITY;
     int since_best = 0;
     for (int it = 1; it <= s->max_iters; it++) {
-        double psi = 0.5 * w->eval(m, w->row_type, w->z, w->u, w->phi, w->a, w->b);
+        double psi = 0.5 * merit2(w, w->z, w->u, w->phi, w->a, w->b);
         double pn = sqrt(2.0 * psi);
         if (!isfinite(pn)) {
             snprintf(info->reason, sizeof info->reason, "non-finite residual ||phi|| (iteration %d)",

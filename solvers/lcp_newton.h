@@ -52,10 +52,10 @@ void lcpn_defaults(void *p);
 mcb_rc lcpn_check(const lcpn_params *p, const char *name, mcb_err *err);
 
 /* A reformulation: phi at (z, u) row by row; with a and b non-NULL, the
- * Jacobian diagonals (H = diag(a) + diag(b) W). Returns ||phi||^2 (NaN
- * propagates). row_type[i] is row i's mcb_ctype. */
-typedef double (*lcpn_eval_fn)(int m, const int *row_type, const double *z, const double *u,
-                               double *phi, double *a, double *b);
+ * Jacobian diagonals (H = diag(a) + diag(b) W). row_type[i] is row i's
+ * mcb_ctype. */
+typedef void (*lcpn_eval_fn)(int m, const int *row_type, const double *z, const double *u,
+                             double *phi, double *a, double *b);
 
 typedef struct lcpn lcpn;
 

@@ -29,8 +29,8 @@
 
 #include "lcp_newton.h"
 
-static double minmap_eval(int m, const int *row_type, const double *z, const double *u,
-                          double *phi, double *a, double *b)
+static void minmap_eval(int m, const int *row_type, const double *z, const double *u,
+                        double *phi, double *a, double *b)
 {
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < m; i++) {
@@ -41,9 +41,6 @@ static double minmap_eval(int m, const int *row_type, const double *z, const dou
             b[i] = free_row ? 0.0 : 1.0;
         }
     }
-    double s = 0.0;
-    for (int i = 0; i < m; i++) s += phi[i] * phi[i];
-    return s;
 }
 
 static mcb_rc mm_check(const void *p, mcb_err *err) { return lcpn_check(p, "minmap-newton", err); }
