@@ -53,6 +53,8 @@ struct lcpn {
     /* GMRES (strategy 1): basis V (m x (k + 1)), Hessenberg (k + 1) x k */
     double *V, *Hh, *cs, *sn, *gv, *y, *Mi, *kz;
     int gmres_steps; /* in all */
+    int it;          /* current Newton iteration (1-based) */
+    int prec_it;     /* iteration of the LU preconditioner's factorization (0: none) */
     double gmres_res;  /* relative residual of the last solve */
     int nnewton, nlm, ngrad; /* accepted steps by kind */
 };
@@ -82,6 +84,12 @@ const mcb_param_desc lcpn_desc[LCPN_NPARAMS] = {
     {"eta_max", 'd', offsetof(lcpn_params, eta_max),
      "largest forcing term: GMRES stops at ||H d + phi|| <= min(eta_max, ||phi||) ||phi|| "
      "(superlinear near the solution), in (0, 1) (0.5)"},
+    {"gmres_prec", 'i', offsetof(lcpn_params, gmres_prec),
+     "GMRES preconditioner: 0 Jacobi (diag(H)^-1; 1 on zero diagonal entries), 1 the UMFPACK "
+     "LU of an earlier Newton matrix, refactored every prec_every iterations (0)"},
+    {"prec_every", 'i', offsetof(lcpn_params, prec_every),
+     "gmres_prec 1: Newton iterations between refactorizations of the preconditioner, >= 1 "
+     "(5)"},
     {"stag_tol", 'd', offsetof(lcpn_params, stag_tol),
      "stop (stalled: stagnation) when an accepted step ||z+ - z||_inf <= stag_tol (1 + "
      "||z||_inf), >= 0 (1e-15)"},
@@ -103,6 +111,8 @@ void lcpn_defaults(void *params)
     p->gmres_restart = 30;
     p->gmres_max = 300;
     p->eta_max = 0.5;
+    p->gmres_prec = 0;
+    p->prec_every = 5;
     p->stag_tol = 1e-15;
     p->stag_iters = 10;
     p->own_tol = 0.0;
@@ -130,6 +140,12 @@ mcb_rc lcpn_check(const lcpn_params *p, const char *name, mcb_err *err)
     if (!(p->eta_max > 0.0 && p->eta_max < 1.0))
         return mcb_fail(err, MCB_E_INPUT, "%s.eta_max = %g must lie in (0, 1)", name,
                         p->eta_max);
+    if (p->gmres_prec != 0 && p->gmres_prec != 1)
+        return mcb_fail(err, MCB_E_INPUT, "%s.gmres_prec = %d must be 0 (Jacobi) or 1 (LU)",
+                        name, p->gmres_prec);
+    if (p->prec_every < 1)
+        return mcb_fail(err, MCB_E_INPUT, "%s.prec_every = %d must be >= 1", name,
+                        p->prec_every);
     if (!(p->stag_tol >= 0.0))
         return mcb_fail(err, MCB_E_INPUT, "%s.stag_tol = %g must be >= 0", name, p->stag_tol);
     if (p->stag_iters < 1)
@@ -212,11 +228,12 @@ static mcb_rc alloc_vectors(lcpn *w)
     w->wpos = mcb_calloc((size_t)mcb_csc_nnz(w->W) + 1, sizeof(int));
     w->diag = mcb_calloc(m, sizeof(int));
     ok &= w->row_type && w->wpos && w->diag;
-    if (w->prm.strategy == 0) {
+    if (w->prm.strategy == 0 || w->prm.gmres_prec == 1) {
         w->uwi = mcb_calloc(m, sizeof(int));
         w->uw = mcb_calloc(5 * m, sizeof(double));
         ok &= w->uwi && w->uw;
-    } else {
+    }
+    if (w->prm.strategy == 1) {
         w->V = mcb_calloc(m * (k + 1), sizeof(double));
         w->Hh = mcb_calloc((k + 1) * k, sizeof(double));
         w->cs = mcb_calloc(k + 1, sizeof(double));
@@ -254,7 +271,8 @@ mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params
             w->row_type[P->blocks[b].row + r] = P->blocks[b].type;
     umfpack_di_defaults(w->control);
     w->control[UMFPACK_PRL] = 0;
-    if (prm->strategy == 0 && P->m > 0) {
+    if (prm->strategy == 1) w->control[UMFPACK_IRSTEP] = 0; /* a preconditioner: no refinement */
+    if ((prm->strategy == 0 || prm->gmres_prec == 1) && P->m > 0) {
         int st = umfpack_di_symbolic(P->m, P->m, w->H->p, w->H->i, NULL, &w->sym, w->control,
                                      w->uinfo);
         if (st != UMFPACK_OK) {
@@ -346,8 +364,37 @@ static int solve_direct(lcpn *w, double nu)
     return ret;
 }
 
-/* Restarted GMRES on (H + nu I) d = rhs, right-preconditioned by the
- * inverse diagonal (1 where the diagonal is below 1e-12 max|H|), from
+/* out = M^-1 in: the LU of an earlier Newton matrix when there is one
+ * (gmres_prec 1), else the inverse diagonal. */
+static void prec_apply(lcpn *w, const double *in, double *out)
+{
+    if (w->prec_it > 0) {
+        int st = umfpack_di_wsolve(UMFPACK_A, w->H->p, w->H->i, w->H->x, out, in, w->num,
+                                   w->control, w->uinfo, w->uwi, w->uw);
+        if (st == UMFPACK_OK && mcb_all_finite(w->m, out)) return;
+    }
+    for (int i = 0; i < w->m; i++) out[i] = w->Mi[i] * in[i];
+}
+
+/* gmres_prec 1: factor the current H when the preconditioner is missing
+ * or prec_every iterations old (kept when the factorization fails: the
+ * Jacobi one serves until the next refresh). 0, or UMFPACK's negative
+ * status on a hard error. */
+static int refresh_prec(lcpn *w)
+{
+    if (w->prm.gmres_prec != 1 || (w->prec_it > 0 && w->it - w->prec_it < w->prm.prec_every))
+        return 0;
+    if (w->num) umfpack_di_free_numeric(&w->num);
+    w->prec_it = 0;
+    int st = umfpack_di_numeric(w->H->p, w->H->i, w->H->x, w->sym, &w->num, w->control,
+                                w->uinfo);
+    if (st < 0 && st != UMFPACK_ERROR_different_pattern) return st;
+    if (st == UMFPACK_OK) w->prec_it = w->it;
+    return 0;
+}
+
+/* Restarted GMRES on (H + nu I) d = rhs, right-preconditioned (prec_apply;
+ * the inverse diagonal is 1 where the diagonal is below 1e-12 max|H|), from
  * d = 0, until ||rhs - (H + nu I) d|| <= tol_rel ||rhs|| or gmres_max
  * steps. Modified Gram-Schmidt, Givens rotations. 0 ok (converged or
  * not: the descent test judges), 1 non-finite. */
@@ -376,7 +423,7 @@ static int solve_gmres(lcpn *w, double nu, double tol_rel)
         int j = 0, breakdown = 0;
         while (j < k && total < w->prm.gmres_max) {
             double *vj = V + (size_t)j * m, *vn = V + (size_t)(j + 1) * m, *hc = Hh + (size_t)j * ld;
-            for (int i = 0; i < m; i++) w->kz[i] = w->Mi[i] * vj[i];
+            prec_apply(w, vj, w->kz);
             h_times(w, nu, w->kz, vn);
             for (int i = 0; i <= j; i++) {
                 hc[i] = mcb_dot(m, vn, V + (size_t)i * m);
@@ -414,8 +461,10 @@ static int solve_gmres(lcpn *w, double nu, double tol_rel)
         for (int i = 0; i < m; i++) {
             double s = 0.0;
             for (int l = 0; l < j; l++) s += V[(size_t)l * m + i] * w->y[l];
-            x[i] += w->Mi[i] * s;
+            w->Hg[i] = s;
         }
+        prec_apply(w, w->Hg, w->kz);
+        for (int i = 0; i < m; i++) x[i] += w->kz[i];
         if (res <= tol || breakdown) break;
     }
     w->gmres_steps += total;
@@ -429,7 +478,8 @@ static int direction(lcpn *w, double nu, double pn)
     for (int i = 0; i < w->m; i++) w->rhs[i] = -w->phi[i];
     if (w->prm.strategy == 0) return solve_direct(w, nu);
     double eta = pn < w->prm.eta_max ? pn : w->prm.eta_max;
-    return solve_gmres(w, nu, eta);
+    int r = refresh_prec(w);
+    return r < 0 ? r : solve_gmres(w, nu, eta);
 }
 
 /* ---- line search ---- */
@@ -521,6 +571,7 @@ int lcpn_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb
     double best = INFINITY;
     int since_best = 0;
     for (int it = 1; it <= s->max_iters; it++) {
+        w->it = it;
         double psi = 0.5 * merit2(w, w->z, w->u, w->phi, w->a, w->b);
         double pn = sqrt(2.0 * psi);
         if (!isfinite(pn)) {

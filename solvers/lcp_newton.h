@@ -10,8 +10,10 @@
  * so H has W's pattern plus the diagonal. This file owns everything else:
  * the Newton equation H d = -phi (strategy 0: UMFPACK, symbolic analysis
  * once in setup, a numeric factorization per iteration; strategy 1:
- * restarted GMRES, right-preconditioned by diag(H), stopped at the forcing
- * tolerance ||H d + phi|| <= min(eta_max, ||phi||) ||phi||), one
+ * restarted GMRES, right-preconditioned by diag(H) or by the UMFPACK LU of
+ * the Newton matrix of an earlier iteration (refreshed every prec_every
+ * iterations), stopped at the forcing tolerance
+ * ||H d + phi|| <= min(eta_max, ||phi||) ||phi||), one
  * Levenberg-Marquardt retry (H + nu I) when the direction cannot be
  * computed or is no descent direction, the gradient (Cauchy) fallback
  * d = -H^T phi, the Armijo backtracking on psi = 1/2 ||phi||^2 (optionally
@@ -22,8 +24,9 @@
  * non-finite (diverged).
  *
  * Allocation: all in lcpn_setup, except UMFPACK's numeric factor, which
- * umfpack_di_numeric allocates at each factorization (the library offers
- * no in-place refactorization; as in nnewton). */
+ * umfpack_di_numeric allocates at each factorization (every iteration
+ * with strategy 0, every prec_every-th with the LU preconditioner; the
+ * library offers no in-place refactorization; as in nnewton). */
 #ifndef MCB_LCP_NEWTON_H
 #define MCB_LCP_NEWTON_H
 
@@ -38,11 +41,13 @@ typedef struct {
     int gmres_restart; /* Krylov subspace size */
     int gmres_max;     /* GMRES steps per Newton equation in all */
     double eta_max;    /* largest forcing term */
+    int gmres_prec;    /* 0 Jacobi, 1 LU of an earlier Newton matrix */
+    int prec_every;    /* gmres_prec 1: refactor every this many iterations */
     double stag_tol;   /* stagnation: ||z+ - z||_inf <= stag_tol (1 + ||z||_inf) */
     int stag_iters;    /* stagnation: no new smallest ||phi|| for this many iterations */
     double own_tol;    /* stop when ||phi|| falls below this (0: never) */
 } lcpn_params;
-#define LCPN_NPARAMS 11
+#define LCPN_NPARAMS 13
 
 /* The parameter descriptions and defaults (for both solvers'
  * mcb_solver_def; p is an lcpn_params), range check (name prefixes the
