@@ -62,14 +62,14 @@ struct lcpn {
 const mcb_param_desc lcpn_desc[LCPN_NPARAMS] = {
     {"strategy", 'i', offsetof(lcpn_params, strategy),
      "Newton equation H d = -phi: 0 direct sparse LU (UMFPACK, symbolic analysis once), 1 "
-     "iterative (restarted GMRES, Jacobi-preconditioned, forcing term min(eta_max, ||phi||)) "
-     "(0)"},
+     "iterative (restarted GMRES preconditioned by gmres_prec, forcing term min(eta_max, "
+     "||phi||)) (0)"},
     {"sigma", 'd', offsetof(lcpn_params, sigma),
      "Armijo sufficient-decrease constant on 1/2 ||phi||^2, in (0, 0.5) (1e-4: the usual "
      "choice, Nocedal-Wright Sec. 3.1)"},
     {"max_ls", 'i', offsetof(lcpn_params, max_ls),
      "step halvings before a direction is declared failed (the gradient step gets 4 times as "
-     "many), in [1, 60] (30: t down to 1e-9, num4lcp's smallest step is of that order)"},
+     "many), in [1, 60] (30: t down to 1e-9)"},
     {"projected", 'i', offsetof(lcpn_params, projected),
      "1: every trial point projected onto z >= 0 on the unilateral rows (num4lcp's projected "
      "line search); 0: plain Armijo along the direction (0: the projected search stalled on "
