@@ -253,6 +253,8 @@ mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params
     if (rc) return rc;
     char why[256];
     if (!mcb_accepts_lcp(P, why, sizeof why)) return mcb_fail(err, MCB_E_INPUT, "%s: %s", name, why);
+    if (!P->W || !P->q || P->W->m != P->m || P->W->n != P->m)
+        return mcb_fail(err, MCB_E_INPUT, "%s: the dual problem has no m x m W or no q", name);
     lcpn *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->P = P;

@@ -48,10 +48,10 @@ static mcb_problem *dual_lcp(mcb_csc *W, const double *q, const int *types)
     P->form = MCB_DUAL;
     P->m = m;
     P->W = W;
-    P->q = malloc((size_t)m * sizeof(double));
-    memcpy(P->q, q, (size_t)m * sizeof(double));
+    P->q = calloc((size_t)m + 1, sizeof(double));
+    if (m > 0) memcpy(P->q, q, (size_t)m * sizeof(double));
     P->nblocks = m;
-    P->blocks = calloc((size_t)m, sizeof(mcb_block));
+    P->blocks = calloc((size_t)m + 1, sizeof(mcb_block));
     for (int i = 0; i < m; i++)
         P->blocks[i] = (mcb_block){types ? types[i] : MCB_UNILATERAL, i, 1, 0, 0, 0};
     free(P->name);
@@ -554,6 +554,18 @@ END_TEST
 
 START_TEST(bad_params_and_null)
 {
+    /* no rows: nothing to solve, said so */
+    for (int s = 0; s < 3; s++) {
+        mcb_problem *P = dual_lcp(mcb_csc_alloc(0, 0, 0), NULL, NULL);
+        double z[1];
+        trace_ctx ctx;
+        mcb_info info;
+        int st = run_direct(lcp_solvers[s], P, NULL, 0, 10, 0.0, z, &ctx, &info);
+        ck_assert_msg(st == MCB_ST_STALLED, "%s: %s (%s)", lcp_solvers[s], mcb_status_name(st),
+                      info.reason);
+        ck_assert_ptr_nonnull(strstr(info.reason, "no constraint rows"));
+        mcb_problem_free(&P);
+    }
     for (int s = 0; s < 3; s++) {
         const mcb_solver_def *def = mcb_solver_find(lcp_solvers[s]);
         double prm[32];
