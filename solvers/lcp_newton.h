@@ -1,0 +1,80 @@
+/* lcp_newton.h: the nonsmooth Newton machinery shared by fischer-newton and
+ * minmap-newton (issue 13, RPIsim Table 1; after num4lcp, Niebe and
+ * Erleben): the LCP or MLCP u = W z + q (W = P->W, CSC m x m, possibly
+ * unsymmetric with zero diagonal entries), blocks unilateral
+ * (0 <= z_i ⊥ u_i >= 0) or bilateral (z_i free, u_i = 0).
+ *
+ * A reformulation phi(z) = 0 (the solver's own file) gives, row by row,
+ * phi_i and an element of its generalized Jacobian, always of the form
+ *     H = diag(a) + diag(b) W        (a, b: m-vectors)
+ * so H has W's pattern plus the diagonal. This file owns everything else:
+ * the Newton equation H d = -phi (strategy 0: UMFPACK, symbolic analysis
+ * once in setup, a numeric factorization per iteration; strategy 1:
+ * restarted GMRES, right-preconditioned by diag(H) or by the UMFPACK LU of
+ * the Newton matrix of an earlier iteration (refreshed every prec_every
+ * iterations), stopped at the forcing tolerance
+ * ||H d + phi|| <= min(eta_max, ||phi||) ||phi||), one
+ * Levenberg-Marquardt retry (H + nu I) when the direction cannot be
+ * computed or is no descent direction, the gradient (Cauchy) fallback
+ * d = -H^T phi, the Armijo backtracking on psi = 1/2 ||phi||^2 (optionally
+ * projected: unilateral z_i clamped at 0 on every trial point, as
+ * num4lcp's min-map line search), and the statuses: line-search failure
+ * and stagnation (a step below stag_tol, or no new smallest ||phi|| for
+ * stag_iters iterations: the round-off floor; stalled, with the reason),
+ * non-finite (diverged).
+ *
+ * Allocation: all in lcpn_setup, except UMFPACK's numeric factor, which
+ * umfpack_di_numeric allocates at each factorization (every iteration
+ * with strategy 0, every prec_every-th with the LU preconditioner; the
+ * library offers no in-place refactorization; as in nnewton). */
+#ifndef MCB_LCP_NEWTON_H
+#define MCB_LCP_NEWTON_H
+
+#include "solver.h"
+
+typedef struct {
+    int strategy;      /* 0 direct (UMFPACK), 1 iterative (GMRES) */
+    double sigma;      /* Armijo constant */
+    int max_ls;        /* backtracking halvings */
+    int projected;     /* 1: trial points projected onto z >= 0 (unilateral rows) */
+    double lm_reg;     /* Levenberg-Marquardt retry, relative to max|H_ij| */
+    int gmres_restart; /* Krylov subspace size */
+    int gmres_max;     /* GMRES steps per Newton equation in all */
+    double eta_max;    /* largest forcing term */
+    int gmres_prec;    /* 0 Jacobi, 1 LU of an earlier Newton matrix */
+    int prec_every;    /* gmres_prec 1: refactor every this many iterations */
+    double stag_tol;   /* stagnation: ||z+ - z||_inf <= stag_tol (1 + ||z||_inf) */
+    int stag_iters;    /* stagnation: no new smallest ||phi|| for this many iterations */
+    double own_tol;    /* stop when ||phi|| falls below this (0: never) */
+} lcpn_params;
+#define LCPN_NPARAMS 13
+
+/* The parameter descriptions and defaults (for both solvers'
+ * mcb_solver_def; p is an lcpn_params), range check (name prefixes the
+ * messages). */
+extern const mcb_param_desc lcpn_desc[LCPN_NPARAMS];
+void lcpn_defaults(void *p);
+mcb_rc lcpn_check(const lcpn_params *p, const char *name, mcb_err *err);
+
+/* A reformulation: phi at (z, u) row by row; with a and b non-NULL, the
+ * Jacobian diagonals (H = diag(a) + diag(b) W). row_type[i] is row i's
+ * mcb_ctype. */
+typedef void (*lcpn_eval_fn)(int m, const int *row_type, const double *z, const double *u,
+                             double *phi, double *a, double *b);
+
+typedef struct lcpn lcpn;
+
+/* Builds the workspace (H's pattern, UMFPACK's symbolic analysis, the
+ * GMRES basis); frees what it built and returns the error on failure. */
+mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params *prm,
+                  const char *name, lcpn_eval_fn eval, lcpn **out, mcb_err *err);
+/* The solver interface's solve, iterate and free of both solvers (work is
+ * the lcpn): the iteration returns the status and sets info->iterations,
+ * own_residual = ||phi||, inner_iterations = GMRES steps and the reason
+ * when it stops on its own; iterate writes z into lambda (v untouched:
+ * dual problems only); free accepts NULL. */
+int lcpn_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info);
+void lcpn_iterate(void *work, double *v, double *lambda);
+void lcpn_free(void **work);
+
+#endif
