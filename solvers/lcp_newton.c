@@ -6,7 +6,7 @@
  *      into the pattern built in setup; g = H^T phi (the gradient of
  *      psi = 1/2 ||phi||^2 for Fischer-Burmeister, a generalized one for
  *      the min map);
- *   2. the Newton direction H d = -phi (UMFPACK or GMRES); when it cannot
+ *   2. the Newton direction H d = -phi (sparse LU or GMRES); when it cannot
  *      be computed or g^T d >= 0, one retry with H + nu I,
  *      nu = lm_reg max|H_ij|; then the Cauchy step d = -g,
  *      t0 = ||g||^2 / ||H g||^2;
@@ -27,9 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <umfpack.h>
-
 #include "lcp_newton.h"
+#include "mcb_lu.h"
 
 struct lcpn {
     const mcb_problem *P;
@@ -45,11 +44,7 @@ struct lcpn {
     int *diag;    /* m: position of (j, j) in H */
     double hmax;  /* max |H_ij| */
     double *z, *u, *phi, *a, *b, *g, *d, *Wd, *zt, *ut, *pt, *rhs, *Hg;
-    /* UMFPACK (strategy 0) */
-    void *sym, *num;
-    double control[UMFPACK_CONTROL], uinfo[UMFPACK_INFO];
-    int *uwi;
-    double *uw;
+    mcb_lu *lu; /* strategy 0, or the GMRES preconditioner 1: LU of H (lib/mcb_lu.h) */
     /* GMRES (strategy 1): basis V (m x (k + 1)), Hessenberg (k + 1) x k */
     double *V, *Hh, *cs, *sn, *gv, *y, *Mi, *kz;
     int gmres_steps; /* in all */
@@ -61,7 +56,7 @@ struct lcpn {
 
 const mcb_param_desc lcpn_desc[LCPN_NPARAMS] = {
     {"strategy", 'i', offsetof(lcpn_params, strategy),
-     "Newton equation H d = -phi: 0 direct sparse LU (UMFPACK, symbolic analysis once), 1 "
+     "Newton equation H d = -phi: 0 direct sparse LU (KLU refactored in place, lib/mcb_lu.h; symbolic analysis once), 1 "
      "iterative (restarted GMRES preconditioned by gmres_prec, forcing term min(eta_max, "
      "||phi||)) (0)"},
     {"sigma", 'd', offsetof(lcpn_params, sigma),
@@ -85,7 +80,7 @@ const mcb_param_desc lcpn_desc[LCPN_NPARAMS] = {
      "largest forcing term: GMRES stops at ||H d + phi|| <= min(eta_max, ||phi||) ||phi|| "
      "(superlinear near the solution), in (0, 1) (0.5)"},
     {"gmres_prec", 'i', offsetof(lcpn_params, gmres_prec),
-     "GMRES preconditioner: 0 Jacobi (diag(H)^-1; 1 on zero diagonal entries), 1 the UMFPACK "
+     "GMRES preconditioner: 0 Jacobi (diag(H)^-1; 1 on zero diagonal entries), 1 the "
      "LU of an earlier Newton matrix, refactored every prec_every iterations (0)"},
     {"prec_every", 'i', offsetof(lcpn_params, prec_every),
      "gmres_prec 1: Newton iterations between refactorizations of the preconditioner, >= 1 "
@@ -162,17 +157,15 @@ void lcpn_free(void **pw)
 {
     if (!pw || !*pw) return;
     lcpn *w = *pw;
-    if (w->num) umfpack_di_free_numeric(&w->num);
-    if (w->sym) umfpack_di_free_symbolic(&w->sym);
+    mcb_lu_free(&w->lu);
     mcb_csc_free(&w->H);
     double *vecs[] = {w->z,  w->u,  w->phi, w->a,  w->b,  w->g,  w->d,  w->Wd, w->zt,
-                      w->ut, w->pt, w->rhs, w->Hg, w->uw, w->V,  w->Hh, w->cs, w->sn,
+                      w->ut, w->pt, w->rhs, w->Hg, w->V,  w->Hh, w->cs, w->sn,
                       w->gv, w->y,  w->Mi,  w->kz};
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++) free(vecs[k]);
     free(w->row_type);
     free(w->wpos);
     free(w->diag);
-    free(w->uwi);
     free(w);
     *pw = NULL;
 }
@@ -228,11 +221,6 @@ static mcb_rc alloc_vectors(lcpn *w)
     w->wpos = mcb_calloc((size_t)mcb_csc_nnz(w->W) + 1, sizeof(int));
     w->diag = mcb_calloc(m, sizeof(int));
     ok &= w->row_type && w->wpos && w->diag;
-    if (w->prm.strategy == 0 || w->prm.gmres_prec == 1) {
-        w->uwi = mcb_calloc(m, sizeof(int));
-        w->uw = mcb_calloc(5 * m, sizeof(double));
-        ok &= w->uwi && w->uw;
-    }
     if (w->prm.strategy == 1) {
         w->V = mcb_calloc(m * (k + 1), sizeof(double));
         w->Hh = mcb_calloc((k + 1) * k, sizeof(double));
@@ -271,16 +259,11 @@ mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params
     for (int b = 0; b < P->nblocks; b++)
         for (int r = 0; r < P->blocks[b].nrows; r++)
             w->row_type[P->blocks[b].row + r] = P->blocks[b].type;
-    umfpack_di_defaults(w->control);
-    w->control[UMFPACK_PRL] = 0;
-    if (prm->strategy == 1) w->control[UMFPACK_IRSTEP] = 0; /* a preconditioner: no refinement */
     if ((prm->strategy == 0 || prm->gmres_prec == 1) && P->m > 0) {
-        int st = umfpack_di_symbolic(P->m, P->m, w->H->p, w->H->i, NULL, &w->sym, w->control,
-                                     w->uinfo);
-        if (st != UMFPACK_OK) {
+        mcb_rc lrc = mcb_lu_analyze(w->H, &w->lu, err);
+        if (lrc) {
             lcpn_free((void **)&w);
-            return mcb_fail(err, st == UMFPACK_ERROR_out_of_memory ? MCB_E_NOMEM : MCB_E_NUMERIC,
-                            "%s: UMFPACK symbolic analysis failed (status %d)", name, st);
+            return lrc;
         }
     }
     if (s->warm_start && P->lambda0) memcpy(w->z, P->lambda0, (size_t)P->m * sizeof(double));
@@ -344,22 +327,19 @@ static void h_times(const lcpn *w, double nu, const double *x, double *y)
 
 /* ---- the Newton equation ---- */
 
-/* Direct: factor H + nu I, solve into d. 0 ok, 1 singular or non-finite,
- * negative: UMFPACK's hard error (out of memory). */
+/* Direct: factor H + nu I (refactored in place: lib/mcb_lu.h), solve into
+ * d. 0 ok, 1 singular or non-finite, -1 out of memory. */
 static int solve_direct(lcpn *w, double nu)
 {
     mcb_csc *H = w->H;
     int m = w->m;
     if (nu != 0.0)
         for (int j = 0; j < m; j++) H->x[w->diag[j]] += nu;
-    if (w->num) umfpack_di_free_numeric(&w->num);
-    int st = umfpack_di_numeric(H->p, H->i, H->x, w->sym, &w->num, w->control, w->uinfo);
-    int ret = st == UMFPACK_OK ? 0 : st < 0 ? st : 1;
+    int st = mcb_lu_factor(w->lu, H);
+    int ret = st == MCB_E_NOMEM ? -1 : st ? 1 : 0;
     if (ret == 0) {
-        st = umfpack_di_wsolve(UMFPACK_A, H->p, H->i, H->x, w->d, w->rhs, w->num, w->control,
-                               w->uinfo, w->uwi, w->uw);
-        if (st < 0) ret = st;
-        else if (st != UMFPACK_OK || !mcb_all_finite(m, w->d)) ret = 1;
+        memcpy(w->d, w->rhs, (size_t)m * sizeof(double));
+        if (mcb_lu_solve(w->lu, w->d) || !mcb_all_finite(m, w->d)) ret = 1;
     }
     if (nu != 0.0)
         for (int j = 0; j < m; j++) H->x[w->diag[j]] -= nu;
@@ -371,27 +351,23 @@ static int solve_direct(lcpn *w, double nu)
 static void prec_apply(lcpn *w, const double *in, double *out)
 {
     if (w->prec_it > 0) {
-        int st = umfpack_di_wsolve(UMFPACK_A, w->H->p, w->H->i, w->H->x, out, in, w->num,
-                                   w->control, w->uinfo, w->uwi, w->uw);
-        if (st == UMFPACK_OK && mcb_all_finite(w->m, out)) return;
+        memcpy(out, in, (size_t)w->m * sizeof(double));
+        if (!mcb_lu_solve(w->lu, out) && mcb_all_finite(w->m, out)) return;
     }
     for (int i = 0; i < w->m; i++) out[i] = w->Mi[i] * in[i];
 }
 
 /* gmres_prec 1: factor the current H when the preconditioner is missing
  * or prec_every iterations old (kept when the factorization fails: the
- * Jacobi one serves until the next refresh). 0, or UMFPACK's negative
- * status on a hard error. */
+ * Jacobi one serves until the next refresh). 0, or -1 out of memory. */
 static int refresh_prec(lcpn *w)
 {
     if (w->prm.gmres_prec != 1 || (w->prec_it > 0 && w->it - w->prec_it < w->prm.prec_every))
         return 0;
-    if (w->num) umfpack_di_free_numeric(&w->num);
     w->prec_it = 0;
-    int st = umfpack_di_numeric(w->H->p, w->H->i, w->H->x, w->sym, &w->num, w->control,
-                                w->uinfo);
-    if (st < 0 && st != UMFPACK_ERROR_different_pattern) return st;
-    if (st == UMFPACK_OK) w->prec_it = w->it;
+    int st = mcb_lu_factor(w->lu, w->H);
+    if (st == MCB_E_NOMEM) return -1;
+    if (st == 0) w->prec_it = w->it;
     return 0;
 }
 
@@ -599,7 +575,7 @@ int lcpn_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb
         double step = 0.0;
         int r = newton_step(w, pn, &psi, &step, &kind, &hard);
         if (r == STEP_HARD) {
-            snprintf(info->reason, sizeof info->reason, "UMFPACK failed (status %d) at iteration %d",
+            snprintf(info->reason, sizeof info->reason, "sparse LU out of memory (status %d) at iteration %d",
                      hard, it);
             return MCB_ST_DIVERGED;
         }

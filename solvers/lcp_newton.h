@@ -8,9 +8,10 @@
  * phi_i and an element of its generalized Jacobian, always of the form
  *     H = diag(a) + diag(b) W        (a, b: m-vectors)
  * so H has W's pattern plus the diagonal. This file owns everything else:
- * the Newton equation H d = -phi (strategy 0: UMFPACK, symbolic analysis
- * once in setup, a numeric factorization per iteration; strategy 1:
- * restarted GMRES, right-preconditioned by diag(H) or by the UMFPACK LU of
+ * the Newton equation H d = -phi (strategy 0: sparse LU, lib/mcb_lu.h over
+ * KLU, symbolic analysis once in setup, a refactorization in place per
+ * iteration; strategy 1: restarted GMRES, right-preconditioned by diag(H)
+ * or by the LU of
  * the Newton matrix of an earlier iteration (refreshed every prec_every
  * iterations), stopped at the forcing tolerance
  * ||H d + phi|| <= min(eta_max, ||phi||) ||phi||), one
@@ -23,17 +24,16 @@
  * stag_iters iterations: the round-off floor; stalled, with the reason),
  * non-finite (diverged).
  *
- * Allocation: all in lcpn_setup, except UMFPACK's numeric factor, which
- * umfpack_di_numeric allocates at each factorization (every iteration
- * with strategy 0, every prec_every-th with the LU preconditioner; the
- * library offers no in-place refactorization; as in nnewton). */
+ * Allocation: all in lcpn_setup and at the first factorization; the LU
+ * reallocates its numeric factor only when the refactored pivots degrade
+ * (lib/mcb_lu.h; as in nnewton). */
 #ifndef MCB_LCP_NEWTON_H
 #define MCB_LCP_NEWTON_H
 
 #include "solver.h"
 
 typedef struct {
-    int strategy;      /* 0 direct (UMFPACK), 1 iterative (GMRES) */
+    int strategy;      /* 0 direct (sparse LU), 1 iterative (GMRES) */
     double sigma;      /* Armijo constant */
     int max_ls;        /* backtracking halvings */
     int projected;     /* 1: trial points projected onto z >= 0 (unilateral rows) */
@@ -64,7 +64,7 @@ typedef void (*lcpn_eval_fn)(int m, const int *row_type, const double *z, const 
 
 typedef struct lcpn lcpn;
 
-/* Builds the workspace (H's pattern, UMFPACK's symbolic analysis, the
+/* Builds the workspace (H's pattern, the LU's symbolic analysis, the
  * GMRES basis); frees what it built and returns the error on failure. */
 mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params *prm,
                   const char *name, lcpn_eval_fn eval, lcpn **out, mcb_err *err);
