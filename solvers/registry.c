@@ -25,6 +25,7 @@ extern const mcb_solver_def mcb_solver_al_trdogleg, mcb_solver_al_dampedsn;
 extern const mcb_solver_def mcb_solver_psor, mcb_solver_pgs_shuffle, mcb_solver_pgs_mf, mcb_solver_nncg;
 extern const mcb_solver_def mcb_solver_psor_lcp, mcb_solver_pj_lcp;
 extern const mcb_solver_def mcb_solver_fischer_newton, mcb_solver_minmap_newton, mcb_solver_fixed_point;
+extern const mcb_solver_def mcb_solver_lemke, mcb_solver_ip_lcp;
 #ifdef MCB_HAVE_SICONOS
 extern const mcb_solver_def mcb_solver_siconos_nsgs;
 extern const mcb_solver_def mcb_solver_siconos_nsn_ac;
@@ -49,6 +50,7 @@ static const mcb_solver_def *const registry[] = {
     &mcb_solver_psor, &mcb_solver_pgs_shuffle, &mcb_solver_pgs_mf, &mcb_solver_nncg,
     &mcb_solver_psor_lcp, &mcb_solver_pj_lcp,
     &mcb_solver_fischer_newton, &mcb_solver_minmap_newton, &mcb_solver_fixed_point,
+    &mcb_solver_lemke, &mcb_solver_ip_lcp,
 #ifdef MCB_HAVE_SICONOS /* peers, present when built with Siconos numerics */
     &mcb_solver_siconos_nsgs,
     &mcb_solver_siconos_nsn_ac,

@@ -1,0 +1,570 @@
+/* test_lcp_direct.c: the direct LCP solvers of issue 13, `lemke`
+ * (solvers/lemke.c) and `ip-lcp` (solvers/ip_lcp.c), on LCPs and MLCPs
+ * built here as dual problems u = W z + q with known answers:
+ *   - many random LCPs (fixed seed) with P-matrices (unsymmetric, strictly
+ *     diagonally dominant: not all positive semidefinite) and positive
+ *     definite unsymmetric ones: lemke solves each exactly (complementarity
+ *     to 1e-12, own check and the harness's natmap), ip-lcp the monotone
+ *     ones to 1e-10;
+ *   - a Stewart-Trinkle LCP (RPIsim eq. (7)) of a point mass on a plane
+ *     with 4 friction directions, built by hand (unsymmetric, zero diagonal
+ *     entries): the known stick and slip solutions;
+ *   - the same step as an MLCP (RPIsim eq. (6): the Newton-Euler rows as
+ *     bilateral rows, v free);
+ *   - degenerate LCPs (ties in the ratio tests, a singular PSD W with a
+ *     continuum of solutions, q = 0 rows);
+ *   - infeasible LCPs: lemke ends by ray termination, ip-lcp stops
+ *     (diverged or stalled) with a reason;
+ *   - the pivot limit, max_dense, bad parameters, contact problems skipped,
+ *     one pivot per callback, no allocation in lemke's loop.
+ * `test_lcp_direct bench DIR` writes random LCP files of growing size for
+ * the measurements of docs/solver-lcp-direct.md (not a test). */
+#include <check.h>
+
+#include "alloc_count.h"
+#include "check_main.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "mcb_io.h"
+#include "runner.h"
+
+/* ---- building LCPs ---- */
+
+static unsigned long long rng_state;
+static double urand(void) /* splitmix64, uniform in [0, 1) */
+{
+    unsigned long long z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return (double)((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* A dual problem from a dense row-major W (zeros dropped) and q; row i
+ * bilateral when bil && bil[i], unilateral otherwise (one block per row). */
+static mcb_problem *lcp_dense(int m, const double *W, const double *q, const int *bil)
+{
+    mcb_problem *P = mcb_problem_new();
+    P->form = MCB_DUAL;
+    P->m = m;
+    int nz = 0;
+    for (int k = 0; k < m * m; k++) nz += W[k] != 0.0;
+    int *ri = malloc(((size_t)nz + 1) * sizeof(int)), *ci = malloc(((size_t)nz + 1) * sizeof(int));
+    double *x = malloc(((size_t)nz + 1) * sizeof(double));
+    nz = 0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++)
+            if (W[i * m + j] != 0.0) {
+                ri[nz] = i;
+                ci[nz] = j;
+                x[nz++] = W[i * m + j];
+            }
+    P->W = mcb_csc_from_triplets(m, m, nz, ri, ci, x);
+    free(ri);
+    free(ci);
+    free(x);
+    P->q = malloc(((size_t)m + 1) * sizeof(double));
+    memcpy(P->q, q, (size_t)m * sizeof(double));
+    P->nblocks = m;
+    P->blocks = calloc((size_t)m + 1, sizeof(mcb_block));
+    for (int i = 0; i < m; i++)
+        P->blocks[i] = (mcb_block){bil && bil[i] ? MCB_BILATERAL : MCB_UNILATERAL, i, 1, 0, 0, 0};
+    return P;
+}
+
+enum { RAND_PMATRIX, RAND_PD, RAND_SPD };
+
+/* Random W (m x m, row-major, density about `dens` off the diagonal) and q
+ * in [-1, 1]:
+ *   RAND_PMATRIX: strictly row diagonally dominant with a positive diagonal
+ *                 (a P-matrix, unsymmetric, in general not PSD);
+ *   RAND_PD:      G + S + I/2 with G = B B^T / m (PSD), S skew-symmetric
+ *                 (positive definite, unsymmetric: monotone);
+ *   RAND_SPD:     B B^T / m + 0.1 I (symmetric positive definite). */
+static void random_lcp(int kind, int m, double dens, double *W, double *q)
+{
+    memset(W, 0, (size_t)m * m * sizeof(double));
+    for (int i = 0; i < m; i++) q[i] = 2.0 * urand() - 1.0;
+    if (kind == RAND_PMATRIX) {
+        for (int i = 0; i < m; i++) {
+            double s = 0.0;
+            for (int j = 0; j < m; j++)
+                if (j != i && urand() < dens) {
+                    W[i * m + j] = 2.0 * urand() - 1.0;
+                    s += fabs(W[i * m + j]);
+                }
+            W[i * m + i] = s + 0.1 + urand();
+        }
+        return;
+    }
+    double *B = calloc((size_t)m * m + 1, sizeof(double));
+    for (int k = 0; k < m * m; k++) B[k] = urand() < dens ? 2.0 * urand() - 1.0 : 0.0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+            double s = 0.0;
+            for (int k = 0; k < m; k++) s += B[i * m + k] * B[j * m + k];
+            W[i * m + j] = s / m;
+        }
+    if (kind == RAND_PD) {
+        for (int i = 0; i < m; i++) {
+            W[i * m + i] += 0.5;
+            for (int j = i + 1; j < m; j++)
+                if (urand() < dens) {
+                    double a = 2.0 * urand() - 1.0;
+                    W[i * m + j] += a;
+                    W[j * m + i] -= a;
+                }
+        }
+    } else {
+        for (int i = 0; i < m; i++) W[i * m + i] += 0.1;
+    }
+    free(B);
+}
+
+/* Complementarity of z against u = W z + q, absolute:
+ * max_i max(-z_i, -u_i, |min(z_i, u_i)|) over unilateral rows, |u_i| over
+ * bilateral ones. */
+static double lcp_error(const mcb_problem *P, const double *z)
+{
+    int m = P->m;
+    double *u = malloc(((size_t)m + 1) * sizeof(double));
+    memcpy(u, P->q, (size_t)m * sizeof(double));
+    mcb_csc_gaxpy(P->W, z, u);
+    double e = 0.0;
+    for (int i = 0; i < m; i++) {
+        double t = P->blocks[i].type == MCB_BILATERAL ? fabs(u[i])
+                                                      : fmax(fabs(fmin(z[i], u[i])),
+                                                             fmax(-z[i], -u[i]));
+        if (t > e) e = t;
+    }
+    free(u);
+    return e;
+}
+
+/* ---- running ---- */
+
+static mcb_run run_solver(const char *name, const mcb_problem *P, double tol, const void *prm)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.tol = tol;
+    o.settings.max_iters = 100000;
+    o.save_solutions = 1;
+    mcb_metrics_ws *ws = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_metrics_ws_new(P, &ws, &err) == MCB_OK, "%s", err.msg);
+    mcb_run run = {0};
+    ck_assert_int_eq(mcb_run_one(P, ws, mcb_solver_find(name), prm, &o, &run, &err), MCB_OK);
+    mcb_metrics_ws_free(&ws);
+    return run;
+}
+
+/* ---- random LCPs ---- */
+
+START_TEST(lemke_random_p_matrices_exact)
+{
+    rng_state = 20260101;
+    int sizes[] = {1, 2, 3, 5, 8, 13, 21, 34, 55, 89};
+    int nsolved = 0, maxpiv = 0;
+    for (int rep = 0; rep < 30; rep++)
+        for (int k = 0; k < 10; k++)
+            for (int kind = RAND_PMATRIX; kind <= RAND_SPD; kind++) {
+                int m = sizes[k];
+                double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc(m * sizeof(double));
+                random_lcp(kind, m, rep % 2 ? 0.3 : 1.0, W, q);
+                mcb_problem *P = lcp_dense(m, W, q, NULL);
+                mcb_run run = run_solver("lemke", P, 1e-14, NULL);
+                double e = lcp_error(P, run.lambda);
+                ck_assert_msg(run.info.status == MCB_ST_SOLVED && e <= 1e-12,
+                              "lemke, kind %d, m %d, rep %d: %s (%s), complementarity %g, "
+                              "natmap %g",
+                              kind, m, rep, mcb_status_name(run.info.status), run.info.reason, e,
+                              run.final.val[MCB_M_NATMAP]);
+                ck_assert_double_le(run.final.val[MCB_M_NATMAP], 1e-14);
+                if (run.info.iterations > maxpiv) maxpiv = run.info.iterations;
+                ck_assert_int_le(run.info.iterations, 2 * m + 1);
+                nsolved++;
+                mcb_run_clear(&run);
+                mcb_problem_free(&P);
+                free(W);
+                free(q);
+            }
+    ck_assert_int_eq(nsolved, 900);
+}
+END_TEST
+
+START_TEST(ip_random_monotone)
+{
+    rng_state = 777;
+    int sizes[] = {1, 2, 5, 13, 34, 89, 144};
+    for (int rep = 0; rep < 6; rep++)
+        for (int k = 0; k < 7; k++)
+            for (int kind = RAND_PD; kind <= RAND_SPD; kind++) {
+                int m = sizes[k];
+                double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc(m * sizeof(double));
+                random_lcp(kind, m, rep % 2 ? 0.2 : 1.0, W, q);
+                mcb_problem *P = lcp_dense(m, W, q, NULL);
+                mcb_run run = run_solver("ip-lcp", P, 1e-10, NULL);
+                ck_assert_msg(run.info.status == MCB_ST_SOLVED,
+                              "ip-lcp, kind %d, m %d, rep %d: %s (%s), natmap %g", kind, m, rep,
+                              mcb_status_name(run.info.status), run.info.reason,
+                              run.final.val[MCB_M_NATMAP]);
+                ck_assert_int_le(run.info.iterations, 40);
+                /* the same solution as lemke (unique: W positive definite) */
+                mcb_run ref = run_solver("lemke", P, 1e-14, NULL);
+                for (int i = 0; i < m; i++)
+                    ck_assert_double_eq_tol(run.lambda[i], ref.lambda[i],
+                                            1e-7 * (1.0 + fabs(ref.lambda[i])));
+                mcb_run_clear(&ref);
+                mcb_run_clear(&run);
+                mcb_problem_free(&P);
+                free(W);
+                free(q);
+            }
+}
+END_TEST
+
+/* ---- Stewart-Trinkle, by hand ---- */
+
+/* A point mass (M = I, h = 1) on the plane z = 0, one contact, mu = 0.5,
+ * n_d = 4 directions d = +x, +y, -x, -y; unknowns (p_n, p_f1..4, s):
+ *   W = [ Gn'Gn  Gn'Gf  0 ;  Gf'Gn  Gf'Gf  E ;  mu  -E'  0 ],
+ *   q = [ Gn' vf ; Gf' vf ; 0 ]  (RPIsim eq. (7)). */
+static const double st_dirs[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+
+static mcb_problem *stewart_trinkle(const double vf[3])
+{
+    double W[36] = {0}, q[6] = {0};
+    W[0] = 1.0; /* Gn'Gn, Gn = e_z; Gn'Gf = 0 (tangent directions) */
+    for (int a = 0; a < 4; a++) {
+        for (int b = 0; b < 4; b++)
+            W[(1 + a) * 6 + 1 + b] = st_dirs[a][0] * st_dirs[b][0] + st_dirs[a][1] * st_dirs[b][1];
+        W[(1 + a) * 6 + 5] = 1.0;  /* E */
+        W[5 * 6 + 1 + a] = -1.0;   /* -E' */
+        q[1 + a] = st_dirs[a][0] * vf[0] + st_dirs[a][1] * vf[1];
+    }
+    W[5 * 6 + 0] = 0.5; /* U = mu */
+    q[0] = vf[2];
+    return lcp_dense(6, W, q, NULL);
+}
+
+/* v = vf + Gn p_n + Gf p_f */
+static void st_velocity(const double vf[3], const double *z, double v[3])
+{
+    v[0] = vf[0];
+    v[1] = vf[1];
+    v[2] = vf[2] + z[0];
+    for (int a = 0; a < 4; a++) {
+        v[0] += st_dirs[a][0] * z[1 + a];
+        v[1] += st_dirs[a][1] * z[1 + a];
+    }
+}
+
+START_TEST(stewart_trinkle_stick_and_slip)
+{
+    const char *solvers[2] = {"lemke", "ip-lcp"};
+    double vfs[2][3] = {{0.1, 0.0, -1.0}, {2.0, 0.0, -1.0}}; /* stick, slip (fixtures.h) */
+    double vexp[2][3] = {{0, 0, 0}, {1.5, 0, 0}}, sexp[2] = {0.0, 1.5};
+    for (int s = 0; s < 2; s++)
+        for (int c = 0; c < 2; c++) {
+            mcb_problem *P = stewart_trinkle(vfs[c]);
+            ck_assert_double_gt(mcb_csc_asymmetry(P->W), 0.1);
+            mcb_run run = run_solver(solvers[s], P, 1e-11, NULL);
+            ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s, case %d: %s (%s)", solvers[s], c,
+                          mcb_status_name(run.info.status), run.info.reason);
+            double v[3];
+            st_velocity(vfs[c], run.lambda, v);
+            for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(v[k], vexp[c][k], 1e-8);
+            ck_assert_double_eq_tol(run.lambda[0], 1.0, 1e-8);
+            ck_assert_double_eq_tol(run.lambda[5], sexp[c], 1e-8);
+            if (s == 0) ck_assert_double_le(lcp_error(P, run.lambda), 1e-12);
+            mcb_run_clear(&run);
+            mcb_problem_free(&P);
+        }
+}
+END_TEST
+
+/* The same step as an MLCP (RPIsim eq. (6) without the PEG rows):
+ * unknowns (v (3, free), p_n, p_f1..4, s),
+ *   0   = M v - Gn p_n - Gf p_f - M vf                 (bilateral)
+ *   rho = Gn' v,  rho_f = Gf' v + E s,  sigma = mu p_n - E' p_f  (unilateral). */
+static mcb_problem *st_mlcp(const double vf[3])
+{
+    enum { N = 9 };
+    double W[N * N] = {0}, q[N] = {0};
+    int bil[N] = {1, 1, 1, 0, 0, 0, 0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        W[k * N + k] = 1.0;
+        q[k] = -vf[k];
+    }
+    W[2 * N + 3] = -1.0;              /* -Gn */
+    W[3 * N + 2] = 1.0;               /* Gn' */
+    for (int a = 0; a < 4; a++) {
+        for (int k = 0; k < 2; k++) {
+            W[k * N + 4 + a] = -st_dirs[a][k]; /* -Gf */
+            W[(4 + a) * N + k] = st_dirs[a][k]; /* Gf' */
+        }
+        W[(4 + a) * N + 8] = 1.0; /* E */
+        W[8 * N + 4 + a] = -1.0;  /* -E' */
+    }
+    W[8 * N + 3] = 0.5;
+    return lcp_dense(N, W, q, bil);
+}
+
+START_TEST(stewart_trinkle_mlcp)
+{
+    const char *solvers[2] = {"lemke", "ip-lcp"};
+    double vfs[2][3] = {{0.1, 0.0, -1.0}, {2.0, 0.0, -1.0}};
+    double vexp[2][3] = {{0, 0, 0}, {1.5, 0, 0}};
+    for (int s = 0; s < 2; s++)
+        for (int c = 0; c < 2; c++) {
+            mcb_problem *P = st_mlcp(vfs[c]);
+            mcb_run run = run_solver(solvers[s], P, 1e-11, NULL);
+            ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s, case %d: %s (%s)", solvers[s], c,
+                          mcb_status_name(run.info.status), run.info.reason);
+            for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(run.lambda[k], vexp[c][k], 1e-8);
+            ck_assert_double_eq_tol(run.lambda[3], 1.0, 1e-8);
+            if (s == 0) ck_assert_double_le(lcp_error(P, run.lambda), 1e-12);
+            mcb_run_clear(&run);
+            mcb_problem_free(&P);
+        }
+}
+END_TEST
+
+/* ---- degenerate and infeasible ---- */
+
+START_TEST(degenerate_lcps)
+{
+    /* ties in the first ratio test (q all equal), in later ones (q = 0
+     * rows), and a singular PSD W whose solutions z1 + z2 = 1 are a
+     * continuum */
+    double W1[9] = {1, 2, 0, 0, 1, 2, 2, 0, 1}, q1[3] = {-1, -1, -1};
+    double W2[16] = {2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2}, q2[4] = {0, -1, 0, -1};
+    double W3[4] = {1, 1, 1, 1}, q3[2] = {-1, -1};
+    double W4[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, q4[4] = {-1, -1, -1, -1};
+    struct {
+        int m;
+        const double *W, *q;
+    } cases[] = {{3, W1, q1}, {4, W2, q2}, {2, W3, q3}, {4, W4, q4}};
+    for (int c = 0; c < 4; c++) {
+        mcb_problem *P = lcp_dense(cases[c].m, cases[c].W, cases[c].q, NULL);
+        mcb_run run = run_solver("lemke", P, 1e-14, NULL);
+        ck_assert_msg(run.info.status == MCB_ST_SOLVED, "lemke, case %d: %s (%s)", c,
+                      mcb_status_name(run.info.status), run.info.reason);
+        ck_assert_double_le(lcp_error(P, run.lambda), 1e-12);
+        mcb_run_clear(&run);
+        if (c >= 1) { /* ip-lcp on the monotone ones */
+            run = run_solver("ip-lcp", P, 1e-9, NULL);
+            ck_assert_msg(run.info.status == MCB_ST_SOLVED, "ip-lcp, case %d: %s (%s)", c,
+                          mcb_status_name(run.info.status), run.info.reason);
+            mcb_run_clear(&run);
+        }
+        mcb_problem_free(&P);
+    }
+}
+END_TEST
+
+START_TEST(infeasible_lcps)
+{
+    /* W = -I, q = -1: w = -z - 1 < 0 for every z >= 0; and a monotone
+     * (PSD) one, w1 + w2 = -2 */
+    double W1[4] = {-1, 0, 0, -1}, q1[2] = {-1, -1};
+    double W2[4] = {1, -1, -1, 1}, q2[2] = {-1, -1};
+    const double *Ws[2] = {W1, W2}, *qs[2] = {q1, q2};
+    for (int c = 0; c < 2; c++) {
+        mcb_problem *P = lcp_dense(2, Ws[c], qs[c], NULL);
+        mcb_run run = run_solver("lemke", P, 1e-10, NULL);
+        ck_assert_int_eq(run.info.status, MCB_ST_STALLED);
+        ck_assert_msg(strstr(run.info.reason, "ray termination (no solution found)"), "%s",
+                      run.info.reason);
+        mcb_run_clear(&run);
+        run = run_solver("ip-lcp", P, 1e-10, NULL);
+        ck_assert_msg(run.info.status == MCB_ST_STALLED || run.info.status == MCB_ST_DIVERGED,
+                      "ip-lcp, case %d: %s", c, mcb_status_name(run.info.status));
+        ck_assert_msg(run.info.reason[0], "ip-lcp gives no reason");
+        mcb_run_clear(&run);
+        mcb_problem_free(&P);
+    }
+}
+END_TEST
+
+/* ---- limits, parameters, interface ---- */
+
+START_TEST(pivot_limit_and_max_dense)
+{
+    rng_state = 99;
+    int m = 40;
+    double *W = malloc((size_t)m * m * sizeof(double)), q[40];
+    random_lcp(RAND_PMATRIX, m, 1.0, W, q);
+    for (int i = 0; i < m; i++) q[i] = -1.0 - urand(); /* every row active: many pivots */
+    mcb_problem *P = lcp_dense(m, W, q, NULL);
+    const mcb_solver_def *def = mcb_solver_find("lemke");
+    char prm[256];
+    def->default_params(prm);
+    ck_assert_int_eq(mcb_param_set(def, prm, "max_pivots", "5", NULL), MCB_OK);
+    mcb_run run = run_solver("lemke", P, 1e-12, prm);
+    ck_assert_int_eq(run.info.status, MCB_ST_STALLED);
+    ck_assert_msg(strstr(run.info.reason, "pivot limit"), "%s", run.info.reason);
+    ck_assert_int_eq(run.info.iterations, 5);
+    mcb_run_clear(&run);
+    def->default_params(prm);
+    ck_assert_int_eq(mcb_param_set(def, prm, "max_dense", "39", NULL), MCB_OK);
+    run = run_solver("lemke", P, 1e-12, prm);
+    ck_assert_int_eq(run.info.status, MCB_ST_SETUP_FAILED);
+    ck_assert_msg(strstr(run.info.reason, "max_dense"), "%s", run.info.reason);
+    mcb_run_clear(&run);
+    /* bad values are refused */
+    const char *bad[][3] = {{"lemke", "cover", "0"},        {"lemke", "max_pivots", "-1"},
+                            {"lemke", "refine", "11"},      {"ip-lcp", "eta", "1"},
+                            {"ip-lcp", "start", "-1"},      {"ip-lcp", "stall_iters", "0"}};
+    for (int k = 0; k < 6; k++) {
+        const mcb_solver_def *d = mcb_solver_find(bad[k][0]);
+        d->default_params(prm);
+        ck_assert_int_eq(mcb_param_set(d, prm, bad[k][1], bad[k][2], NULL), MCB_OK);
+        mcb_err err;
+        ck_assert_int_eq(d->check_params(prm, &err), MCB_E_INPUT);
+        void *work = NULL;
+        mcb_settings st;
+        mcb_settings_default(&st);
+        ck_assert_int_eq(d->setup(P, &st, prm, &work, &err), MCB_E_INPUT);
+        ck_assert_ptr_null(work);
+        d->free(&work); /* NULL accepted */
+        d->free(NULL);
+    }
+    mcb_problem_free(&P);
+    free(W);
+}
+END_TEST
+
+START_TEST(contact_problems_are_skipped)
+{
+    const char *solvers[2] = {"lemke", "ip-lcp"};
+    mcb_problem *Ps[3] = {fx_point_contact(FX_SLIP), fx_point_contact_dual(FX_SLIP), fx_mixed()};
+    for (int s = 0; s < 2; s++)
+        for (int f = 0; f < 3; f++) {
+            mcb_run run = run_solver(solvers[s], Ps[f], 1e-8, NULL);
+            ck_assert_int_eq(run.info.status, MCB_ST_SKIPPED);
+            ck_assert_msg(strstr(run.info.reason, f != 1 ? "primal" : "formulation"), "%s",
+                          run.info.reason);
+            mcb_run_clear(&run);
+        }
+    for (int f = 0; f < 3; f++) mcb_problem_free(&Ps[f]);
+}
+END_TEST
+
+typedef struct {
+    int calls, last, bad;
+} count_ctx;
+
+static mcb_cb_action count_cb(void *ctx, int iter, double own)
+{
+    (void)own;
+    count_ctx *c = ctx;
+    c->calls++;
+    c->bad |= iter != c->last + 1; /* no Check assertion here: it allocates */
+    c->last = iter;
+    return MCB_CB_CONTINUE;
+}
+
+/* One pivot is one callback iteration; the loop allocates nothing; a
+ * second solve() gives the same answer. */
+START_TEST(lemke_one_pivot_per_callback_no_alloc)
+{
+    rng_state = 4242;
+    int m = 60;
+    double *W = malloc((size_t)m * m * sizeof(double)), q[60];
+    random_lcp(RAND_PMATRIX, m, 0.5, W, q);
+    mcb_problem *P = lcp_dense(m, W, q, NULL);
+    const mcb_solver_def *def = mcb_solver_find("lemke");
+    char prm[256];
+    def->default_params(prm);
+    mcb_settings st;
+    mcb_settings_default(&st);
+    st.max_iters = 100000;
+    void *work = NULL;
+    mcb_err err;
+    ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_OK);
+    double z[2][60];
+    int piv[2];
+    for (int rep = 0; rep < 2; rep++) {
+        count_ctx c = {0, 0, 0};
+        mcb_info info = {0};
+#if COUNT_MALLOC
+        nalloc = 0;
+        counting = 1;
+#endif
+        int status = def->solve(work, &st, count_cb, &c, &info);
+#if COUNT_MALLOC
+        counting = 0;
+        ck_assert_int_eq(nalloc, 0);
+#endif
+        ck_assert_int_eq(status, MCB_ST_SOLVED);
+        ck_assert_int_eq(c.calls, info.iterations);
+        ck_assert_int_eq(c.bad, 0);
+        ck_assert_int_ge(info.iterations, 1);
+        ck_assert_double_eq(info.own_residual, 0.0);
+        piv[rep] = info.iterations;
+        def->iterate(work, NULL, z[rep]);
+        ck_assert_double_le(lcp_error(P, z[rep]), 1e-12);
+    }
+    ck_assert_int_eq(piv[0], piv[1]);
+    for (int i = 0; i < m; i++) ck_assert_double_eq(z[0][i], z[1][i]);
+    def->free(&work);
+    ck_assert_ptr_null(work);
+    mcb_problem_free(&P);
+    free(W);
+}
+END_TEST
+
+/* ---- bench: random LCP files for docs/solver-lcp-direct.md ---- */
+
+static int write_bench(const char *dir)
+{
+    int sizes[] = {50, 100, 200, 400, 800, 1600};
+    for (int kind = RAND_PD; kind <= RAND_SPD; kind++)
+        for (int k = 0; k < 6; k++) {
+            int m = sizes[k];
+            rng_state = 1000 + (unsigned long long)m;
+            double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc(m * sizeof(double));
+            random_lcp(kind, m, 10.0 / m, W, q);
+            mcb_problem *P = lcp_dense(m, W, q, NULL);
+            char name[64], path[1024];
+            snprintf(name, sizeof name, "%s%d", kind == RAND_PD ? "pd" : "spd", m);
+            free(P->name);
+            P->name = strdup(name);
+            snprintf(path, sizeof path, "%s/lcp_%s.h5", dir, name);
+            mcb_err err;
+            if (mcb_write_problems(path, &P, 1, &err)) {
+                fprintf(stderr, "%s\n", err.msg);
+                return 1;
+            }
+            printf("%s: m %d, nnz(W) %d, asymmetry %.3g\n", path, m, mcb_csc_nnz(P->W),
+                   mcb_csc_asymmetry(P->W));
+            mcb_problem_free(&P);
+            free(W);
+            free(q);
+        }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "bench") == 0) return write_bench(argv[2]);
+    Suite *s = suite_create("lcp_direct");
+    TCase *tc = tcase_create("lemke, ip-lcp");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, lemke_random_p_matrices_exact);
+    tcase_add_test(tc, ip_random_monotone);
+    tcase_add_test(tc, stewart_trinkle_stick_and_slip);
+    tcase_add_test(tc, stewart_trinkle_mlcp);
+    tcase_add_test(tc, degenerate_lcps);
+    tcase_add_test(tc, infeasible_lcps);
+    tcase_add_test(tc, pivot_limit_and_max_dense);
+    tcase_add_test(tc, contact_problems_are_skipped);
+    tcase_add_test(tc, lemke_one_pivot_per_callback_no_alloc);
+    suite_add_tcase(s, tc);
+    return mcb_run_suite(s);
+}
