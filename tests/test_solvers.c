@@ -30,10 +30,10 @@ static mcb_problem *f_compliant_dual(void) { return fx_compliant_dual(FX_SLIP); 
 #endif
 /* The Siconos peers' columns exist when mcbench is built with Siconos. */
 #ifdef MCB_HAVE_SICONOS
-#define NSOLV (26 + NMUJOCO)
+#define NSOLV (28 + NMUJOCO)
 #define SICONOS_COLS(nsgs, nsn_ac, admm) , nsgs, nsn_ac, admm
 #else
-#define NSOLV (23 + NMUJOCO)
+#define NSOLV (25 + NMUJOCO)
 #define SICONOS_COLS(nsgs, nsn_ac, admm)
 #endif
 #define OK MCB_ST_SOLVED
@@ -46,27 +46,27 @@ static const struct {
     fixture_fn make;
     int expect[NSOLV]; /* in the order of solver_cols */
 } table[] = {
-    {"open", f_open, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"stick", f_stick, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"slip", f_slip, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"dual", f_dual, {OK, OK, SKIP, SKIP, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, OK, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"mixed", fx_mixed, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, SKIP SICONOS_COLS(SKIP, SKIP, SKIP) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"mixed_active", fx_mixed_active, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, SKIP SICONOS_COLS(SKIP, SKIP, SKIP) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"stack2", fx_small_stack, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
+    {"open", f_open, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
+    {"stick", f_stick, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
+    {"slip", f_slip, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
+    {"dual", f_dual, {OK, OK, SKIP, SKIP, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, OK, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
+    {"mixed", fx_mixed, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP SICONOS_COLS(SKIP, SKIP, SKIP) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
+    {"mixed_active", fx_mixed_active, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP SICONOS_COLS(SKIP, SKIP, SKIP) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
+    {"stack2", fx_small_stack, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
     /* per-row compliance r: honoured (W + diag(r), SubADMM's shifted weight) or refused */
-    {"compliant", f_compliant, {OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK SICONOS_COLS(SKIP, SKIP, SKIP) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"compliant_dual", f_compliant_dual, {OK, OK, SKIP, SKIP, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, OK, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"gfc3d_example1", fx_gfc3d_example1, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
+    {"compliant", f_compliant, {OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(SKIP, SKIP, SKIP) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
+    {"compliant_dual", f_compliant_dual, {OK, OK, SKIP, SKIP, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, OK, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
+    {"gfc3d_example1", fx_gfc3d_example1, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
 };
 static const char *solver_cols[NSOLV] = {
     "pgs", "pj", "subadmm", "fadmm", "apgd", "ccp-jacobi", "nnewton", "canal", "cond", "cond-prox", "cond-nocheb", "subadmm-nobody",
     "al-trdogleg", "al-dampedsn", "psor", "pgs-shuffle", "pgs-mf", "nncg", "psor-lcp", "pj-lcp",
-    "fischer-newton", "minmap-newton", "fixed-point"
+    "fischer-newton", "minmap-newton", "fixed-point", "lemke", "ip-lcp"
     SICONOS_COLS("siconos_nsgs", "siconos_nsn_ac", "siconos_admm")
     MUJOCO_COLS("mujoco_pgs", "mujoco_cg", "mujoco_newton")};
 /* the law each column is judged by (--law): a CCP solver solves the cone
  * complementarity problem, not Coulomb's (tests/test_ccp.c) */
-static const int solver_law[NSOLV] = {NCP, NCP, NCP, NCP, CCP, CCP, NCP, NCP, NCP, CCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP SICONOS_COLS(NCP, NCP, NCP) MUJOCO_COLS(NCP, NCP, NCP)};
+static const int solver_law[NSOLV] = {NCP, NCP, NCP, NCP, CCP, CCP, NCP, NCP, NCP, CCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP SICONOS_COLS(NCP, NCP, NCP) MUJOCO_COLS(NCP, NCP, NCP)};
 #define NFIX (int)(sizeof table / sizeof table[0])
 /* The last NMUJOCO columns take recorded MuJoCo problems only, the LCP
  * solvers' only LCPs (--formulation): both are skipped on every fixture
