@@ -59,6 +59,7 @@ typedef struct {
     double piv_tol;   /* pivot entries below piv_tol max|y| count as zero */
     double tie_tol;   /* relative tolerance of a tie in the ratio test */
     int refine;       /* iterative refinement steps of x_B at the end */
+    double z0_tol;    /* z0 below z0_tol times its first value: a solution */
 } lemke_params;
 
 static void lemke_defaults(void *p)
@@ -70,6 +71,7 @@ static void lemke_defaults(void *p)
     q->piv_tol = 1e-12;
     q->tie_tol = 1e-12;
     q->refine = 2;
+    q->z0_tol = 1e-11;
 }
 
 static const mcb_param_desc lemke_desc[] = {
@@ -88,6 +90,9 @@ static const mcb_param_desc lemke_desc[] = {
      "[0, 1e-3] (1e-12)"},
     {"refine", 'i', offsetof(lemke_params, refine),
      "iterative refinement steps x_B += B^-1 (q - B x_B) on the final basis, in [0, 10] (2)"},
+    {"z0_tol", 'd', offsetof(lemke_params, z0_tol),
+     "z0 at or below z0_tol times its value after the first pivot ends the path (a degenerate "
+     "end: z0 is pivoted out if it can be), in [0, 1e-3] (1e-11)"},
 };
 
 /* Variables: w_i is i, z_i is m + i, z0 is 2 m. */
@@ -144,6 +149,8 @@ static mcb_rc lemke_check(const void *params, mcb_err *err)
         return mcb_fail(err, MCB_E_INPUT, "lemke.piv_tol = %g must lie in [0, 1e-3]", p->piv_tol);
     if (!(p->tie_tol >= 0.0 && p->tie_tol <= 1e-3))
         return mcb_fail(err, MCB_E_INPUT, "lemke.tie_tol = %g must lie in [0, 1e-3]", p->tie_tol);
+    if (!(p->z0_tol >= 0.0 && p->z0_tol <= 1e-3))
+        return mcb_fail(err, MCB_E_INPUT, "lemke.z0_tol = %g must lie in [0, 1e-3]", p->z0_tol);
     if (p->refine < 0 || p->refine > 10)
         return mcb_fail(err, MCB_E_INPUT, "lemke.refine = %d must lie in [0, 10]", p->refine);
     return MCB_OK;
@@ -473,9 +480,30 @@ static int lemke_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *
     }
     int r = nc == 1 ? w->cand[0] : lexmin(w, nc, -1.0);
     int left = pivot(w, r, 2 * m);
+    double z0_first = z0_value(w);
     if ((st = after_pivot(w, ++npiv, s, cb, ctx, info)) >= 0) return st;
     /* 3. complementary pivoting */
     for (;;) {
+        if (z0_value(w) <= w->prm.z0_tol * z0_first) {
+            /* z0 = 0 up to round-off: the basis is a solution; either
+             * variable of the nonbasic complementary pair replaces z0 by a
+             * degenerate pivot when it can */
+            int r0 = w->pos[2 * m];
+            for (int k = 0; k < 2; k++) {
+                int var = k == 0 ? complement(w, left) : left;
+                entering_column(w, var);
+                double ymax = 0.0;
+                for (int i = 0; i < m; i++) ymax = fabs(w->y[i]) > ymax ? fabs(w->y[i]) : ymax;
+                if (fabs(w->y[r0]) > 1e-8 * ymax) {
+                    pivot(w, r0, var);
+                    npiv++;
+                    return solved(w, npiv, s, cb, ctx, info,
+                                  "z0 reached 0 (degenerate end) and was pivoted out: solved");
+                }
+            }
+            return solved(w, npiv, s, cb, ctx, info,
+                          "z0 reached 0 (degenerate end, z0 kept in the basis): solved");
+        }
         if (npiv >= w->max_pivots) {
             snprintf(info->reason, sizeof info->reason,
                      "pivot limit: %d pivots without a solution (z0 = %.3g; lemke.max_pivots)",

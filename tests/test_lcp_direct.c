@@ -334,6 +334,82 @@ START_TEST(stewart_trinkle_mlcp)
 }
 END_TEST
 
+/* A random Stewart-Trinkle LCP (RPIsim eq. (7)): n DOFs with M = I, nc
+ * contacts with a random unit normal Jacobian column and nd friction
+ * directions in the plane of two random unit tangent vectors, mu in
+ * [0.1, 1], free velocity v random; unknowns (p_n (nc), p_f (nc nd), s (nc)).
+ * With more contacts than DOFs the Delassus blocks are singular. */
+static mcb_problem *random_st(int n, int nc, int nd)
+{
+    int nf = nc * nd, m = 2 * nc + nf;
+    double *G = calloc((size_t)n * (nc + nf) + 1, sizeof(double)); /* [Gn Gf], column-major */
+    double *v = malloc((size_t)n * sizeof(double)), *t = malloc(2 * (size_t)n * sizeof(double));
+    for (int k = 0; k < n; k++) v[k] = 2.0 * urand() - 1.0;
+    for (int c = 0; c < nc; c++) {
+        double *gn = G + (size_t)c * n;
+        for (int k = 0; k < n; k++) gn[k] = 2.0 * urand() - 1.0;
+        double nn = mcb_norm2(n, gn);
+        for (int k = 0; k < n; k++) gn[k] /= nn;
+        for (int a = 0; a < 2; a++) { /* Gram-Schmidt against gn and t_0 */
+            double *ta = t + (size_t)a * n;
+            for (int k = 0; k < n; k++) ta[k] = 2.0 * urand() - 1.0;
+            for (int b = -1; b < a; b++) {
+                const double *o = b < 0 ? gn : t;
+                double dp = mcb_dot(n, ta, o);
+                for (int k = 0; k < n; k++) ta[k] -= dp * o[k];
+            }
+            double tn = mcb_norm2(n, ta);
+            for (int k = 0; k < n; k++) ta[k] /= tn;
+        }
+        for (int d = 0; d < nd; d++) {
+            double *gf = G + (size_t)(nc + c * nd + d) * n, th = 2.0 * 3.14159265358979323846 * d / nd;
+            for (int k = 0; k < n; k++) gf[k] = cos(th) * t[k] + sin(th) * t[n + k];
+        }
+    }
+    double *W = calloc((size_t)m * m + 1, sizeof(double)), *q = calloc((size_t)m + 1, sizeof(double));
+    int ng = nc + nf; /* rows/columns 0..ng-1: G' G; then s */
+    for (int i = 0; i < ng; i++) {
+        for (int j = 0; j < ng; j++) W[i * m + j] = mcb_dot(n, G + (size_t)i * n, G + (size_t)j * n);
+        q[i] = mcb_dot(n, G + (size_t)i * n, v);
+    }
+    for (int c = 0; c < nc; c++) {
+        int srow = ng + c;
+        W[srow * m + c] = 0.1 + 0.9 * urand(); /* mu */
+        for (int d = 0; d < nd; d++) {
+            int f = nc + c * nd + d;
+            W[f * m + srow] = 1.0;  /* E */
+            W[srow * m + f] = -1.0; /* -E' */
+        }
+    }
+    mcb_problem *P = lcp_dense(m, W, q, NULL);
+    free(G);
+    free(v);
+    free(t);
+    free(W);
+    free(q);
+    return P;
+}
+
+START_TEST(lemke_random_stewart_trinkle)
+{
+    rng_state = 31337;
+    int cases[][3] = {{6, 1, 4}, {6, 3, 4}, {12, 4, 8}, {12, 10, 4}, {18, 30, 4}, {30, 20, 8}};
+    for (int rep = 0; rep < 10; rep++)
+        for (int k = 0; k < 6; k++) {
+            mcb_problem *P = random_st(cases[k][0], cases[k][1], cases[k][2]);
+            mcb_run run = run_solver("lemke", P, 1e-12, NULL);
+            double e = lcp_error(P, run.lambda);
+            ck_assert_msg(run.info.status == MCB_ST_SOLVED && e <= 1e-12,
+                          "lemke on Stewart-Trinkle n %d nc %d nd %d rep %d: %s (%s), "
+                          "complementarity %g",
+                          cases[k][0], cases[k][1], cases[k][2], rep,
+                          mcb_status_name(run.info.status), run.info.reason, e);
+            mcb_run_clear(&run);
+            mcb_problem_free(&P);
+        }
+}
+END_TEST
+
 /* ---- degenerate and infeasible ---- */
 
 START_TEST(degenerate_lcps)
@@ -560,6 +636,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, ip_random_monotone);
     tcase_add_test(tc, stewart_trinkle_stick_and_slip);
     tcase_add_test(tc, stewart_trinkle_mlcp);
+    tcase_add_test(tc, lemke_random_stewart_trinkle);
     tcase_add_test(tc, degenerate_lcps);
     tcase_add_test(tc, infeasible_lcps);
     tcase_add_test(tc, pivot_limit_and_max_dense);
