@@ -17,8 +17,9 @@
  *     (diverged or stalled) with a reason;
  *   - the pivot limit, max_dense, bad parameters, contact problems skipped,
  *     one pivot per callback, no allocation in lemke's loop.
- * `test_lcp_direct bench DIR` writes random LCP files of growing size for
- * the measurements of docs/solver-lcp-direct.md (not a test). */
+ * `test_lcp_direct bench DIR` writes random LCP files of growing size and
+ * `test_lcp_direct time [MAX_M]` times both solvers on random LCPs, for the
+ * measurements of docs/solver-lcp-direct.md (not tests). */
 #include <check.h>
 
 #include "alloc_count.h"
@@ -81,9 +82,9 @@ enum { RAND_PMATRIX, RAND_PD, RAND_SPD };
  * in [-1, 1]:
  *   RAND_PMATRIX: strictly row diagonally dominant with a positive diagonal
  *                 (a P-matrix, unsymmetric, in general not PSD);
- *   RAND_PD:      G + S + I/2 with G = B B^T / m (PSD), S skew-symmetric
+ *   RAND_PD:      G + S + I/2 with G = B B^T / (dens m) (PSD), S skew-symmetric
  *                 (positive definite, unsymmetric: monotone);
- *   RAND_SPD:     B B^T / m + 0.1 I (symmetric positive definite). */
+ *   RAND_SPD:     B B^T / (dens m) + 0.1 I (symmetric positive definite). */
 static void random_lcp(int kind, int m, double dens, double *W, double *q)
 {
     memset(W, 0, (size_t)m * m * sizeof(double));
@@ -102,12 +103,18 @@ static void random_lcp(int kind, int m, double dens, double *W, double *q)
     }
     double *B = calloc((size_t)m * m + 1, sizeof(double));
     for (int k = 0; k < m * m; k++) B[k] = urand() < dens ? 2.0 * urand() - 1.0 : 0.0;
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) {
-            double s = 0.0;
-            for (int k = 0; k < m; k++) s += B[i * m + k] * B[j * m + k];
-            W[i * m + j] = s / m;
-        }
+    /* W = B B^T / (dens m): the sum over B's columns of their outer products */
+    int *nzr = malloc(((size_t)m + 1) * sizeof(int));
+    double scale = dens * m > 1.0 ? dens * m : 1.0;
+    for (int k = 0; k < m; k++) {
+        int nr = 0;
+        for (int i = 0; i < m; i++)
+            if (B[i * m + k] != 0.0) nzr[nr++] = i;
+        for (int a = 0; a < nr; a++)
+            for (int b = 0; b < nr; b++)
+                W[nzr[a] * m + nzr[b]] += B[nzr[a] * m + k] * B[nzr[b] * m + k] / scale;
+    }
+    free(nzr);
     if (kind == RAND_PD) {
         for (int i = 0; i < m; i++) {
             W[i * m + i] += 0.5;
@@ -597,31 +604,74 @@ END_TEST
 
 /* ---- bench: random LCP files for docs/solver-lcp-direct.md ---- */
 
+/* Symmetric positive definite LCPs (the only kind a problem file holds:
+ * reading validates W's symmetry), B with about 3 entries per row. */
 static int write_bench(const char *dir)
 {
-    int sizes[] = {50, 100, 200, 400, 800, 1600};
-    for (int kind = RAND_PD; kind <= RAND_SPD; kind++)
-        for (int k = 0; k < 6; k++) {
-            int m = sizes[k];
+    for (int m = 100; m <= 3200; m *= 2) {
+        rng_state = 1000 + (unsigned long long)m;
+        double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc(m * sizeof(double));
+        random_lcp(RAND_SPD, m, 3.0 / m, W, q);
+        mcb_problem *P = lcp_dense(m, W, q, NULL);
+        char name[64], path[1024];
+        snprintf(name, sizeof name, "spd%d", m);
+        free(P->name);
+        P->name = strdup(name);
+        snprintf(path, sizeof path, "%s/lcp_%s.h5", dir, name);
+        mcb_err err;
+        if (mcb_write_problems(path, &P, 1, &err)) {
+            fprintf(stderr, "%s\n", err.msg);
+            return 1;
+        }
+        printf("%s: m %d, nnz(W) %d\n", path, m, mcb_csc_nnz(P->W));
+        mcb_problem_free(&P);
+        free(W);
+        free(q);
+    }
+    return 0;
+}
+
+/* `test_lcp_direct time [max_m]`: both solvers through the harness on
+ * random LCPs of growing size, one line each (for the doc's table). */
+static int time_solvers(int max_m)
+{
+    const char *kinds[4] = {"pmatrix", "pd", "spd", "stewart-trinkle"};
+    printf("%-16s %5s %8s %-7s %-14s %7s %9s %9s %9s %9s\n", "kind", "m", "nnz(W)", "solver",
+           "status", "iters", "setup_s", "solve_s", "natmap", "compl");
+    for (int m = 50; m <= max_m; m *= 2)
+        for (int kind = 0; kind < 4; kind++) {
             rng_state = 1000 + (unsigned long long)m;
-            double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc(m * sizeof(double));
-            random_lcp(kind, m, 10.0 / m, W, q);
-            mcb_problem *P = lcp_dense(m, W, q, NULL);
-            char name[64], path[1024];
-            snprintf(name, sizeof name, "%s%d", kind == RAND_PD ? "pd" : "spd", m);
-            free(P->name);
-            P->name = strdup(name);
-            snprintf(path, sizeof path, "%s/lcp_%s.h5", dir, name);
-            mcb_err err;
-            if (mcb_write_problems(path, &P, 1, &err)) {
-                fprintf(stderr, "%s\n", err.msg);
-                return 1;
+            mcb_problem *P;
+            if (kind < 3) {
+                double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc(m * sizeof(double));
+                random_lcp(kind, m, 10.0 / m, W, q);
+                P = lcp_dense(m, W, q, NULL);
+                free(W);
+                free(q);
+            } else {
+                P = random_st(m / 12 < 6 ? 6 : m / 12, m / 6, 4); /* m rows: 6 per contact */
             }
-            printf("%s: m %d, nnz(W) %d, asymmetry %.3g\n", path, m, mcb_csc_nnz(P->W),
-                   mcb_csc_asymmetry(P->W));
+            for (int sv = 0; sv < 2; sv++) {
+                const char *name = sv ? "ip-lcp" : "lemke";
+                mcb_campaign_opts o;
+                mcb_campaign_defaults(&o);
+                o.settings.tol = 1e-10;
+                o.settings.max_iters = 100000;
+                o.settings.time_limit_s = 600;
+                o.save_solutions = 1;
+                mcb_metrics_ws *ws = NULL;
+                mcb_metrics_ws_new(P, &ws, NULL);
+                mcb_run run = {0};
+                mcb_run_one(P, ws, mcb_solver_find(name), NULL, &o, &run, NULL);
+                printf("%-16s %5d %8d %-7s %-14s %7d %9.3g %9.3g %9.2g %9.2g\n", kinds[kind], P->m,
+                       mcb_csc_nnz(P->W), name, mcb_status_name(run.info.status),
+                       run.info.iterations, run.info.setup_s, run.info.solve_s,
+                       run.final.val[MCB_M_NATMAP], run.lambda ? lcp_error(P, run.lambda) : NAN);
+                fflush(stdout);
+                mcb_run_clear(&run);
+                mcb_metrics_ws_free(&ws);
+            }
             mcb_problem_free(&P);
-            free(W);
-            free(q);
         }
     return 0;
 }
@@ -629,6 +679,7 @@ static int write_bench(const char *dir)
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "bench") == 0) return write_bench(argv[2]);
+    if (argc >= 2 && strcmp(argv[1], "time") == 0) return time_solvers(argc > 2 ? atoi(argv[2]) : 1600);
     Suite *s = suite_create("lcp_direct");
     TCase *tc = tcase_create("lemke, ip-lcp");
     tcase_set_timeout(tc, 300);
