@@ -18,11 +18,16 @@
  *      condensed by dw_i = (rc_i - w_i dz_i) / z_i into the m x m system
  *        (W + D) dz = -r + Z^-1 rc,   D = diag(w_i / z_i) on U, 0 on F,
  *      (the Schur complement of the augmented system [W -I; W_s Z]), solved
- *      sparse by UMFPACK: symbolic analysis once in setup on the pattern of
- *      W plus the diagonal, one numeric factorization per iteration shared
- *      by both solves (UMFPACK allocates the numeric factor inside
- *      umfpack_di_numeric at every factorization: the library has no
- *      in-place refactorization; nothing else is allocated after setup);
+ *      sparse: symbolic analysis once in setup on the pattern of W plus the
+ *      diagonal, one numeric factorization per iteration shared by both
+ *      solves; by CHOLMOD (lib/mcb_chol.h) when W is symmetric and every
+ *      row unilateral (W + D is then positive definite for a PSD W; the
+ *      analysis factors W + I and falls back to UMFPACK when that fails,
+ *      W not being PSD), by UMFPACK otherwise (`linsolve` forces either).
+ *      Both allocate per factorization (UMFPACK its numeric factor inside
+ *      umfpack_di_numeric, having no in-place refactorization; mcb_chol its
+ *      simplicial copy of L at the first solve after a refactorization);
+ *      nothing else is allocated after setup;
  *   2. predictor: rc = -z∘w, the largest step alpha_a <= 1 keeping z_U, w_U
  *      >= 0, mu_a = (z + alpha_a dz)·(w + alpha_a dw) / |U|, centring
  *      sigma = (mu_a / mu)^3;
@@ -49,6 +54,7 @@
 
 #include <umfpack.h>
 
+#include "mcb_chol.h"
 #include "solver.h"
 
 typedef struct {
@@ -57,6 +63,7 @@ typedef struct {
     double div_bound; /* ||z||_inf above this: diverged */
     int stall_iters;  /* iterations without halving the merit before stagnation */
     double own_tol;   /* stop (stalled) when the natural merit falls below this (0: never) */
+    int linsolve;     /* 0 auto, 1 UMFPACK, 2 CHOLMOD */
 } ip_params;
 
 static void ip_defaults(void *p)
@@ -67,6 +74,7 @@ static void ip_defaults(void *p)
     q->div_bound = 1e14;
     q->stall_iters = 20;
     q->own_tol = 0.0;
+    q->linsolve = 0;
 }
 
 static const mcb_param_desc ip_desc[] = {
@@ -81,6 +89,10 @@ static const mcb_param_desc ip_desc[] = {
      "stagnation), in [1, 1000] (20)"},
     {"own_tol", 'd', offsetof(ip_params, own_tol),
      "stop when the natural merit falls below this (0: only the harness stops it)"},
+    {"linsolve", 'i', offsetof(ip_params, linsolve),
+     "the Newton system's solver: 0 auto (CHOLMOD when W is symmetric and every row "
+     "unilateral: W + D is then positive definite for PSD W; UMFPACK otherwise), 1 UMFPACK, "
+     "2 CHOLMOD (symmetric W only, else setup fails)"},
 };
 
 typedef struct {
@@ -95,6 +107,8 @@ typedef struct {
     int *diag;      /* m: position of (j, j) in K */
     double *z, *w, *r, *u;
     double *dz, *dw, *dza, *dwa, *rhs, *rc;
+    int chol;       /* 1: CHOLMOD (symmetric K), 0: UMFPACK */
+    mcb_chol *F;
     void *sym, *num;
     double control[UMFPACK_CONTROL], uinfo[UMFPACK_INFO];
     int *uwi;
@@ -107,6 +121,7 @@ static void ip_free(void **work)
     ip_work *w = *work;
     if (w->num) umfpack_di_free_numeric(&w->num);
     if (w->sym) umfpack_di_free_symbolic(&w->sym);
+    mcb_chol_free(&w->F);
     mcb_csc_free(&w->K);
     double *vecs[] = {w->z, w->w, w->r, w->u, w->dz, w->dw, w->dza, w->dwa, w->rhs, w->rc, w->uw};
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++) free(vecs[k]);
@@ -127,6 +142,8 @@ static mcb_rc ip_check(const void *params, mcb_err *err)
         return mcb_fail(err, MCB_E_INPUT, "ip-lcp.start = %g must be > 0", p->start);
     if (!(p->div_bound > 0.0))
         return mcb_fail(err, MCB_E_INPUT, "ip-lcp.div_bound = %g must be > 0", p->div_bound);
+    if (p->linsolve < 0 || p->linsolve > 2)
+        return mcb_fail(err, MCB_E_INPUT, "ip-lcp.linsolve = %d must be 0, 1 or 2", p->linsolve);
     if (p->stall_iters < 1 || p->stall_iters > 1000)
         return mcb_fail(err, MCB_E_INPUT, "ip-lcp.stall_iters = %d must lie in [1, 1000]",
                         p->stall_iters);
@@ -201,9 +218,31 @@ static mcb_rc ip_setup(const mcb_problem *P, const mcb_settings *s, const void *
         for (int r = P->blocks[b].row; r < P->blocks[b].row + P->blocks[b].nrows; r++)
             w->bil[r] = P->blocks[b].type == MCB_BILATERAL;
     for (int r = 0; r < P->m; r++) w->nu += !w->bil[r];
+    int sym = mcb_csc_asymmetry(P->W) == 0.0;
+    if (w->prm.linsolve == 2 && !sym) {
+        ip_free((void **)&w);
+        return mcb_fail(err, MCB_E_INPUT,
+                        "ip-lcp.linsolve = 2 (CHOLMOD) needs a symmetric W (asymmetry %.3g)",
+                        mcb_csc_asymmetry(P->W));
+    }
+    w->chol = w->prm.linsolve == 2 || (w->prm.linsolve == 0 && sym && w->nu == P->m);
+    if (w->chol && P->m > 0) { /* the analysis, on K = W + I */
+        for (int j = 0; j < P->m; j++) {
+            for (int p = P->W->p[j]; p < P->W->p[j + 1]; p++) w->K->x[w->wpos[p]] = P->W->x[p];
+            w->K->x[w->diag[j]] += 1.0;
+        }
+        rc = mcb_chol_factor(w->K, &w->F, err);
+        if (rc == MCB_E_NUMERIC && w->prm.linsolve == 0) { /* W not PSD: LU instead */
+            w->chol = 0;
+            mcb_err_clear(err);
+        } else if (rc) {
+            ip_free((void **)&w);
+            return rc;
+        }
+    }
     umfpack_di_defaults(w->control);
     w->control[UMFPACK_PRL] = 0;
-    if (P->m > 0) {
+    if (P->m > 0 && !w->chol) {
         int st = umfpack_di_symbolic(P->m, P->m, w->K->p, w->K->i, NULL, &w->sym, w->control,
                                      w->uinfo);
         if (st != UMFPACK_OK) {
@@ -257,6 +296,7 @@ static int factor(ip_work *w)
         for (int p = w->W->p[j]; p < w->W->p[j + 1]; p++) K->x[w->wpos[p]] = w->W->x[p];
         if (!w->bil[j]) K->x[w->diag[j]] += w->w[j] / w->z[j];
     }
+    if (w->chol) return mcb_chol_refactor(w->F, K, NULL) == MCB_OK ? 0 : 1;
     if (w->num) umfpack_di_free_numeric(&w->num);
     int st = umfpack_di_numeric(K->p, K->i, K->x, w->sym, &w->num, w->control, w->uinfo);
     if (st == UMFPACK_WARNING_singular_matrix) return 1;
@@ -270,9 +310,14 @@ static int direction(ip_work *w, double *dz, double *dw)
     int m = w->m;
     for (int i = 0; i < m; i++)
         w->rhs[i] = w->bil[i] ? -w->r[i] : -w->r[i] + w->rc[i] / w->z[i];
-    int st = umfpack_di_wsolve(UMFPACK_A, w->K->p, w->K->i, w->K->x, dz, w->rhs, w->num,
-                               w->control, w->uinfo, w->uwi, w->uw);
-    if (st < 0) return st;
+    if (w->chol) {
+        memcpy(dz, w->rhs, (size_t)m * sizeof(double));
+        if (mcb_chol_solve_inplace(w->F, dz)) return -1;
+    } else {
+        int st = umfpack_di_wsolve(UMFPACK_A, w->K->p, w->K->i, w->K->x, dz, w->rhs, w->num,
+                                   w->control, w->uinfo, w->uwi, w->uw);
+        if (st < 0) return st;
+    }
     for (int i = 0; i < m; i++) dw[i] = w->bil[i] ? 0.0 : (w->rc[i] - w->w[i] * dz[i]) / w->z[i];
     return mcb_all_finite(m, dz) && mcb_all_finite(m, dw) ? 0 : 1;
 }
@@ -320,9 +365,10 @@ static int ip_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx
         }
         if (st != 0) {
             snprintf(info->reason, sizeof info->reason,
-                     st > 0 ? "Newton matrix W + Z^-1 W_s singular or its solution non-finite "
-                              "at iteration %d (mu = %.3g)"
-                            : "UMFPACK failed at iteration %d (mu = %.3g)",
+                     st > 0 ? "Newton matrix W + Z^-1 W_s singular (or not positive definite "
+                              "for CHOLMOD) or its solution non-finite at iteration %d (mu = "
+                              "%.3g)"
+                            : "the sparse solver failed at iteration %d (mu = %.3g)",
                      it, mu);
             return st > 0 ? MCB_ST_STALLED : MCB_ST_DIVERGED;
         }

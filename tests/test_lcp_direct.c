@@ -226,6 +226,21 @@ START_TEST(ip_random_monotone)
                     ck_assert_double_eq_tol(run.lambda[i], ref.lambda[i],
                                             1e-7 * (1.0 + fabs(ref.lambda[i])));
                 mcb_run_clear(&ref);
+                /* W symmetric: CHOLMOD by default; UMFPACK (linsolve 1) agrees;
+                 * unsymmetric: CHOLMOD (linsolve 2) is refused at setup */
+                const mcb_solver_def *ip = mcb_solver_find("ip-lcp");
+                char prm[256];
+                ip->default_params(prm);
+                mcb_param_set(ip, prm, "linsolve", kind == RAND_SPD ? "1" : "2", NULL);
+                ref = run_solver("ip-lcp", P, 1e-10, prm);
+                int symmetric = mcb_csc_asymmetry(P->W) == 0.0;
+                ck_assert_int_eq(ref.info.status,
+                                 symmetric ? MCB_ST_SOLVED : MCB_ST_SETUP_FAILED);
+                if (kind == RAND_SPD)
+                    for (int i = 0; i < m; i++)
+                        ck_assert_double_eq_tol(run.lambda[i], ref.lambda[i],
+                                                1e-7 * (1.0 + fabs(ref.lambda[i])));
+                mcb_run_clear(&ref);
                 mcb_run_clear(&run);
                 mcb_problem_free(&P);
                 free(W);
@@ -502,8 +517,9 @@ START_TEST(pivot_limit_and_max_dense)
     /* bad values are refused */
     const char *bad[][3] = {{"lemke", "cover", "0"},        {"lemke", "max_pivots", "-1"},
                             {"lemke", "refine", "11"},      {"ip-lcp", "eta", "1"},
-                            {"ip-lcp", "start", "-1"},      {"ip-lcp", "stall_iters", "0"}};
-    for (int k = 0; k < 6; k++) {
+                            {"ip-lcp", "start", "-1"},      {"ip-lcp", "stall_iters", "0"},
+                            {"ip-lcp", "linsolve", "3"}};
+    for (int k = 0; k < 7; k++) {
         const mcb_solver_def *d = mcb_solver_find(bad[k][0]);
         d->default_params(prm);
         ck_assert_int_eq(mcb_param_set(d, prm, bad[k][1], bad[k][2], NULL), MCB_OK);
