@@ -439,7 +439,8 @@ static void ip_iterate(void *work, double *v, double *lambda)
 const mcb_solver_def mcb_solver_ip_lcp = {
     .name = "ip-lcp",
     .description = "primal-dual interior point (Mehrotra predictor-corrector) on the LCP/MLCP "
-                   "u = W z + q; condensed Newton system (W + Z^-1 W_s) by UMFPACK",
+                   "u = W z + q; condensed Newton system (W + Z^-1 W_s) by CHOLMOD (symmetric W) or "
+                   "UMFPACK",
     .reference = "RPIsim paper Sec. 4, Table 1; Wright 1997 Ch. 8, 10; Mehrotra 1992",
     .accepts = MCB_ACCEPTS_DUAL,
     .accepts_problem = mcb_accepts_lcp,
