@@ -192,6 +192,8 @@ static mcb_rc ip_setup(const mcb_problem *P, const mcb_settings *s, const void *
     if (rc) return rc;
     char why[256];
     if (!mcb_accepts_lcp(P, why, sizeof why)) return mcb_fail(err, MCB_E_INPUT, "ip-lcp: %s", why);
+    if (!mcb_all_finite(P->m, P->q) || !mcb_all_finite(mcb_csc_nnz(P->W), P->W->x))
+        return mcb_fail(err, MCB_E_INPUT, "ip-lcp: W or q has non-finite entries");
     ip_work *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->P = P;

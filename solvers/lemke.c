@@ -168,6 +168,8 @@ static mcb_rc lemke_setup(const mcb_problem *P, const mcb_settings *s, const voi
     char why[256];
     if (!mcb_accepts_lcp(P, why, sizeof why)) return mcb_fail(err, MCB_E_INPUT, "lemke: %s", why);
     const lemke_params *prm = params;
+    if (!mcb_all_finite(P->m, P->q) || !mcb_all_finite(mcb_csc_nnz(P->W), P->W->x))
+        return mcb_fail(err, MCB_E_INPUT, "lemke: W or q has non-finite entries");
     if (P->m > prm->max_dense)
         return mcb_fail(err, MCB_E_INPUT,
                         "lemke: m = %d rows > max_dense = %d: the dense basis inverse would take "

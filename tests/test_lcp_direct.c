@@ -478,8 +478,12 @@ START_TEST(infeasible_lcps)
         ck_assert_int_eq(run.info.status, MCB_ST_STALLED);
         ck_assert_msg(strstr(run.info.reason, "ray termination (no solution found)"), "%s",
                       run.info.reason);
+        printf("infeasible %d: lemke %s (%s)\n", c, mcb_status_name(run.info.status),
+               run.info.reason);
         mcb_run_clear(&run);
         run = run_solver("ip-lcp", P, 1e-10, NULL);
+        printf("infeasible %d: ip-lcp %s after %d iterations (%s)\n", c,
+               mcb_status_name(run.info.status), run.info.iterations, run.info.reason);
         ck_assert_msg(run.info.status == MCB_ST_STALLED || run.info.status == MCB_ST_DIVERGED,
                       "ip-lcp, case %d: %s", c, mcb_status_name(run.info.status));
         ck_assert_msg(run.info.reason[0], "ip-lcp gives no reason");
@@ -532,6 +536,14 @@ START_TEST(pivot_limit_and_max_dense)
         ck_assert_ptr_null(work);
         d->free(&work); /* NULL accepted */
         d->free(NULL);
+    }
+    /* non-finite data: setup fails with the reason */
+    P->q[3] = NAN;
+    for (int k = 0; k < 2; k++) {
+        run = run_solver(k ? "ip-lcp" : "lemke", P, 1e-12, NULL);
+        ck_assert_int_eq(run.info.status, MCB_ST_SETUP_FAILED);
+        ck_assert_msg(strstr(run.info.reason, "non-finite"), "%s", run.info.reason);
+        mcb_run_clear(&run);
     }
     mcb_problem_free(&P);
     free(W);
