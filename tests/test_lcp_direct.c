@@ -630,6 +630,42 @@ START_TEST(lemke_one_pivot_per_callback_no_alloc)
 }
 END_TEST
 
+/* Above 256 rows lemke's pivots update B^-1's columns in parallel: the
+ * same pivots and the same z bit for bit with 1 and 2 threads. */
+START_TEST(lemke_threads_bit_for_bit)
+{
+    rng_state = 5150;
+    int m = 300;
+    double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc((size_t)m * sizeof(double));
+    random_lcp(RAND_PMATRIX, m, 0.05, W, q);
+    mcb_problem *P = lcp_dense(m, W, q, NULL);
+    mcb_run runs[2];
+    for (int t = 0; t < 2; t++) {
+        mcb_campaign_opts o;
+        mcb_campaign_defaults(&o);
+        o.settings.tol = 1e-14;
+        o.settings.max_iters = 100000;
+        o.settings.threads = t + 1;
+        o.save_solutions = 1;
+        mcb_metrics_ws *ws = NULL;
+        ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, NULL), MCB_OK);
+        memset(&runs[t], 0, sizeof runs[t]);
+        ck_assert_int_eq(mcb_run_one(P, ws, mcb_solver_find("lemke"), NULL, &o, &runs[t], NULL),
+                         MCB_OK);
+        ck_assert_int_eq(runs[t].info.status, MCB_ST_SOLVED);
+        mcb_metrics_ws_free(&ws);
+    }
+    ck_assert_int_eq(runs[0].info.iterations, runs[1].info.iterations);
+    for (int i = 0; i < m; i++) ck_assert_double_eq(runs[0].lambda[i], runs[1].lambda[i]);
+    ck_assert_double_le(lcp_error(P, runs[0].lambda), 1e-12);
+    mcb_run_clear(&runs[0]);
+    mcb_run_clear(&runs[1]);
+    mcb_problem_free(&P);
+    free(W);
+    free(q);
+}
+END_TEST
+
 /* ---- bench: random LCP files for docs/solver-lcp-direct.md ---- */
 
 /* Symmetric positive definite LCPs (the only kind a problem file holds:
@@ -721,6 +757,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, pivot_limit_and_max_dense);
     tcase_add_test(tc, contact_problems_are_skipped);
     tcase_add_test(tc, lemke_one_pivot_per_callback_no_alloc);
+    tcase_add_test(tc, lemke_threads_bit_for_bit);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
