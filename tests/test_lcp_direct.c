@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "fixtures.h"
+#include "mcb_delassus.h"
 #include "mcb_io.h"
 #include "runner.h"
 
@@ -141,12 +142,13 @@ static double lcp_error(const mcb_problem *P, const double *z)
     memcpy(u, P->q, (size_t)m * sizeof(double));
     mcb_csc_gaxpy(P->W, z, u);
     double e = 0.0;
-    for (int i = 0; i < m; i++) {
-        double t = P->blocks[i].type == MCB_BILATERAL ? fabs(u[i])
-                                                      : fmax(fabs(fmin(z[i], u[i])),
-                                                             fmax(-z[i], -u[i]));
-        if (t > e) e = t;
-    }
+    for (int b = 0; b < P->nblocks; b++)
+        for (int i = P->blocks[b].row; i < P->blocks[b].row + P->blocks[b].nrows; i++) {
+            double t = P->blocks[b].type == MCB_BILATERAL
+                           ? fabs(u[i])
+                           : fmax(fabs(fmin(z[i], u[i])), fmax(-z[i], -u[i]));
+            if (t > e) e = t;
+        }
     free(u);
     return e;
 }
@@ -740,8 +742,115 @@ static int time_solvers(int max_m)
     return 0;
 }
 
+/* The Stewart-Trinkle LCP (RPIsim eq. (7)) of a contact problem from its
+ * Delassus view u = W lambda + q (lib/mcb_delassus.h): z = (lambda_n per
+ * contact, beta (nd per contact), sigma per contact), lambda = T (lambda_n,
+ * beta) with lambda_t = sum_k beta_k (cos th_k, sin th_k):
+ *   W_st = [T^T W T, E; mu, -E^T, 0],  q_st = [T^T q; 0].
+ * For the bench only (the formulation layer builds it for real); NULL when
+ * P has blocks other than contacts. */
+static mcb_problem *st_from_contacts(const mcb_problem *P, int nd)
+{
+    for (int b = 0; b < P->nblocks; b++)
+        if (P->blocks[b].type != MCB_CONTACT) return NULL;
+    mcb_delassus *D = NULL;
+    if (mcb_delassus_build(P, &D, NULL)) return NULL;
+    int nc = P->nblocks, ng = nc + nc * nd, mz = ng + nc;
+    int *ti = malloc(((size_t)ng * 2 + 1) * sizeof(int)), *tj = malloc(((size_t)ng * 2 + 1) * sizeof(int));
+    double *tx = malloc(((size_t)ng * 2 + 1) * sizeof(double));
+    int nt = 0;
+    for (int c = 0; c < nc; c++) {
+        int r = P->blocks[c].row;
+        ti[nt] = r, tj[nt] = c, tx[nt++] = 1.0;
+        for (int k = 0; k < nd; k++) {
+            double th = 2.0 * 3.14159265358979323846 * k / nd;
+            int col = nc + c * nd + k;
+            ti[nt] = r + 1, tj[nt] = col, tx[nt++] = cos(th);
+            ti[nt] = r + 2, tj[nt] = col, tx[nt++] = sin(th);
+        }
+    }
+    mcb_csc *T = mcb_csc_from_triplets(P->m, ng, nt, ti, tj, tx);
+    mcb_csc *TT = mcb_csc_transpose(T), *WT = mcb_csc_multiply(D->W, T);
+    mcb_csc *G = mcb_csc_multiply(TT, WT);
+    int nz = mcb_csc_nnz(G) + 3 * nc * nd + nc;
+    int *ri = malloc((size_t)nz * sizeof(int)), *ci = malloc((size_t)nz * sizeof(int));
+    double *x = malloc((size_t)nz * sizeof(double)), *q = calloc((size_t)mz, sizeof(double));
+    int n = 0;
+    for (int j = 0; j < ng; j++)
+        for (int p = G->p[j]; p < G->p[j + 1]; p++) ri[n] = G->i[p], ci[n] = j, x[n++] = G->x[p];
+    for (int c = 0; c < nc; c++) {
+        int srow = ng + c;
+        ri[n] = srow, ci[n] = c, x[n++] = P->blocks[c].mu;
+        for (int k = 0; k < nd; k++) {
+            int f = nc + c * nd + k;
+            ri[n] = f, ci[n] = srow, x[n++] = 1.0;
+            ri[n] = srow, ci[n] = f, x[n++] = -1.0;
+        }
+    }
+    mcb_csc_gatxpy(T, D->q, q);
+    mcb_problem *Q = mcb_problem_new();
+    Q->form = MCB_DUAL;
+    Q->m = mz;
+    Q->W = mcb_csc_from_triplets(mz, mz, n, ri, ci, x);
+    Q->q = q;
+    Q->nblocks = 1;
+    Q->blocks = calloc(1, sizeof(mcb_block));
+    Q->blocks[0] = (mcb_block){MCB_UNILATERAL, 0, mz, 0, 0, 0};
+    free(ti), free(tj), free(tx), free(ri), free(ci), free(x);
+    mcb_csc_free(&T), mcb_csc_free(&TT), mcb_csc_free(&WT), mcb_csc_free(&G);
+    mcb_delassus_free(&D);
+    return Q;
+}
+
+/* `test_lcp_direct st FILE.h5 ND [MAX_PROBLEMS]`: both solvers on the
+ * Stewart-Trinkle LCP of each contact problem of a file. */
+static int st_bench(const char *path, int nd, int maxp)
+{
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    if (mcb_read_problems(path, &S, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    printf("%-34s %5s %8s %-7s %-14s %7s %9s %9s %9s %9s\n", "problem", "m", "nnz(W)", "solver",
+           "status", "iters", "setup_s", "solve_s", "natmap", "compl");
+    for (int k = 0; k < S->count && k < maxp; k++) {
+        mcb_problem *Q = st_from_contacts(S->items[k], nd);
+        if (!Q) {
+            printf("%-34s not a contact-only problem (or W failed)\n", S->items[k]->name);
+            continue;
+        }
+        for (int sv = 0; sv < 2; sv++) {
+            const char *name = sv ? "ip-lcp" : "lemke";
+            mcb_campaign_opts o;
+            mcb_campaign_defaults(&o);
+            o.settings.tol = 1e-10;
+            o.settings.max_iters = 1000000;
+            o.settings.time_limit_s = 300;
+            o.save_solutions = 1;
+            mcb_metrics_ws *ws = NULL;
+            mcb_metrics_ws_new(Q, &ws, NULL);
+            mcb_run run = {0};
+            mcb_run_one(Q, ws, mcb_solver_find(name), NULL, &o, &run, NULL);
+            printf("%-34s %5d %8d %-7s %-14s %7d %9.3g %9.3g %9.2g %9.2g %s\n", S->items[k]->name,
+                   Q->m, mcb_csc_nnz(Q->W), name, mcb_status_name(run.info.status),
+                   run.info.iterations, run.info.setup_s, run.info.solve_s,
+                   run.final.val[MCB_M_NATMAP], run.lambda ? lcp_error(Q, run.lambda) : NAN,
+                   run.info.status == MCB_ST_SOLVED ? "" : run.info.reason);
+            fflush(stdout);
+            mcb_run_clear(&run);
+            mcb_metrics_ws_free(&ws);
+        }
+        mcb_problem_free(&Q);
+    }
+    mcb_problem_set_free(&S);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && strcmp(argv[1], "st") == 0)
+        return st_bench(argv[2], atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 1000000);
     if (argc == 3 && strcmp(argv[1], "bench") == 0) return write_bench(argv[2]);
     if (argc >= 2 && strcmp(argv[1], "time") == 0) return time_solvers(argc > 2 ? atoi(argv[2]) : 1600);
     Suite *s = suite_create("lcp_direct");
