@@ -68,7 +68,7 @@ static void lemke_defaults(void *p)
     q->max_pivots = 0;
     q->max_dense = 2000;
     q->cover = 1.0;
-    q->piv_tol = 1e-12;
+    q->piv_tol = 1e-9;
     q->tie_tol = 1e-12;
     q->refine = 2;
     q->z0_tol = 1e-11;
@@ -84,7 +84,8 @@ static const mcb_param_desc lemke_desc[] = {
     {"cover", 'd', offsetof(lemke_params, cover),
      "entry of the covering vector d on every unilateral row, > 0 (1: all ones)"},
     {"piv_tol", 'd', offsetof(lemke_params, piv_tol),
-     "a pivot entry |y_r| <= piv_tol max|y| counts as zero, in [0, 1e-3] (1e-12)"},
+     "a pivot entry |y_r| <= piv_tol max|y| counts as zero, in [0, 1e-3] (1e-9: smaller ones "
+     "let round-off fake a ray on ill-conditioned LCPs, e.g. FCLIB Capsules with n_d = 4)"},
     {"tie_tol", 'd', offsetof(lemke_params, tie_tol),
      "relative tolerance under which two ratios tie and the lexicographic rule decides, in "
      "[0, 1e-3] (1e-12)"},
@@ -106,6 +107,7 @@ typedef struct {
     double *x;      /* basic values, by row */
     double *y;      /* B^-1 times the entering column */
     double *res;    /* refinement residual */
+    double *tmp;    /* B^-1 res */
     double *d;      /* covering vector (0 on bilateral rows) */
     int *basis;     /* variable of each row */
     int *pos;       /* row of each variable (2 m + 1), -1 when nonbasic */
@@ -124,6 +126,7 @@ static void lemke_free(void **work)
     free(w->x);
     free(w->y);
     free(w->res);
+    free(w->tmp);
     free(w->d);
     free(w->basis);
     free(w->pos);
@@ -188,6 +191,7 @@ static mcb_rc lemke_setup(const mcb_problem *P, const mcb_settings *s, const voi
     w->x = mcb_calloc(m, sizeof(double));
     w->y = mcb_calloc(m, sizeof(double));
     w->res = mcb_calloc(m, sizeof(double));
+    w->tmp = mcb_calloc(m, sizeof(double));
     w->d = mcb_calloc(m, sizeof(double));
     w->basis = mcb_calloc(m, sizeof(int));
     w->pos = mcb_calloc(2 * m + 1, sizeof(int));
@@ -195,7 +199,7 @@ static mcb_rc lemke_setup(const mcb_problem *P, const mcb_settings *s, const voi
     w->ucol = mcb_calloc(m, sizeof(int));
     w->cand = mcb_calloc(m, sizeof(int));
     w->val = mcb_calloc(m, sizeof(double));
-    if (!w->Binv || !w->x || !w->y || !w->res || !w->d || !w->basis || !w->pos || !w->bil ||
+    if (!w->Binv || !w->x || !w->y || !w->res || !w->tmp || !w->d || !w->basis || !w->pos || !w->bil ||
         !w->ucol || !w->cand || !w->val) {
         lemke_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "lemke: out of memory for the %d x %d basis inverse",
@@ -347,36 +351,69 @@ static int ratio_test(lemke_work *w)
     return nc == 1 ? w->cand[0] : lexmin(w, nc, 1.0);
 }
 
-/* x_B += B^-1 (q - B x_B), `refine` times. */
-static void refine(lemke_work *w)
+/* res -= B v, B's columns those of the basic variables in [I, -W, -d]. */
+static void minus_basis_times(const lemke_work *w, const double *v, double *res)
 {
     int m = w->m;
     const mcb_csc *W = w->W;
-    for (int it = 0; it < w->prm.refine; it++) {
-        double *res = w->res;
-        memcpy(res, w->q, (size_t)m * sizeof(double));
-        for (int r = 0; r < m; r++) {
-            int v = w->basis[r];
-            double xr = w->x[r];
-            if (v < m) {
-                res[v] -= xr;
-            } else if (v < 2 * m) {
-                int j = v - m;
-                for (int p = W->p[j]; p < W->p[j + 1]; p++) res[W->i[p]] += W->x[p] * xr;
-            } else {
-                for (int i = 0; i < m; i++) res[i] += w->d[i] * xr;
-            }
+    for (int r = 0; r < m; r++) {
+        int var = w->basis[r];
+        double vr = v[r];
+        if (vr == 0.0) continue;
+        if (var < m) {
+            res[var] -= vr;
+        } else if (var < 2 * m) {
+            int j = var - m;
+            for (int p = W->p[j]; p < W->p[j + 1]; p++) res[W->i[p]] += W->x[p] * vr;
+        } else {
+            for (int i = 0; i < m; i++) res[i] += w->d[i] * vr;
         }
-        /* y = B^-1 res (y is free at this point) */
-        memset(w->y, 0, (size_t)m * sizeof(double));
-        for (int c = 0; c < m; c++) {
-            double a = res[c];
-            if (a == 0.0) continue;
-            const double *col = w->Binv + (size_t)c * m;
-            for (int r = 0; r < m; r++) w->y[r] += a * col[r];
-        }
-        for (int r = 0; r < m; r++) w->x[r] += w->y[r];
     }
+}
+
+/* v += B^-1 res (through w->tmp) */
+static void add_binv_times(lemke_work *w, const double *res, double *v)
+{
+    int m = w->m;
+    memset(w->tmp, 0, (size_t)m * sizeof(double));
+    for (int c = 0; c < m; c++) {
+        double a = res[c];
+        if (a == 0.0) continue;
+        const double *col = w->Binv + (size_t)c * m;
+        for (int r = 0; r < m; r++) w->tmp[r] += a * col[r];
+    }
+    for (int r = 0; r < m; r++) v[r] += w->tmp[r];
+}
+
+/* x_B += B^-1 (q - B x_B), `refine` times. */
+static void refine(lemke_work *w)
+{
+    for (int it = 0; it < w->prm.refine; it++) {
+        memcpy(w->res, w->q, (size_t)w->m * sizeof(double));
+        minus_basis_times(w, w->x, w->res);
+        add_binv_times(w, w->res, w->x);
+    }
+}
+
+/* The entering column refined once, y += B^-1 (a_var - B y), and x_B
+ * refined: before a ray is declared, so that the drift of B^-1 over many
+ * pivots cannot fake one. */
+static void refine_column(lemke_work *w, int var)
+{
+    int m = w->m;
+    double *res = w->res;
+    memset(res, 0, (size_t)m * sizeof(double));
+    if (var < m) {
+        res[var] = 1.0;
+    } else if (var < 2 * m) {
+        const mcb_csc *W = w->W;
+        for (int p = W->p[var - m]; p < W->p[var - m + 1]; p++) res[W->i[p]] = -W->x[p];
+    } else {
+        for (int i = 0; i < m; i++) res[i] = -w->d[i];
+    }
+    minus_basis_times(w, w->y, res);
+    add_binv_times(w, res, w->y);
+    refine(w);
 }
 
 /* The starting basis: the w's, B = I, x_B = q. */
@@ -515,6 +552,10 @@ static int lemke_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *
         int enter = complement(w, left);
         entering_column(w, enter);
         r = ratio_test(w);
+        if (r < 0) { /* a ray, unless B^-1's drift faked it */
+            refine_column(w, enter);
+            r = ratio_test(w);
+        }
         if (r < 0) {
             snprintf(info->reason, sizeof info->reason,
                      "ray termination (no solution found) at pivot %d, z0 = %.3g: %s_%d "
