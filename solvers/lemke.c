@@ -175,9 +175,9 @@ static mcb_rc lemke_setup(const mcb_problem *P, const mcb_settings *s, const voi
         return mcb_fail(err, MCB_E_INPUT, "lemke: W or q has non-finite entries");
     if (P->m > prm->max_dense)
         return mcb_fail(err, MCB_E_INPUT,
-                        "lemke: m = %d rows > max_dense = %d: the dense basis inverse would take "
-                        "%.2f GB (lemke has no sparse LU updates; raise lemke.max_dense to try)",
-                        P->m, prm->max_dense, 8.0 * P->m * (double)P->m / 1e9);
+                        "lemke: m = %d rows > max_dense = %d (the dense basis inverse would take "
+                        "%.0f MB; lemke has no sparse LU updates; raise lemke.max_dense to try)",
+                        P->m, prm->max_dense, 8.0 * P->m * (double)P->m / 1e6);
     lemke_work *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->P = P;

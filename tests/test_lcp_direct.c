@@ -802,9 +802,10 @@ static mcb_problem *st_from_contacts(const mcb_problem *P, int nd)
     return Q;
 }
 
-/* `test_lcp_direct st FILE.h5 ND [MAX_PROBLEMS]`: both solvers on the
- * Stewart-Trinkle LCP of each contact problem of a file. */
-static int st_bench(const char *path, int nd, int maxp)
+/* `test_lcp_direct st FILE.h5 ND [TOL]`: both solvers on the
+ * Stewart-Trinkle LCP of each contact problem of a file (natmap TOL,
+ * default 1e-8). */
+static int st_bench(const char *path, int nd, double tol)
 {
     mcb_problem_set *S = NULL;
     mcb_err err;
@@ -814,7 +815,7 @@ static int st_bench(const char *path, int nd, int maxp)
     }
     printf("%-34s %5s %8s %-7s %-14s %7s %9s %9s %9s %9s\n", "problem", "m", "nnz(W)", "solver",
            "status", "iters", "setup_s", "solve_s", "natmap", "compl");
-    for (int k = 0; k < S->count && k < maxp; k++) {
+    for (int k = 0; k < S->count; k++) {
         mcb_problem *Q = st_from_contacts(S->items[k], nd);
         if (!Q) {
             printf("%-34s not a contact-only problem (or W failed)\n", S->items[k]->name);
@@ -824,7 +825,7 @@ static int st_bench(const char *path, int nd, int maxp)
             const char *name = sv ? "ip-lcp" : "lemke";
             mcb_campaign_opts o;
             mcb_campaign_defaults(&o);
-            o.settings.tol = 1e-10;
+            o.settings.tol = tol;
             o.settings.max_iters = 1000000;
             o.settings.time_limit_s = 300;
             o.save_solutions = 1;
@@ -850,7 +851,7 @@ static int st_bench(const char *path, int nd, int maxp)
 int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "st") == 0)
-        return st_bench(argv[2], atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 1000000);
+        return st_bench(argv[2], atoi(argv[3]), argc > 4 ? atof(argv[4]) : 1e-8);
     if (argc == 3 && strcmp(argv[1], "bench") == 0) return write_bench(argv[2]);
     if (argc >= 2 && strcmp(argv[1], "time") == 0) return time_solvers(argc > 2 ? atoi(argv[2]) : 1600);
     Suite *s = suite_create("lcp_direct");
