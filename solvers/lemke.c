@@ -40,7 +40,7 @@
  *
  * One pivot is one iteration for the callback (the free pivots included);
  * own residual: z0, the artificial variable (0 once solved). Dense only:
- * problems with m > max_dense (default 2000, B^-1 then takes 32 MB) are
+ * problems with m > max_dense (default 4000, B^-1 then takes 128 MB) are
  * refused at setup (setup-failed, with the reason); there are no sparse LU
  * updates. Allocates only in setup; solve() restarts from z = 0 every time
  * (warm_start is ignored: Lemke's path starts at the w basis). */
@@ -66,7 +66,7 @@ static void lemke_defaults(void *p)
 {
     lemke_params *q = p;
     q->max_pivots = 0;
-    q->max_dense = 2000;
+    q->max_dense = 4000;
     q->cover = 1.0;
     q->piv_tol = 1e-9;
     q->tie_tol = 1e-12;
@@ -79,8 +79,9 @@ static const mcb_param_desc lemke_desc[] = {
      "pivot limit, after which the solver stops (stalled, \"pivot limit\"); 0: 25 (m + 1) "
      "(random P-matrix LCPs take about m pivots)"},
     {"max_dense", 'i', offsetof(lemke_params, max_dense),
-     "largest number of rows accepted: the basis inverse is dense (8 m^2 bytes: 32 MB at the "
-     "default 2000); larger problems fail at setup with the reason"},
+     "largest number of rows accepted: the basis inverse is dense (8 m^2 bytes: 128 MB at the "
+     "default 4000, which takes the default stack's Stewart-Trinkle LCP with n_d = 8, m = "
+     "3250); larger problems fail at setup with the reason"},
     {"cover", 'd', offsetof(lemke_params, cover),
      "entry of the covering vector d on every unilateral row, > 0 (1: all ones)"},
     {"piv_tol", 'd', offsetof(lemke_params, piv_tol),
