@@ -22,12 +22,13 @@
  *      diagonal, one numeric factorization per iteration shared by both
  *      solves; by CHOLMOD (lib/mcb_chol.h) when W is symmetric and every
  *      row unilateral (W + D is then positive definite for a PSD W; the
- *      analysis factors W + I and falls back to UMFPACK when that fails,
- *      W not being PSD), by UMFPACK otherwise (`linsolve` forces either).
- *      Both allocate per factorization (UMFPACK its numeric factor inside
- *      umfpack_di_numeric, having no in-place refactorization; mcb_chol its
- *      simplicial copy of L at the first solve after a refactorization);
- *      nothing else is allocated after setup;
+ *      analysis factors W + I and falls back to LU when that fails, W not
+ *      being PSD), by KLU (lib/mcb_lu.h, refactored in place with the same
+ *      pivots) otherwise (`linsolve` forces either). KLU allocates only when
+ *      the old pivots degrade and it repivots (counted, in the reason of a
+ *      run that stops on its own); mcb_chol makes its simplicial copy of L
+ *      at the first solve after each refactorization; nothing else is
+ *      allocated after setup;
  *   2. predictor: rc = -z∘w, the largest step alpha_a <= 1 keeping z_U, w_U
  *      >= 0, mu_a = (z + alpha_a dz)·(w + alpha_a dw) / |U|, centring
  *      sigma = (mu_a / mu)^3;
@@ -45,16 +46,18 @@
  * One IP iteration is one callback iteration; own residual: the natural
  * merit ||(min(z_U, u_U), u_F)|| (RPIsim Sec. 5.2, Andreani et al. 2011).
  * warm_start is ignored (an interior start is needed). Serial, except
- * what UMFPACK does inside (single-threaded BLAS calls). */
+ * what CHOLMOD does inside (BLAS calls, threads as the harness sets).
+ *
+ * Per-row compliance r (mcb_problem.h) is honoured: the solver works on
+ * W + diag(r) (mcb_csc_add_diag, built once in setup). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <umfpack.h>
-
 #include "mcb_chol.h"
+#include "mcb_lu.h"
 #include "solver.h"
 
 typedef struct {
@@ -63,7 +66,7 @@ typedef struct {
     double div_bound; /* ||z||_inf above this: diverged */
     int stall_iters;  /* iterations without halving the merit before stagnation */
     double own_tol;   /* stop (stalled) when the natural merit falls below this (0: never) */
-    int linsolve;     /* 0 auto, 1 UMFPACK, 2 CHOLMOD */
+    int linsolve;     /* 0 auto, 1 LU (KLU), 2 CHOLMOD */
 } ip_params;
 
 static void ip_defaults(void *p)
@@ -91,8 +94,8 @@ static const mcb_param_desc ip_desc[] = {
      "stop when the natural merit falls below this (0: only the harness stops it)"},
     {"linsolve", 'i', offsetof(ip_params, linsolve),
      "the Newton system's solver: 0 auto (CHOLMOD when W is symmetric and every row "
-     "unilateral: W + D is then positive definite for PSD W; UMFPACK otherwise), 1 UMFPACK, "
-     "2 CHOLMOD (symmetric W only, else setup fails)"},
+     "unilateral: W + D is then positive definite for PSD W; LU otherwise), 1 sparse LU "
+     "(KLU, refactored in place), 2 CHOLMOD (symmetric W only, else setup fails)"},
 };
 
 typedef struct {
@@ -107,11 +110,10 @@ typedef struct {
     int *diag;      /* m: position of (j, j) in K */
     double *z, *w, *r, *u;
     double *dz, *dw, *dza, *dwa, *rhs, *rc;
-    int chol;       /* 1: CHOLMOD (symmetric K), 0: UMFPACK */
+    int chol;       /* 1: CHOLMOD (symmetric K), 0: LU (KLU) */
     mcb_chol *F;
-    void *sym, *num;
-    double control[UMFPACK_CONTROL], uinfo[UMFPACK_INFO];
-    int *uwi;
+    mcb_lu *LU;
+    mcb_csc *Wown;  /* W + diag(r) when P has compliance (w->W points here) */
     double *uw;
 } ip_work;
 
@@ -119,16 +121,15 @@ static void ip_free(void **work)
 {
     if (!work || !*work) return;
     ip_work *w = *work;
-    if (w->num) umfpack_di_free_numeric(&w->num);
-    if (w->sym) umfpack_di_free_symbolic(&w->sym);
+    mcb_lu_free(&w->LU);
+    mcb_csc_free(&w->Wown);
     mcb_chol_free(&w->F);
     mcb_csc_free(&w->K);
-    double *vecs[] = {w->z, w->w, w->r, w->u, w->dz, w->dw, w->dza, w->dwa, w->rhs, w->rc, w->uw};
+    double *vecs[] = {w->z, w->w, w->r, w->u, w->dz, w->dw, w->dza, w->dwa, w->rhs, w->rc};
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++) free(vecs[k]);
     free(w->bil);
     free(w->wpos);
     free(w->diag);
-    free(w->uwi);
     free(w);
     *work = NULL;
 }
@@ -201,6 +202,13 @@ static mcb_rc ip_setup(const mcb_problem *P, const mcb_settings *s, const void *
     w->m = P->m;
     w->W = P->W;
     w->q = P->q;
+    if (mcb_problem_has_compliance(P)) { /* u = (W + diag(r)) z + q */
+        if (!(w->Wown = mcb_csc_add_diag(P->W, P->r))) {
+            free(w);
+            return mcb_fail(err, MCB_E_NOMEM, "ip-lcp: out of memory");
+        }
+        w->W = w->Wown;
+    }
     size_t m = (size_t)P->m + 1;
     double **vecs[] = {&w->z, &w->w, &w->r, &w->u, &w->dz, &w->dw, &w->dza, &w->dwa, &w->rhs,
                        &w->rc};
@@ -208,11 +216,9 @@ static mcb_rc ip_setup(const mcb_problem *P, const mcb_settings *s, const void *
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++)
         ok &= (*vecs[k] = mcb_calloc(m, sizeof(double))) != NULL;
     w->bil = mcb_calloc(m, 1);
-    w->wpos = mcb_calloc((size_t)mcb_csc_nnz(P->W) + 1, sizeof(int));
+    w->wpos = mcb_calloc((size_t)mcb_csc_nnz(w->W) + 1, sizeof(int));
     w->diag = mcb_calloc(m, sizeof(int));
-    w->uwi = mcb_calloc(m, sizeof(int));
-    w->uw = mcb_calloc(5 * m, sizeof(double));
-    if (!ok || !w->bil || !w->wpos || !w->diag || !w->uwi || !w->uw || build_pattern(w)) {
+    if (!ok || !w->bil || !w->wpos || !w->diag || build_pattern(w)) {
         ip_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "ip-lcp: out of memory");
     }
@@ -220,17 +226,17 @@ static mcb_rc ip_setup(const mcb_problem *P, const mcb_settings *s, const void *
         for (int r = P->blocks[b].row; r < P->blocks[b].row + P->blocks[b].nrows; r++)
             w->bil[r] = P->blocks[b].type == MCB_BILATERAL;
     for (int r = 0; r < P->m; r++) w->nu += !w->bil[r];
-    int sym = mcb_csc_asymmetry(P->W) == 0.0;
+    double asym = mcb_csc_asymmetry(w->W);
+    int sym = asym == 0.0;
     if (w->prm.linsolve == 2 && !sym) {
         ip_free((void **)&w);
         return mcb_fail(err, MCB_E_INPUT,
-                        "ip-lcp.linsolve = 2 (CHOLMOD) needs a symmetric W (asymmetry %.3g)",
-                        mcb_csc_asymmetry(P->W));
+                        "ip-lcp.linsolve = 2 (CHOLMOD) needs a symmetric W (asymmetry %.3g)", asym);
     }
     w->chol = w->prm.linsolve == 2 || (w->prm.linsolve == 0 && sym && w->nu == P->m);
     if (w->chol && P->m > 0) { /* the analysis, on K = W + I */
         for (int j = 0; j < P->m; j++) {
-            for (int p = P->W->p[j]; p < P->W->p[j + 1]; p++) w->K->x[w->wpos[p]] = P->W->x[p];
+            for (int p = w->W->p[j]; p < w->W->p[j + 1]; p++) w->K->x[w->wpos[p]] = w->W->x[p];
             w->K->x[w->diag[j]] += 1.0;
         }
         rc = mcb_chol_factor(w->K, &w->F, err);
@@ -242,16 +248,9 @@ static mcb_rc ip_setup(const mcb_problem *P, const mcb_settings *s, const void *
             return rc;
         }
     }
-    umfpack_di_defaults(w->control);
-    w->control[UMFPACK_PRL] = 0;
-    if (P->m > 0 && !w->chol) {
-        int st = umfpack_di_symbolic(P->m, P->m, w->K->p, w->K->i, NULL, &w->sym, w->control,
-                                     w->uinfo);
-        if (st != UMFPACK_OK) {
-            ip_free((void **)&w);
-            return mcb_fail(err, st == UMFPACK_ERROR_out_of_memory ? MCB_E_NOMEM : MCB_E_NUMERIC,
-                            "ip-lcp: UMFPACK symbolic analysis failed (status %d)", st);
-        }
+    if (P->m > 0 && !w->chol && (rc = mcb_lu_analyze(w->K, &w->LU, err))) {
+        ip_free((void **)&w);
+        return rc;
     }
     *work = w;
     return MCB_OK;
@@ -288,8 +287,8 @@ static double natural_merit(const ip_work *w)
     return sqrt(s);
 }
 
-/* Fills K = W + diag(w_i / z_i on U) and factors it: 0, 1 when singular,
- * or the negative UMFPACK status. */
+/* Fills K = W + diag(w_i / z_i on U) and factors it: 0, 1 when singular
+ * (or not positive definite for CHOLMOD), -1 out of memory. */
 static int factor(ip_work *w)
 {
     mcb_csc *K = w->K;
@@ -299,27 +298,20 @@ static int factor(ip_work *w)
         if (!w->bil[j]) K->x[w->diag[j]] += w->w[j] / w->z[j];
     }
     if (w->chol) return mcb_chol_refactor(w->F, K, NULL) == MCB_OK ? 0 : 1;
-    if (w->num) umfpack_di_free_numeric(&w->num);
-    int st = umfpack_di_numeric(K->p, K->i, K->x, w->sym, &w->num, w->control, w->uinfo);
-    if (st == UMFPACK_WARNING_singular_matrix) return 1;
-    return st == UMFPACK_OK ? 0 : (st < 0 ? st : 1);
+    int st = mcb_lu_factor(w->LU, K);
+    return st == MCB_E_NOMEM ? -1 : st != 0;
 }
 
-/* The direction (dz, dw) for the target w->rc (on U): 0, 1 when it is not
- * finite, or the negative UMFPACK status. */
+/* The direction (dz, dw) for the target w->rc (on U): 0, or 1 when the
+ * solve failed or gave a non-finite direction. */
 static int direction(ip_work *w, double *dz, double *dw)
 {
     int m = w->m;
     for (int i = 0; i < m; i++)
         w->rhs[i] = w->bil[i] ? -w->r[i] : -w->r[i] + w->rc[i] / w->z[i];
-    if (w->chol) {
-        memcpy(dz, w->rhs, (size_t)m * sizeof(double));
-        if (mcb_chol_solve_inplace(w->F, dz)) return -1;
-    } else {
-        int st = umfpack_di_wsolve(UMFPACK_A, w->K->p, w->K->i, w->K->x, dz, w->rhs, w->num,
-                                   w->control, w->uinfo, w->uwi, w->uw);
-        if (st < 0) return st;
-    }
+    memcpy(dz, w->rhs, (size_t)m * sizeof(double));
+    if (w->chol ? mcb_chol_solve_inplace(w->F, dz) != MCB_OK : mcb_lu_solve(w->LU, dz) != 0)
+        return 1;
     for (int i = 0; i < m; i++) dw[i] = w->bil[i] ? 0.0 : (w->rc[i] - w->w[i] * dz[i]) / w->z[i];
     return mcb_all_finite(m, dz) && mcb_all_finite(m, dw) ? 0 : 1;
 }
@@ -370,7 +362,8 @@ static int ip_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx
                      st > 0 ? "Newton matrix W + Z^-1 W_s singular (or not positive definite "
                               "for CHOLMOD) or its solution non-finite at iteration %d (mu = "
                               "%.3g)"
-                            : "the sparse solver failed at iteration %d (mu = %.3g)",
+                            : "the sparse factorization ran out of memory at iteration %d (mu = "
+                              "%.3g)",
                      it, mu);
             return st > 0 ? MCB_ST_STALLED : MCB_ST_DIVERGED;
         }
@@ -423,8 +416,10 @@ static int ip_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx
         } else if (it - best_it >= w->prm.stall_iters || alpha < 1e-12) {
             snprintf(info->reason, sizeof info->reason,
                      "stagnation at iteration %d: max(mu, ||r||_inf) = %.3g not halved in %d "
-                     "iterations (last step %.3g; natural merit %.3g)",
-                     it, merit, it - best_it, alpha, info->own_residual);
+                     "iterations (last step %.3g; natural merit %.3g; %d fresh LU "
+                     "factorizations)",
+                     it, merit, it - best_it, alpha, info->own_residual,
+                     w->LU ? mcb_lu_fresh_factorizations(w->LU) : 0);
             return MCB_ST_STALLED;
         }
     }
@@ -442,7 +437,7 @@ const mcb_solver_def mcb_solver_ip_lcp = {
     .name = "ip-lcp",
     .description = "primal-dual interior point (Mehrotra predictor-corrector) on the LCP/MLCP "
                    "u = W z + q; condensed Newton system (W + Z^-1 W_s) by CHOLMOD (symmetric W) or "
-                   "UMFPACK",
+                   "sparse LU (KLU, refactored in place)",
     .reference = "RPIsim paper Sec. 4, Table 1; Wright 1997 Ch. 8, 10; Mehrotra 1992",
     .accepts = MCB_ACCEPTS_DUAL,
     .accepts_problem = mcb_accepts_lcp,

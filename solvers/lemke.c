@@ -43,7 +43,9 @@
  * problems with m > max_dense (default 4000, B^-1 then takes 128 MB) are
  * refused at setup (setup-failed, with the reason); there are no sparse LU
  * updates. Allocates only in setup; solve() restarts from z = 0 every time
- * (warm_start is ignored: Lemke's path starts at the w basis). */
+ * (warm_start is ignored: Lemke's path starts at the w basis). Per-row
+ * compliance r (mcb_problem.h) is honoured: the pivots run on
+ * W + diag(r) (mcb_csc_add_diag, built once in setup). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -102,7 +104,8 @@ typedef struct {
     const mcb_problem *P;
     lemke_params prm;
     int m, max_pivots;
-    const mcb_csc *W;
+    const mcb_csc *W;  /* P->W, or Wown */
+    mcb_csc *Wown;     /* W + diag(r) when P has compliance */
     const double *q;
     double *Binv;   /* m x m column-major: Binv[c m + r] */
     double *x;      /* basic values, by row */
@@ -123,6 +126,7 @@ static void lemke_free(void **work)
 {
     if (!work || !*work) return;
     lemke_work *w = *work;
+    mcb_csc_free(&w->Wown);
     free(w->Binv);
     free(w->x);
     free(w->y);
@@ -186,6 +190,13 @@ static mcb_rc lemke_setup(const mcb_problem *P, const mcb_settings *s, const voi
     w->m = P->m;
     w->W = P->W;
     w->q = P->q;
+    if (mcb_problem_has_compliance(P)) { /* u = (W + diag(r)) z + q */
+        if (!(w->Wown = mcb_csc_add_diag(P->W, P->r))) {
+            free(w);
+            return mcb_fail(err, MCB_E_NOMEM, "lemke: out of memory");
+        }
+        w->W = w->Wown;
+    }
     w->max_pivots = prm->max_pivots > 0 ? prm->max_pivots : 25 * (P->m + 1);
     size_t m = (size_t)P->m + 1;
     w->Binv = mcb_malloc(m * m, sizeof(double));
