@@ -703,6 +703,57 @@ START_TEST(lemke_threads_bit_for_bit)
 }
 END_TEST
 
+static mcb_cb_action never_cb(void *ctx, int iter, double own)
+{
+    (void)ctx, (void)iter, (void)own;
+    return MCB_CB_CONTINUE;
+}
+
+/* ip-lcp with LU (KLU refactored in place): the iterations after the first
+ * allocate nothing here (no repivoting on this LCP): a full solve makes as
+ * many allocations as a one-iteration solve. */
+START_TEST(ip_lu_allocates_only_first_factorization)
+{
+    rng_state = 8080;
+    int m = 60;
+    double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc((size_t)m * sizeof(double));
+    random_lcp(RAND_PD, m, 0.2, W, q);
+    mcb_problem *P = lcp_dense(m, W, q, NULL);
+    const mcb_solver_def *ip = mcb_solver_find("ip-lcp");
+    char prm[256];
+    ip->default_params(prm);
+    mcb_param_set(ip, prm, "linsolve", "1", NULL);
+    long counts[2] = {0, 0};
+    int iters[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        mcb_settings st;
+        mcb_settings_default(&st);
+        st.max_iters = k == 0 ? 1 : 12;
+        void *work = NULL;
+        ck_assert_int_eq(ip->setup(P, &st, prm, &work, NULL), MCB_OK);
+        mcb_info info = {0};
+#if COUNT_MALLOC
+        nalloc = 0;
+        counting = 1;
+#endif
+        ip->solve(work, &st, never_cb, NULL, &info);
+#if COUNT_MALLOC
+        counting = 0;
+        counts[k] = nalloc;
+#endif
+        iters[k] = info.iterations;
+        ip->free(&work);
+    }
+    printf("ip-lcp (KLU): %ld allocations in 1 iteration, %ld in %d\n", counts[0], counts[1],
+           iters[1]);
+    ck_assert_int_ge(iters[1], 10);
+    ck_assert_int_eq(counts[0], counts[1]);
+    mcb_problem_free(&P);
+    free(W);
+    free(q);
+}
+END_TEST
+
 /* ---- bench: random LCP files for docs/solver-lcp-direct.md ---- */
 
 /* Symmetric positive definite LCPs (the only kind a problem file holds:
@@ -904,6 +955,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, contact_problems_are_skipped);
     tcase_add_test(tc, lemke_one_pivot_per_callback_no_alloc);
     tcase_add_test(tc, lemke_threads_bit_for_bit);
+    tcase_add_test(tc, ip_lu_allocates_only_first_factorization);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
