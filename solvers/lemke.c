@@ -337,17 +337,17 @@ static int ratio_test(lemke_work *w)
     for (int r = 0; r < m; r++)
         if (!is_free(w, w->basis[r]) && fabs(w->y[r]) > ymax) ymax = fabs(w->y[r]);
     double ytol = w->prm.piv_tol * ymax;
-    double tmin = INFINITY, tscale = 0.0;
+    double tmin = INFINITY;
     for (int r = 0; r < m; r++) {
         if (is_free(w, w->basis[r]) || !(w->y[r] > ytol) || w->y[r] <= 0.0) continue;
         double t = w->x[r] > 0.0 ? w->x[r] / w->y[r] : 0.0;
         if (t < tmin) tmin = t;
-        if (t > tscale) tscale = t;
     }
     if (!isfinite(tmin)) return -1;
     double xmax = 0.0;
     for (int r = 0; r < m; r++)
         if (fabs(w->x[r]) > xmax) xmax = fabs(w->x[r]);
+    /* a tie: within tie_tol relative, or within the round-off of a ratio */
     double slack = w->prm.tie_tol * (tmin > 0.0 ? tmin : 0.0) + 1e-15 * xmax / ymax;
     int nc = 0, z0row = -1;
     for (int r = 0; r < m; r++) {
@@ -358,7 +358,6 @@ static int ratio_test(lemke_work *w)
             if (w->basis[r] == 2 * m) z0row = r;
         }
     }
-    (void)tscale;
     if (z0row >= 0) return z0row;
     return nc == 1 ? w->cand[0] : lexmin(w, nc, 1.0);
 }
