@@ -449,6 +449,57 @@ static mcb_problem *random_st(int n, int nc, int nd)
     return P;
 }
 
+static mcb_problem *st_from_contacts(const mcb_problem *P, int nd);
+
+/* The Stewart-Trinkle LCP of contact fixtures (built from their Delassus
+ * operator by st_from_contacts, below): the sliding point contact's
+ * friction impulse is the exact (-0.5, 0) for n_d = 4 and 8 (both polygons
+ * hold the direction -x); the 2x2x2 stack's and Siconos' GFC3D example's
+ * LCPs are solved by both, lemke to complementarity 1e-12. */
+START_TEST(stewart_trinkle_of_contact_fixtures)
+{
+    const char *solvers[2] = {"lemke", "ip-lcp"};
+    for (int nd = 4; nd <= 8; nd += 4) {
+        mcb_problem *P = fx_point_contact_dual(FX_SLIP);
+        mcb_problem *Q = st_from_contacts(P, nd);
+        ck_assert_ptr_nonnull(Q);
+        for (int s = 0; s < 2; s++) {
+            mcb_run run = run_solver(solvers[s], Q, 1e-12, NULL);
+            ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s, n_d %d: %s (%s)", solvers[s], nd,
+                          mcb_status_name(run.info.status), run.info.reason);
+            double lt[2] = {0, 0};
+            for (int k = 0; k < nd; k++) {
+                double th = 2.0 * 3.14159265358979323846 * k / nd;
+                lt[0] += cos(th) * run.lambda[1 + k];
+                lt[1] += sin(th) * run.lambda[1 + k];
+            }
+            ck_assert_double_eq_tol(run.lambda[0], 1.0, 1e-9);
+            ck_assert_double_eq_tol(lt[0], -0.5, 1e-9);
+            ck_assert_double_eq_tol(lt[1], 0.0, 1e-9);
+            mcb_run_clear(&run);
+        }
+        mcb_problem_free(&Q);
+        mcb_problem_free(&P);
+        mcb_problem *(*makes[2])(void) = {fx_small_stack, fx_gfc3d_example1};
+        for (int f = 0; f < 2; f++) {
+            P = makes[f]();
+            Q = st_from_contacts(P, nd);
+            ck_assert_ptr_nonnull(Q);
+            for (int s = 0; s < 2; s++) {
+                mcb_run run = run_solver(solvers[s], Q, 1e-10, NULL);
+                ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s on %s, n_d %d: %s (%s)",
+                              solvers[s], P->name, nd, mcb_status_name(run.info.status),
+                              run.info.reason);
+                if (s == 0) ck_assert_double_le(lcp_error(Q, run.lambda), 1e-12);
+                mcb_run_clear(&run);
+            }
+            mcb_problem_free(&Q);
+            mcb_problem_free(&P);
+        }
+    }
+}
+END_TEST
+
 START_TEST(lemke_random_stewart_trinkle)
 {
     rng_state = 31337;
@@ -833,8 +884,8 @@ static int time_solvers(int max_m)
  * contact, beta (nd per contact), sigma per contact), lambda = T (lambda_n,
  * beta) with lambda_t = sum_k beta_k (cos th_k, sin th_k):
  *   W_st = [T^T W T, E; mu, -E^T, 0],  q_st = [T^T q; 0].
- * For the bench only (the formulation layer builds it for real); NULL when
- * P has blocks other than contacts. */
+ * For the tests and the bench (the formulation layer builds it for real);
+ * NULL when P has blocks other than contacts. */
 static mcb_problem *st_from_contacts(const mcb_problem *P, int nd)
 {
     for (int b = 0; b < P->nblocks; b++)
@@ -949,6 +1000,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, stewart_trinkle_mlcp);
     tcase_add_test(tc, compliance_honoured);
     tcase_add_test(tc, lemke_random_stewart_trinkle);
+    tcase_add_test(tc, stewart_trinkle_of_contact_fixtures);
     tcase_add_test(tc, degenerate_lcps);
     tcase_add_test(tc, infeasible_lcps);
     tcase_add_test(tc, pivot_limit_and_max_dense);
