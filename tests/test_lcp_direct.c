@@ -520,6 +520,34 @@ START_TEST(lemke_random_stewart_trinkle)
 }
 END_TEST
 
+/* Only bilateral rows: a linear system W z = -q (unsymmetric here); and a
+ * singular W_FF, which lemke refuses with the reason. */
+START_TEST(bilateral_only)
+{
+    double W[4] = {2, 1, -1, 3}, q[2] = {1, -1}; /* z = -W^-1 q = (-4/7, 1/7) */
+    int bil[2] = {1, 1};
+    mcb_problem *P = lcp_dense(2, W, q, bil);
+    const char *solvers[2] = {"lemke", "ip-lcp"};
+    for (int s = 0; s < 2; s++) {
+        mcb_run run = run_solver(solvers[s], P, 1e-13, NULL);
+        ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s: %s (%s)", solvers[s],
+                      mcb_status_name(run.info.status), run.info.reason);
+        ck_assert_double_eq_tol(run.lambda[0], -4.0 / 7.0, 1e-12);
+        ck_assert_double_eq_tol(run.lambda[1], 1.0 / 7.0, 1e-12);
+        mcb_run_clear(&run);
+    }
+    mcb_problem_free(&P);
+    double Ws[9] = {1, 1, 0, 1, 1, 0, 0, 0, 1}, qs[3] = {1, -1, -1};
+    int bils[3] = {1, 1, 0};
+    P = lcp_dense(3, Ws, qs, bils);
+    mcb_run run = run_solver("lemke", P, 1e-12, NULL);
+    ck_assert_int_eq(run.info.status, MCB_ST_STALLED);
+    ck_assert_msg(strstr(run.info.reason, "W_FF is singular"), "%s", run.info.reason);
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+}
+END_TEST
+
 /* ---- degenerate and infeasible ---- */
 
 START_TEST(degenerate_lcps)
@@ -1001,6 +1029,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, compliance_honoured);
     tcase_add_test(tc, lemke_random_stewart_trinkle);
     tcase_add_test(tc, stewart_trinkle_of_contact_fixtures);
+    tcase_add_test(tc, bilateral_only);
     tcase_add_test(tc, degenerate_lcps);
     tcase_add_test(tc, infeasible_lcps);
     tcase_add_test(tc, pivot_limit_and_max_dense);
