@@ -32,18 +32,14 @@
 #include "fixtures.h"
 #include "mcb_delassus.h"
 #include "mcb_io.h"
+#include "mcb_rng.h"
 #include "runner.h"
 
 /* ---- building LCPs ---- */
 
-static unsigned long long rng_state;
-static double urand(void) /* splitmix64, uniform in [0, 1) */
-{
-    unsigned long long z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return (double)((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0);
-}
+static mcb_rng rng; /* lib/mcb_rng.h: fixed seeds, the same LCPs every run */
+static void seed(unsigned long long x) { mcb_rng_seed(&rng, x); }
+static double urand(void) { return mcb_rng_uniform(&rng); } /* [0, 1) */
 
 /* A dual problem from a dense row-major W (zeros dropped) and q; row i
  * bilateral when bil && bil[i], unilateral otherwise (one block per row). */
@@ -175,7 +171,7 @@ static mcb_run run_solver(const char *name, const mcb_problem *P, double tol, co
 
 START_TEST(lemke_random_p_matrices_exact)
 {
-    rng_state = 20260101;
+    seed(20260101);
     int sizes[] = {1, 2, 3, 5, 8, 13, 21, 34, 55, 89};
     int nsolved = 0, maxpiv = 0;
     for (int rep = 0; rep < 30; rep++)
@@ -207,7 +203,7 @@ END_TEST
 
 START_TEST(ip_random_monotone)
 {
-    rng_state = 777;
+    seed(777);
     int sizes[] = {1, 2, 5, 13, 34, 89, 144};
     for (int rep = 0; rep < 6; rep++)
         for (int k = 0; k < 7; k++)
@@ -256,7 +252,7 @@ END_TEST
  * problem that carries W + diag(r) explicitly. */
 START_TEST(compliance_honoured)
 {
-    rng_state = 606;
+    seed(606);
     int m = 30;
     double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc((size_t)m * sizeof(double));
     random_lcp(RAND_PD, m, 0.3, W, q);
@@ -502,7 +498,7 @@ END_TEST
 
 START_TEST(lemke_random_stewart_trinkle)
 {
-    rng_state = 31337;
+    seed(31337);
     int cases[][3] = {{6, 1, 4}, {6, 3, 4}, {12, 4, 8}, {12, 10, 4}, {18, 30, 4}, {30, 20, 8}};
     for (int rep = 0; rep < 10; rep++)
         for (int k = 0; k < 6; k++) {
@@ -613,7 +609,7 @@ END_TEST
 
 START_TEST(pivot_limit_and_max_dense)
 {
-    rng_state = 99;
+    seed(99);
     int m = 40;
     double *W = malloc((size_t)m * m * sizeof(double)), q[40];
     random_lcp(RAND_PMATRIX, m, 1.0, W, q);
@@ -700,7 +696,7 @@ static mcb_cb_action count_cb(void *ctx, int iter, double own)
  * second solve() gives the same answer. */
 START_TEST(lemke_one_pivot_per_callback_no_alloc)
 {
-    rng_state = 4242;
+    seed(4242);
     int m = 60;
     double *W = malloc((size_t)m * m * sizeof(double)), q[60];
     random_lcp(RAND_PMATRIX, m, 0.5, W, q);
@@ -750,7 +746,7 @@ END_TEST
  * same pivots and the same z bit for bit with 1 and 2 threads. */
 START_TEST(lemke_threads_bit_for_bit)
 {
-    rng_state = 5150;
+    seed(5150);
     int m = 300;
     double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc((size_t)m * sizeof(double));
     random_lcp(RAND_PMATRIX, m, 0.05, W, q);
@@ -793,7 +789,7 @@ static mcb_cb_action never_cb(void *ctx, int iter, double own)
  * many allocations as a one-iteration solve. */
 START_TEST(ip_lu_allocates_only_first_factorization)
 {
-    rng_state = 8080;
+    seed(8080);
     int m = 60;
     double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc((size_t)m * sizeof(double));
     random_lcp(RAND_PD, m, 0.2, W, q);
@@ -840,7 +836,7 @@ END_TEST
 static int write_bench(const char *dir)
 {
     for (int m = 100; m <= 3200; m *= 2) {
-        rng_state = 1000 + (unsigned long long)m;
+        seed(1000 + (unsigned long long)m);
         double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc(m * sizeof(double));
         random_lcp(RAND_SPD, m, 3.0 / m, W, q);
         mcb_problem *P = lcp_dense(m, W, q, NULL);
@@ -871,7 +867,7 @@ static int time_solvers(int max_m)
            "status", "iters", "setup_s", "solve_s", "natmap", "compl");
     for (int m = 50; m <= max_m; m *= 2)
         for (int kind = 0; kind < 4; kind++) {
-            rng_state = 1000 + (unsigned long long)m;
+            seed(1000 + (unsigned long long)m);
             mcb_problem *P;
             if (kind < 3) {
                 double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc(m * sizeof(double));
