@@ -20,15 +20,15 @@
  *      (the Schur complement of the augmented system [W -I; W_s Z]), solved
  *      sparse: symbolic analysis once in setup on the pattern of W plus the
  *      diagonal, one numeric factorization per iteration shared by both
- *      solves; by CHOLMOD (lib/mcb_chol.h) when W is symmetric and every
- *      row unilateral (W + D is then positive definite for a PSD W; the
- *      analysis factors W + I and falls back to LU when that fails, W not
- *      being PSD), by KLU (lib/mcb_lu.h, refactored in place with the same
- *      pivots) otherwise (`linsolve` forces either). KLU allocates only when
- *      the old pivots degrade and it repivots (counted, in the reason of a
- *      run that stops on its own); mcb_chol makes its simplicial copy of L
- *      at the first solve after each refactorization; nothing else is
- *      allocated after setup;
+ *      solves; by KLU (lib/mcb_lu.h, refactored in place with the same
+ *      pivots), which allocates only when the old pivots degrade and it
+ *      repivots (counted, in the reason of a run that stops on its own), or
+ *      with `linsolve` 2 by CHOLMOD (lib/mcb_chol.h) when W is symmetric
+ *      and every row unilateral (W + D is then positive definite for a PSD
+ *      W): 5-8x faster there, but mcb_chol makes its simplicial copy of L
+ *      at the first solve after each refactorization, an allocation per
+ *      iteration, so it is not the default; nothing else is allocated after
+ *      setup;
  *   2. predictor: rc = -z∘w, the largest step alpha_a <= 1 keeping z_U, w_U
  *      >= 0, mu_a = (z + alpha_a dz)·(w + alpha_a dw) / |U|, centring
  *      sigma = (mu_a / mu)^3;
@@ -93,9 +93,9 @@ static const mcb_param_desc ip_desc[] = {
     {"own_tol", 'd', offsetof(ip_params, own_tol),
      "stop when the natural merit falls below this (0: only the harness stops it)"},
     {"linsolve", 'i', offsetof(ip_params, linsolve),
-     "the Newton system's solver: 0 auto (CHOLMOD when W is symmetric and every row "
-     "unilateral: W + D is then positive definite for PSD W; LU otherwise), 1 sparse LU "
-     "(KLU, refactored in place), 2 CHOLMOD (symmetric W only, else setup fails)"},
+     "the Newton system's solver: 0 (default) or 1 sparse LU (KLU, refactored in place: no "
+     "allocation after the first factorization), 2 CHOLMOD (symmetric W and unilateral rows "
+     "only, else setup fails; 5-8x faster there, but it allocates at every iteration)"},
 };
 
 typedef struct {
@@ -233,17 +233,14 @@ static mcb_rc ip_setup(const mcb_problem *P, const mcb_settings *s, const void *
         return mcb_fail(err, MCB_E_INPUT,
                         "ip-lcp.linsolve = 2 (CHOLMOD) needs a symmetric W (asymmetry %.3g)", asym);
     }
-    w->chol = w->prm.linsolve == 2 || (w->prm.linsolve == 0 && sym && w->nu == P->m);
+    w->chol = w->prm.linsolve == 2;
     if (w->chol && P->m > 0) { /* the analysis, on K = W + I */
         for (int j = 0; j < P->m; j++) {
             for (int p = w->W->p[j]; p < w->W->p[j + 1]; p++) w->K->x[w->wpos[p]] = w->W->x[p];
             w->K->x[w->diag[j]] += 1.0;
         }
         rc = mcb_chol_factor(w->K, &w->F, err);
-        if (rc == MCB_E_NUMERIC && w->prm.linsolve == 0) { /* W not PSD: LU instead */
-            w->chol = 0;
-            mcb_err_clear(err);
-        } else if (rc) {
+        if (rc) {
             ip_free((void **)&w);
             return rc;
         }
