@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "delassus_loop.h"
+#include "lcp_rows.h"
 #include "solver.h"
 
 typedef struct {
@@ -146,23 +147,10 @@ static mcb_rc pj_lcp_setup(const mcb_problem *P, const mcb_settings *s, const vo
         pj_lcp_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
-    for (int b = 0; b < P->nblocks; b++)
-        for (int r = P->blocks[b].row; r < P->blocks[b].row + P->blocks[b].nrows; r++)
-            w->freer[r] = P->blocks[b].type == MCB_BILATERAL;
-    for (int r = 0; r < P->m; r++) {
-        double wrr = 0.0;
-        for (int k = w->WT->p[r]; k < w->WT->p[r + 1]; k++)
-            if (w->WT->i[k] == r) wrr = w->WT->x[k];
-        w->d[r] = wrr + w->prm.reg;
-        if (!(w->d[r] > 0.0)) {
-            rc = mcb_fail(err, MCB_E_NUMERIC,
-                          "pj-lcp: W_rr + reg = %g at row %d (%s): projected Jacobi divides by "
-                          "the diagonal (Stewart-Trinkle's sigma rows and the mlcp's contact "
-                          "rows have W_rr = 0); set --param pj-lcp.reg=R with R > 0",
-                          w->d[r], r, w->freer[r] ? "free row" : "unilateral row");
-            pj_lcp_free((void **)&w);
-            return rc;
-        }
+    if ((rc = mcb_lcp_row_weights(P, w->WT, w->prm.reg, "pj-lcp", "projected Jacobi", w->d, w->freer,
+                                  err))) {
+        pj_lcp_free((void **)&w);
+        return rc;
     }
     if (w->prm.omega == 0.0)
         w->prm.omega = 1.0 / spectral_radius(w, w->prm.power_iters, w->next, w->u);
