@@ -61,7 +61,7 @@ static mcb_rc fn_setup(const mcb_problem *P, const mcb_settings *s, const void *
 const mcb_solver_def mcb_solver_fischer_newton = {
     .name = "fischer-newton",
     .description = "nonsmooth Newton on the Fischer-Burmeister reformulation of an LCP/MLCP "
-                   "(u = W z + q), direct (UMFPACK) or GMRES Newton equation, Armijo line "
+                   "(u = W z + q), direct (sparse LU, KLU) or GMRES Newton equation, Armijo line "
                    "search with Levenberg-Marquardt and gradient fallbacks",
     .reference = "RPIsim (Williams et al.) Table 1; num4lcp (Niebe, Erleben 2015, Numerical "
                  "methods for LCPs in physics-based animation); De Luca, Facchinei, Kanzow 1996",
