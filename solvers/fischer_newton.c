@@ -17,8 +17,8 @@
  * projected search).
  *
  * Own residual: ||phi|| (phi_FB). Takes dual problems whose blocks are all
- * unilateral or bilateral (mcb_accepts_lcp). Allocates only in setup,
- * except UMFPACK's numeric factor (strategy 0; see lcp_newton.h). */
+ * unilateral or bilateral (mcb_accepts_lcp). Allocates only in setup and
+ * at the LU's first factorization (strategy 0; see lcp_newton.h). */
 #include <math.h>
 #include <stddef.h>
 

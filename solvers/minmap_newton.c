@@ -10,7 +10,7 @@
  * "free" (a_i = 1, b_i = 0: the Newton equation reads d_i = -z_i), the
  * others "active" (a_i = 0, b_i = 1: the row of W, (W d)_i = -u_i); ties
  * go to the free set. H = diag(a) + diag(b) W is solved whole (its free
- * rows are identity rows; UMFPACK's pivoting or GMRES's Jacobi
+ * rows are identity rows; the LU's pivoting or GMRES's Jacobi
  * preconditioner see through them), which gives the same direction as
  * num4lcp's reduced system W_AA d_A = -(u_A + W_AF d_F).
  * psi = 1/2 ||phi||^2 is not differentiable where z_i = u_i; the line
@@ -24,7 +24,7 @@
  *
  * Own residual: ||min(z, u)|| (the natural merit). Takes dual problems
  * whose blocks are all unilateral or bilateral (mcb_accepts_lcp).
- * Allocates only in setup, except UMFPACK's numeric factor (strategy 0). */
+ * Allocates only in setup and at the LU's first factorization (strategy 0). */
 #include <stddef.h>
 
 #include "lcp_newton.h"
