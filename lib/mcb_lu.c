@@ -21,6 +21,10 @@ mcb_rc mcb_lu_analyze(const mcb_csc *K, mcb_lu **F, mcb_err *err)
     mcb_lu *f = calloc(1, sizeof *f);
     if (!f) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     f->n = K->n;
+    if (f->n == 0) { /* nothing to factor (a problem without constraint rows) */
+        *F = f;
+        return MCB_OK;
+    }
     klu_defaults(&f->c);
     f->c.halt_if_singular = 1;
     /* klu's prototypes take non-const pattern arrays; it does not write them */

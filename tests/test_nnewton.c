@@ -384,6 +384,44 @@ START_TEST(lu_refactor_and_repivot)
     mcb_lu_free(&F);
     ck_assert_ptr_null(F);
     mcb_csc_free(&K);
+    /* 0 x 0 (a step without constraint rows): nothing to factor, no error */
+    K = mcb_csc_alloc(0, 0, 0);
+    ck_assert_int_eq(mcb_lu_analyze(K, &F, &err), MCB_OK);
+    ck_assert_int_eq(mcb_lu_factor(F, K), 0);
+    ck_assert_int_eq(mcb_lu_solve(F, NULL), 0);
+    mcb_lu_free(&F);
+    mcb_csc_free(&K);
+}
+END_TEST
+
+/* A step without constraint rows (a robot still falling): v = A^-1 b at
+ * once, for nnewton and the AL baselines (their LU has nothing to
+ * factor). */
+START_TEST(no_constraint_rows)
+{
+    const char *solvers[3] = {"nnewton", "al-trdogleg", "al-dampedsn"};
+    for (int k = 0; k < 3; k++) {
+        mcb_problem *P = fx_point_contact(FX_OPEN);
+        mcb_csc_free(&P->J);
+        P->J = mcb_csc_alloc(0, P->n, 0);
+        P->m = 0;
+        P->nblocks = 0;
+        mcb_err err;
+        ck_assert_msg(mcb_problem_validate(P, "no rows", &err) == MCB_OK, "%s", err.msg);
+        mcb_campaign_opts o;
+        mcb_campaign_defaults(&o);
+        o.settings.tol = 1e-10;
+        mcb_metrics_ws *ws = NULL;
+        ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, &err), MCB_OK);
+        mcb_run run = {0};
+        ck_assert_int_eq(mcb_run_one(P, ws, mcb_solver_find(solvers[k]), NULL, &o, &run, &err),
+                         MCB_OK);
+        ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s without rows: %s (%s)", solvers[k],
+                      mcb_status_name(run.info.status), run.info.reason);
+        mcb_run_clear(&run);
+        mcb_metrics_ws_free(&ws);
+        mcb_problem_free(&P);
+    }
 }
 END_TEST
 
@@ -450,6 +488,7 @@ int main(void)
     tcase_add_test(tc, nonmonotone_variant);
     tcase_add_test(tc, deterministic_two_threads);
     tcase_add_test(tc, lu_refactor_and_repivot);
+    tcase_add_test(tc, no_constraint_rows);
 #if COUNT_MALLOC
     tcase_add_test(tc, no_allocation_after_first_factorization);
 #endif
