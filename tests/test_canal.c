@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "fixtures.h"
 #include "problems.h"
 #include "runner.h"
@@ -28,18 +29,7 @@ static const mcb_solver_def *canal(void) { return mcb_solver_find("canal"); }
 static void run_canal(mcb_problem *P, const void *prm, double tol, int iters, int threads,
                       mcb_run *run)
 {
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = iters;
-    o.settings.tol = tol;
-    o.settings.threads = threads;
-    o.save_solutions = 1;
-    mcb_metrics_ws *ws = NULL;
-    mcb_err err;
-    ck_assert_msg(mcb_metrics_ws_new(P, &ws, &err) == MCB_OK, "%s", err.msg);
-    memset(run, 0, sizeof *run);
-    ck_assert_int_eq(mcb_run_one(P, ws, canal(), prm, &o, run, &err), MCB_OK);
-    mcb_metrics_ws_free(&ws);
+    check_run(P, "canal", prm, tol, iters, threads, MCB_LAW_NCP, run);
 }
 
 START_TEST(registered)

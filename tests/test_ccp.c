@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "fixtures.h"
 #include "mcb_chol.h"
 #include "mcb_cone.h"
@@ -20,20 +21,7 @@ static const char *ccp_solvers[] = {"apgd", "ccp-jacobi"};
 static void run_law(mcb_problem *P, const char *solver, const void *params, int law, int iters,
                     double tol, int threads, mcb_run *run)
 {
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = iters;
-    o.settings.tol = tol;
-    o.settings.threads = threads;
-    o.save_solutions = 1;
-    o.law = law;
-    mcb_metrics_ws *ws = NULL;
-    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, NULL), MCB_OK);
-    memset(run, 0, sizeof *run);
-    const mcb_solver_def *def = mcb_solver_find(solver);
-    ck_assert_ptr_nonnull(def);
-    ck_assert_int_eq(mcb_run_one(P, ws, def, params, &o, run, NULL), MCB_OK);
-    mcb_metrics_ws_free(&ws);
+    check_run(P, solver, params, tol, iters, threads, law, run);
 }
 
 typedef mcb_problem *(*fixture_fn)(void);

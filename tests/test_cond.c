@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "fixtures.h"
 #include "problems.h"
 #include "runner.h"
@@ -44,21 +45,7 @@ static void params_with(const char *solver, double *prm, const char *const *set)
 static void run_law(const mcb_problem *P, const char *solver, const double *prm, int law,
                     int iters, double tol, int threads, mcb_run *run)
 {
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = iters;
-    o.settings.tol = tol;
-    o.settings.threads = threads;
-    o.save_solutions = 1;
-    o.law = law;
-    mcb_metrics_ws *ws = NULL;
-    mcb_err err;
-    ck_assert_msg(mcb_metrics_ws_new(P, &ws, &err) == MCB_OK, "%s", err.msg);
-    memset(run, 0, sizeof *run);
-    const mcb_solver_def *def = mcb_solver_find(solver);
-    ck_assert_ptr_nonnull(def);
-    ck_assert_msg(mcb_run_one(P, ws, def, prm, &o, run, &err) == MCB_OK, "%s", err.msg);
-    mcb_metrics_ws_free(&ws);
+    check_run(P, solver, prm, tol, iters, threads, law, run);
 }
 
 /* The variants and the law each solves. */

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "fixtures.h"
 #include "mcb_delassus.h"
 #include "mcb_io.h"
@@ -153,17 +154,8 @@ static double lcp_error(const mcb_problem *P, const double *z)
 
 static mcb_run run_solver(const char *name, const mcb_problem *P, double tol, const void *prm)
 {
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.tol = tol;
-    o.settings.max_iters = 100000;
-    o.save_solutions = 1;
-    mcb_metrics_ws *ws = NULL;
-    mcb_err err;
-    ck_assert_msg(mcb_metrics_ws_new(P, &ws, &err) == MCB_OK, "%s", err.msg);
-    mcb_run run = {0};
-    ck_assert_int_eq(mcb_run_one(P, ws, mcb_solver_find(name), prm, &o, &run, &err), MCB_OK);
-    mcb_metrics_ws_free(&ws);
+    mcb_run run;
+    check_run(P, name, prm, tol, 100000, 1, MCB_LAW_NCP, &run);
     return run;
 }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "alloc_count.h"
+#include "check_run.h"
 #include "fixtures.h"
 #include "mcb_lu.h"
 #include "problems.h"
@@ -30,17 +31,8 @@ static const mcb_solver_def *nn(void) { return mcb_solver_find("nnewton"); }
  * solution; returns the run (caller clears it). */
 static mcb_run run_nn(const mcb_problem *P, double tol, int max_iters, const void *prm)
 {
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.tol = tol;
-    o.settings.max_iters = max_iters;
-    o.save_solutions = 1;
-    mcb_metrics_ws *ws = NULL;
-    mcb_err err;
-    ck_assert_msg(mcb_metrics_ws_new(P, &ws, &err) == MCB_OK, "%s", err.msg);
-    mcb_run run = {0};
-    ck_assert_int_eq(mcb_run_one(P, ws, nn(), prm, &o, &run, &err), MCB_OK);
-    mcb_metrics_ws_free(&ws);
+    mcb_run run;
+    check_run(P, "nnewton", prm, tol, max_iters, 1, MCB_LAW_NCP, &run);
     return run;
 }
 

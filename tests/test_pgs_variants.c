@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "delassus_loop.h"
+#include "check_run.h"
 #include "fixtures.h"
 #include "metrics.h"
 #include "problems.h"
@@ -43,25 +44,14 @@ static const char *variants[] = {"psor", "pgs-shuffle", "pgs-mf", "nncg"};
 static int run_to(const mcb_problem *P, const char *solver, const void *prm, double tol,
                   int iters, double *natmap, int *its, double *v, double *lambda)
 {
-    const mcb_solver_def *def = mcb_solver_find(solver);
-    ck_assert_ptr_nonnull(def);
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = iters;
-    o.settings.tol = tol;
-    o.save_solutions = v || lambda;
-    mcb_metrics_ws *ws = NULL;
-    mcb_err err;
-    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, &err), MCB_OK);
-    mcb_run run = {0};
-    mcb_run_one(P, ws, def, prm, &o, &run, &err);
+    mcb_run run;
+    check_run(P, solver, prm, tol, iters, 1, MCB_LAW_NCP, &run);
     int st = run.info.status;
     if (natmap) *natmap = run.final.val[MCB_M_NATMAP];
     if (its) *its = run.info.iterations;
     if (v && run.v) memcpy(v, run.v, (size_t)P->n * sizeof(double));
     if (lambda && run.lambda) memcpy(lambda, run.lambda, (size_t)P->m * sizeof(double));
     mcb_run_clear(&run);
-    mcb_metrics_ws_free(&ws);
     return st;
 }
 

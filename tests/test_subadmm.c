@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "fixtures.h"
 #include "metrics.h"
 #include "problems.h"
@@ -38,24 +39,13 @@ static mcb_problem_set *quadruped_steps(void);
 static int run_to(const mcb_problem *P, const char *solver, const double *prm, double tol,
                   int iters, double *natmap, double *v, double *lambda)
 {
-    const mcb_solver_def *def = mcb_solver_find(solver);
-    ck_assert_ptr_nonnull(def);
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = iters;
-    o.settings.tol = tol;
-    o.save_solutions = v || lambda;
-    mcb_metrics_ws *ws = NULL;
-    mcb_err err;
-    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, &err), MCB_OK);
-    mcb_run run = {0};
-    mcb_run_one(P, ws, def, prm, &o, &run, &err);
+    mcb_run run;
+    check_run(P, solver, prm, tol, iters, 1, MCB_LAW_NCP, &run);
     int st = run.info.status;
     if (natmap) *natmap = run.final.val[MCB_M_NATMAP];
     if (v && run.v) memcpy(v, run.v, (size_t)P->n * sizeof(double));
     if (lambda && run.lambda) memcpy(lambda, run.lambda, (size_t)P->m * sizeof(double));
     mcb_run_clear(&run);
-    mcb_metrics_ws_free(&ws);
     return st;
 }
 
