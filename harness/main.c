@@ -1269,6 +1269,8 @@ static const char *main_help =
     "  run       run solvers on problems with identical budgets\n"
     "  merge     join the results files of a campaign's parts\n"
     "  report    plots and tables from a results file\n"
+    "  compare   two campaigns of the same problems: changes beyond the noise\n"
+    "  describe  difficulty descriptors of problems (rank of J, mu, cond(W), ...)\n"
     "  solvers   list solvers and their parameters\n";
 
 int main(int argc, char **argv)

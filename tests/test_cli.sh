@@ -16,7 +16,7 @@ check() { # name expected-exit command...
   if [ "$got" = "$want" ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL $name: exit $got, want $want"; cat "$d/err"; fi
 }
 check help 0 "$mcb" --help
-for c in info validate import gen run merge report solvers; do check "$c --help" 0 "$mcb" $c --help; done
+for c in info validate import export gen record run merge report compare describe solvers; do check "$c --help" 0 "$mcb" $c --help; done
 # expect_err NAME TEXT: the last command's message contains TEXT
 expect_err() {
   grep -qF -- "$2" "$d/err" || { fail=$((fail+1)); echo "FAIL $1: message lacks '$2':"; cat "$d/err"; }
