@@ -114,6 +114,8 @@ void mcb_run_clear(mcb_run *r)
     r->trace_rows = 0;
 }
 
+#define NGAPS 32
+
 typedef struct {
     const mcb_problem *P;     /* the stored problem: the judged one */
     const mcb_problem *SP;    /* the one the solver receives: P or F(P) */
@@ -134,11 +136,17 @@ typedef struct {
     double last_stop;         /* its stop metric */
     int unmet_iter;           /* the last check that did not meet the tolerance */
     int met_iter;             /* the first check that met it (0: none) */
-    int rose;                 /* a check saw the stop metric above the previous check's */
-    int low_gap;              /* the first check after unchecked iterations with the stop
-                                 metric at either end at most DIP x tol (0: none) ... */
-    int low_gap_from;         /* ... and the check before those iterations */
-    int locate_all;           /* the locate rerun checks every iteration */
+    int rose;                 /* a check saw the stop metric above the previous check's,
+                                 and it has not fallen DIP^2 below that value since */
+    double rise_level;        /* the stop metric at the latest rise */
+    /* near gaps: unchecked iterations between two checks with the stop
+     * metric at either end at most DIP x tol, the first NGAPS of them */
+    int ngaps;
+    int gap_from[NGAPS], gap_to[NGAPS]; /* the checks at their ends */
+    unsigned char suspect[NGAPS];       /* a low gap: seen while rose, or before a rise */
+    int over_from;            /* the start of the first near gap past NGAPS (0: none) */
+    int over_suspect;         /* a rise came at or after it */
+    int locate_all;           /* locate checks every iteration of the low gaps */
     /* iteration times, for the distortion estimate */
     double prev_t;
     int post;                 /* the next iteration follows a check */
@@ -151,6 +159,20 @@ typedef struct {
     int last_traced;
     /* the clean rerun */
     int target;
+    /* the solver's state at checks (resumable solvers, MCB_CHECK_AUTO), so
+     * that locate resumes from a check instead of solving again */
+    size_t state_bytes;       /* 0: locate solves again from the start */
+    unsigned char *snap[2];   /* the states at the last two checks that missed */
+    int snap_iter[2];
+    double snap_s[2];         /* the solve time at them */
+    int snap_cur;             /* the one written next */
+    unsigned char *gap_snap;  /* the state at gap_iter, the first near gap's start (-1: none) */
+    int gap_iter;
+    double gap_s;
+    int resumed;              /* locate resumed from a state */
+    /* the iterations and solve time before the current solve() call */
+    int offset;
+    double offset_s;
 } run_ctx;
 
 /* The solver's current iterate, mapped back to (v, lambda) of P. */
@@ -194,45 +216,71 @@ static void trace_row(run_ctx *c, int iter, double time_s, const mcb_metrics *mt
 }
 
 /* Non-monotone residuals (docs/metrics.md, "When the harness measures"):
- * the harness assumes that between two consecutive checks the stop metric
- * stays above 1/DIP of the smaller of their two values. Once a check has
- * seen it rise, every iteration is checked while it is at most DIP^2 x tol,
- * and a gap between checks with either end at most DIP x tol (where a dip
- * below the tolerance is not excluded) makes the locate rerun check every
- * iteration from the start of that gap. */
+ * the harness assumes that the stop metric decreases between two
+ * consecutive checks unless a check has seen it rise recently, and then
+ * that it stays above 1/DIP of the smaller of their two values. A rise is
+ * recent until the metric has fallen below 1/DIP^2 of the value it rose
+ * to. While a rise is recent, every iteration is checked while the metric
+ * is at most DIP^2 x tol. A near gap (unchecked iterations between checks
+ * with either end at most DIP x tol, where a dip below the tolerance is
+ * not excluded) is a low gap when it comes while a rise is recent, or
+ * before a later rise. Low gaps before the check that met the tolerance
+ * make locate check each of their iterations. */
 #define DIP 2.0
 
-/* Records a rise and the first low gap, from the check at `iter`. */
+/* Records a rise and the near gaps, from the check at `iter`. */
 static void note_shape(run_ctx *c, int iter, double stop)
 {
-    if (c->last_iter > 0 && stop > c->last_stop) c->rose = 1; /* false for NaN */
-    double low = c->last_iter > 0 && c->last_stop < stop ? c->last_stop : stop;
-    if (!c->low_gap && iter > c->last_iter + 1 && low <= DIP * c->o->settings.tol) {
-        c->low_gap = iter;
-        c->low_gap_from = c->last_iter;
+    if (c->last_iter > 0 && stop > c->last_stop) { /* false for NaN */
+        c->rose = 1;
+        c->rise_level = stop;
+        for (int k = 0; k < c->ngaps; k++) c->suspect[k] = 1;
+        if (c->over_from) c->over_suspect = 1;
     }
+    double low = c->last_iter > 0 && c->last_stop < stop ? c->last_stop : stop;
+    if (iter > c->last_iter + 1 && low <= DIP * c->o->settings.tol) {
+        if (c->ngaps < NGAPS) {
+            c->gap_from[c->ngaps] = c->last_iter;
+            c->gap_to[c->ngaps] = iter;
+            c->suspect[c->ngaps++] = (unsigned char)c->rose;
+        } else if (!c->over_from) {
+            c->over_from = c->last_iter;
+            c->over_suspect = c->rose;
+        } else if (c->rose) {
+            c->over_suspect = 1;
+        }
+    }
+    /* the gap up to here was judged with the rise still recent */
+    if (c->rose && stop < c->rise_level / (DIP * DIP)) c->rose = 0;
 }
 
 /* The share of the iterations predicted before the tolerance is met that
- * may pass unchecked: small, because residuals often speed up (a locate
- * rerun costs a whole solve, a check a fraction of an iteration). */
+ * may pass unchecked: small when locating the first met iteration means
+ * solving again from the start (a whole solve, against a check's fraction
+ * of an iteration), larger when the solver resumes from the state kept at
+ * the last check (a locate then costs the iterations of the last gap). */
 #define PREDICT_SHARE 0.2
+#define PREDICT_SHARE_RESUMING 0.5
 
 /* The next iteration (after `iter`) whose iterate is checked, from the cost
- * of the check just made and the residual's rate of decrease. */
+ * of the check just made and the residual's rate of decrease; *strided
+ * gets the next one from the cost alone (the trace rows' schedule). */
 static int next_check_after(const run_ctx *c, int iter, double check_s, double solve_s,
-                            double stop)
+                            double stop, int *strided)
 {
     int every = c->o->check_every;
-    if (every == MCB_CHECK_NEVER) return c->o->settings.max_iters + 1;
-    if (every > 0) return iter + every;
+    if (every == MCB_CHECK_NEVER) return *strided = c->o->settings.max_iters + 1;
+    if (every > 0) return *strided = iter + every;
     double c_iter = solve_s / iter;
     double stride = c_iter > 0 ? ceil(check_s / (c->o->check_share * c_iter)) : 1.0;
     if (stride > iter) stride = iter;
+    if (!(stride >= 1.0)) stride = 1.0;
+    *strided = iter + (int)stride;
     double tol = c->o->settings.tol;
     if (c->last_iter > 0 && iter > c->last_iter && stop > 0 && c->last_stop > stop && tol > 0) {
+        double share = c->state_bytes ? PREDICT_SHARE_RESUMING : PREDICT_SHARE;
         double rate = (log(c->last_stop) - log(stop)) / (iter - c->last_iter);
-        double ahead = PREDICT_SHARE * (log(stop) - log(tol)) / rate;
+        double ahead = share * (log(stop) - log(tol)) / rate;
         double floor1 = floor(0.01 * iter);
         if (ahead < floor1) ahead = floor1;
         if (ahead < stride) stride = floor(ahead);
@@ -241,14 +289,14 @@ static int next_check_after(const run_ctx *c, int iter, double check_s, double s
     return iter + (int)stride;
 }
 
-/* The next trace row after `iter`; `regular` is the next check of the
- * schedule without the dense checks near the tolerance (which compute the
- * stop metric alone). */
-static int next_trace_after(const run_ctx *c, int iter, int regular)
+/* The next trace row after `iter`; `strided` is the next check of the
+ * schedule from the cost alone: the checks the prediction adds before it
+ * and the dense checks near the tolerance compute the stop metric alone. */
+static int next_trace_after(const run_ctx *c, int iter, int strided)
 {
     int every = c->o->trace_every;
     if (every > 0) return (iter / every + 1) * every;
-    return every == 0 ? c->o->settings.max_iters + 1 : regular;
+    return every == 0 ? c->o->settings.max_iters + 1 : strided;
 }
 
 static mcb_cb_action over_time(const run_ctx *c, double solve_s)
@@ -269,6 +317,30 @@ static void time_iteration(run_ctx *c, double t)
         c->plain_sum += d;
         c->plain_n++;
     }
+}
+
+/* After a check of the observed pass: the state at the start of the first
+ * near gap is kept (the check before this one, whose state is the latest
+ * kept), and this check's state when it missed the tolerance. */
+static void keep_state(run_ctx *c, int iter, double solve_s, mcb_cb_action a)
+{
+    int last = c->snap_cur ^ 1, from = c->ngaps == 1 && c->gap_to[0] == iter ? c->gap_from[0] : -1;
+    if (from >= 0 && c->snap_iter[last] == from) {
+        memcpy(c->gap_snap, c->snap[last], c->state_bytes);
+        c->gap_iter = from;
+        c->gap_s = c->snap_s[last];
+    }
+    if (a != MCB_CB_CONTINUE) return;
+    c->def->save_state(c->work, c->snap[c->snap_cur]);
+    c->snap_iter[c->snap_cur] = iter;
+    c->snap_s[c->snap_cur] = solve_s;
+    c->snap_cur ^= 1;
+}
+
+/* The solve clock across a resumed solve() call. */
+static double solve_clock_s(const run_ctx *c)
+{
+    return c->offset_s + mcb_timer_elapsed_s(&c->clock);
 }
 
 /* The observed pass's callback: the clock between checks, a judgement on
@@ -307,33 +379,56 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
             c->unmet_iter = iter;
         }
     }
-    double check_s = mcb_now_s() - t0;
     note_shape(c, iter, stop);
+    if (c->state_bytes) keep_state(c, iter, solve_s, a);
+    double check_s = mcb_now_s() - t0;
     c->checks++;
     c->measure_s += check_s;
-    int regular = next_check_after(c, iter, check_s, solve_s, stop);
+    int strided, regular = next_check_after(c, iter, check_s, solve_s, stop, &strided);
     int dense = c->o->check_every == MCB_CHECK_AUTO && c->rose &&
                 stop <= DIP * DIP * c->o->settings.tol;
     c->next_check = dense ? iter + 1 : regular;
     c->last_iter = iter;
     c->last_stop = stop;
-    if (iter >= c->next_trace) c->next_trace = next_trace_after(c, iter, regular);
+    if (iter >= c->next_trace) c->next_trace = next_trace_after(c, iter, strided);
     c->post = 1;
     mcb_timer_resume(&c->clock);
     return a;
 }
 
-/* The "locate" rerun's callback: unobserved up to the last unmet check of
- * the observed pass, then a check at every 1% of the iterations; or, after
- * a rise (locate_all), unobserved up to the first low gap, then a check at
- * every iteration. */
+/* The next iteration locate checks after `iter`: each iteration inside a
+ * low gap (with locate_all), and from the last check that missed the
+ * tolerance on, every 1% of the iterations, up to the check that met it;
+ * the iterations in between run unobserved (the observed pass judged
+ * them). */
+static int locate_next(const run_ctx *c, int iter)
+{
+    int best = c->met_iter;
+    if (c->locate_all) {
+        for (int k = 0; k < c->ngaps; k++) {
+            if (!c->suspect[k]) continue;
+            int j = iter + 1 > c->gap_from[k] + 1 ? iter + 1 : c->gap_from[k] + 1;
+            if (j < c->gap_to[k] && j < best) best = j;
+        }
+        if (c->over_suspect) {
+            int j = iter + 1 > c->over_from + 1 ? iter + 1 : c->over_from + 1;
+            if (j < best) best = j;
+        }
+    }
+    int stride = (int)floor(0.01 * iter);
+    int j = iter < c->unmet_iter + 1 ? c->unmet_iter + 1 : iter + (stride > 1 ? stride : 1);
+    return j < best ? j : best;
+}
+
+/* The "locate" pass's callback: a check where locate_next() says. */
 static mcb_cb_action locate_cb(void *ctx, int iter, double own)
 {
     (void)own;
     run_ctx *c = ctx;
-    if (iter < c->next_check) return over_time(c, mcb_timer_elapsed_s(&c->clock));
+    iter += c->offset;
+    if (iter < c->next_check) return over_time(c, solve_clock_s(c));
     mcb_timer_pause(&c->clock);
-    double solve_s = mcb_timer_elapsed_s(&c->clock);
+    double solve_s = solve_clock_s(c);
     double t0 = mcb_now_s();
     fetch(c);
     mcb_cb_action a = MCB_CB_DIVERGED;
@@ -343,9 +438,7 @@ static mcb_cb_action locate_cb(void *ctx, int iter, double own)
     }
     c->checks++;
     c->measure_s += mcb_now_s() - t0;
-    int stride = c->locate_all ? 1 : (int)floor(0.01 * iter);
-    c->next_check = iter + (stride > 1 ? stride : 1);
-    if (iter < c->met_iter && c->next_check > c->met_iter) c->next_check = c->met_iter;
+    c->next_check = locate_next(c, iter);
     mcb_timer_resume(&c->clock);
     return a;
 }
@@ -371,6 +464,21 @@ static int refuses(const mcb_problem *P, const mcb_solver_def *def, mcb_run *run
            !def->accepts_problem(P, run->info.reason, sizeof run->info.reason);
 }
 
+/* The buffers for the solver's states when it is resumable and the
+ * schedule is automatic (without them, locate solves again). */
+static void keep_states(run_ctx *c)
+{
+    c->gap_iter = -1;
+    c->snap_iter[0] = c->snap_iter[1] = -1;
+    if (!mcb_solver_resumable(c->def) || c->o->check_every != MCB_CHECK_AUTO ||
+        mcb_solver_black_box(c->def, c->SP->form))
+        return;
+    size_t z = c->def->state_size(c->work);
+    for (int k = 0; k < 2; k++) c->snap[k] = malloc(z + 1);
+    c->gap_snap = malloc(z + 1);
+    if (c->snap[0] && c->snap[1] && c->gap_snap) c->state_bytes = z;
+}
+
 /* Pass 1: from the starting point to the solver's stop. */
 static void observed_pass(run_ctx *c, mcb_run *run)
 {
@@ -387,6 +495,7 @@ static void observed_pass(run_ctx *c, mcb_run *run)
     } else {
         c->next_check = o->check_every == MCB_CHECK_NEVER ? o->settings.max_iters + 1 : 1;
         c->next_trace = next_trace_after(c, 0, c->next_check);
+        if (c->state_bytes) keep_state(c, 0, 0.0, MCB_CB_CONTINUE);
         mcb_timer_start(&c->clock);
         run->info.status = c->def->solve(c->work, &o->settings, observed_cb, c, &run->info);
         mcb_timer_pause(&c->clock);
@@ -442,15 +551,17 @@ static double distortion_s(run_ctx *c)
 
 /* Where the tolerance was first met is not known to 1% when it was first
  * seen met further than 1% of the iterations after the last check that
- * missed it, or, when the stop metric rose between two checks (it may have
- * dipped below the tolerance and risen again unseen), when a low gap came
- * before it (the gap ending at the met check is one); the second sets
- * c->locate_all. */
+ * missed it, or when a low gap (note_shape) came before it (the metric may
+ * have dipped below the tolerance there and risen again unseen); the
+ * second sets c->locate_all. */
 static int needs_locate(run_ctx *c, const mcb_run *run)
 {
     if (c->def->black_box || c->o->check_every != MCB_CHECK_AUTO) return 0;
     if (run->info.status != MCB_ST_SOLVED || c->met_iter == 0) return 0;
-    if (c->rose && c->low_gap && c->low_gap <= c->met_iter) return c->locate_all = 1;
+    for (int k = 0; k < c->ngaps; k++)
+        if (c->suspect[k] && c->gap_to[k] <= c->met_iter) c->locate_all = 1;
+    if (c->over_suspect && c->over_from < c->met_iter) c->locate_all = 1;
+    if (c->locate_all) return 1;
     int gap = c->met_iter - c->unmet_iter, allowed = (int)floor(0.01 * c->met_iter);
     return gap > (allowed > 1 ? allowed : 1);
 }
@@ -479,6 +590,7 @@ static int wants_rerun(run_ctx *c, const mcb_run *run, int located, int locate_c
     if (o->timing == MCB_TIMING_AUTO) {
         if (st != MCB_ST_SOLVED) return 0;
         double added = located ? locate_checks * per_check_s(c) : distortion_s(c);
+        if (located && c->resumed) added += distortion_s(c); /* the time before it */
         return !(added <= o->rerun_share * run->info.solve_s);
     }
     return 0;
@@ -492,29 +604,63 @@ static int solve_again(run_ctx *c, const void *params, mcb_iter_cb cb, mcb_info 
     c->def->free(&c->work);
     if (c->def->setup(c->SP, &c->o->settings, params, &c->work, &serr)) return -1;
     memset(info, 0, sizeof *info);
+    c->offset = 0;
+    c->offset_s = 0.0;
     mcb_timer_start(&c->clock);
     int st = c->def->solve(c->work, &c->o->settings, cb, c, info);
     mcb_timer_pause(&c->clock);
     return st;
 }
 
-/* Pass 2a: set up again, run unobserved to the last check that missed the
- * tolerance, then check at every 1% until it is met (or, with locate_all,
- * unobserved to the start of the first low gap, then check every
- * iteration); the run's iterations, solve time and final iterate become
- * the located ones. */
+/* Loads the state kept at iteration `from` (solve time from_s) and solves
+ * on with `cb` from there; info->iterations counts from the start. */
+static int resume(run_ctx *c, const unsigned char *state, int from, double from_s,
+                  mcb_iter_cb cb, mcb_info *info)
+{
+    c->def->load_state(c->work, state);
+    mcb_settings s = c->o->settings;
+    s.max_iters -= from;
+    c->offset = from;
+    c->offset_s = from_s;
+    memset(info, 0, sizeof *info);
+    mcb_timer_start(&c->clock);
+    int st = c->def->solve(c->work, &s, cb, c, info);
+    mcb_timer_pause(&c->clock);
+    info->iterations += from;
+    c->resumed = 1;
+    return st;
+}
+
+/* Pass 2a: from the last check that missed the tolerance, check at every
+ * 1% until it is met, and with locate_all every iteration of the low gaps
+ * before it (locate_next); the run's iterations, solve time and final
+ * iterate become the located ones. The solver resumes from its state kept
+ * at the first check needed when it can (solver.h), else it is set up
+ * again and runs unobserved to there. */
 static void locate(run_ctx *c, const void *params, mcb_run *run)
 {
     mcb_info info;
-    c->next_check = (c->locate_all ? c->low_gap_from : c->unmet_iter) + 1;
-    int st = solve_again(c, params, locate_cb, &info);
+    int from = c->unmet_iter, st;
+    if (c->locate_all) {
+        for (int k = c->ngaps - 1; k >= 0; k--)
+            if (c->suspect[k] && c->gap_from[k] < from) from = c->gap_from[k];
+        if (c->over_suspect && c->over_from < from) from = c->over_from;
+    }
+    c->next_check = locate_next(c, from);
+    int last = c->snap_cur ^ 1;
+    if (c->state_bytes && c->snap_iter[last] == from)
+        st = resume(c, c->snap[last], from, c->snap_s[last], locate_cb, &info);
+    else if (c->state_bytes && c->gap_iter >= 0 && c->gap_iter <= from)
+        st = resume(c, c->gap_snap, c->gap_iter, c->gap_s, locate_cb, &info);
+    else
+        st = solve_again(c, params, locate_cb, &info);
     if (st != MCB_ST_SOLVED || info.iterations > c->met_iter) {
         run->timing = MCB_TIMED_RERUN_DIFFERED; /* keep pass 1's figures */
         return;
     }
     run->info.iterations = info.iterations;
     run->info.own_residual = info.own_residual;
-    run->info.solve_s = mcb_timer_elapsed_s(&c->clock);
+    run->info.solve_s = solve_clock_s(c);
     run->timing = MCB_TIMED_LOCATED;
     judge(c, run);
     /* the trace ends at the located iteration */
@@ -638,6 +784,7 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
         run->info.status = MCB_ST_SETUP_FAILED;
         snprintf(run->info.reason, sizeof run->info.reason, "%s", serr.msg);
     } else {
+        keep_states(&c);
         observed_pass(&c, run);
         judge(&c, run);
         run->observed_solve_s = run->info.solve_s;
@@ -660,6 +807,8 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
         }
     }
     def->free(&c.work);
+    for (int k = 0; k < 2; k++) free(c.snap[k]);
+    free(c.gap_snap);
     free(defaults);
     free(scratch);
     if (c.F) {

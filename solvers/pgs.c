@@ -86,6 +86,7 @@ typedef struct {
     double *lambda;
     int *order;            /* pgs-shuffle: the blocks' order; NULL otherwise */
     mcb_rng rng;            /* the shuffle's generator (lib/mcb_rng.h) */
+    int started;            /* pgs-mf: F->v is current (set by the first solve()) */
 } pgs_work;
 
 static void pgs_free(void **work)
@@ -191,7 +192,8 @@ static int pgs_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
                      mcb_info *info)
 {
     pgs_work *w = work;
-    if (w->F) mcb_mf_velocity(w->F, w->lambda, 1, w->F->v); /* v from the start */
+    if (w->F && !w->started) mcb_mf_velocity(w->F, w->lambda, 1, w->F->v); /* v from the start */
+    w->started = 1;
     return mcb_delassus_loop(w, pgs_step, pgs_lambda, w->P->m, w->prm.own_tol, s, cb, ctx,
                              info);
 }
@@ -208,11 +210,52 @@ static void pgs_iterate(void *work, double *v, double *lambda)
     if (v) mcb_mf_velocity(w->F, w->lambda, 1, v);
 }
 
+/* The state (solver.h): lambda, for pgs-shuffle the generator and the
+ * current order (the next sweep shuffles it again), for pgs-mf the kept
+ * velocity (with its round-off: recomputing it from lambda would change
+ * the next sweeps' bits). */
+static size_t pgs_state_size(void *work)
+{
+    pgs_work *w = work;
+    size_t z = (size_t)w->P->m * sizeof(double);
+    if (w->order) z += sizeof w->rng + (size_t)w->P->nblocks * sizeof(int);
+    if (w->F) z += (size_t)w->P->n * sizeof(double);
+    return z;
+}
+
+static void pgs_save_state(void *work, void *buf)
+{
+    pgs_work *w = work;
+    char *p = buf;
+    size_t zl = (size_t)w->P->m * sizeof(double);
+    memcpy(p, w->lambda, zl);
+    if (w->F) memcpy(p + zl, w->F->v, (size_t)w->P->n * sizeof(double));
+    if (!w->order) return;
+    memcpy(p + zl, &w->rng, sizeof w->rng);
+    memcpy(p + zl + sizeof w->rng, w->order, (size_t)w->P->nblocks * sizeof(int));
+}
+
+static void pgs_load_state(void *work, const void *buf)
+{
+    pgs_work *w = work;
+    const char *p = buf;
+    size_t zl = (size_t)w->P->m * sizeof(double);
+    memcpy(w->lambda, p, zl);
+    if (w->F) {
+        memcpy(w->F->v, p + zl, (size_t)w->P->n * sizeof(double));
+        w->started = 1;
+    }
+    if (!w->order) return;
+    memcpy(&w->rng, p + zl, sizeof w->rng);
+    memcpy(w->order, p + zl + sizeof w->rng, (size_t)w->P->nblocks * sizeof(int));
+}
+
 /* The fields the four entries share: one parameter struct, check, solve,
- * iterate and free. */
+ * iterate, free and the state. */
 #define PGS_FAMILY                                                                          \
     .params_size = sizeof(pgs_params), .params = pgs_desc, .check_params = pgs_check,     \
-    .solve = pgs_solve, .iterate = pgs_iterate, .free = pgs_free
+    .solve = pgs_solve, .iterate = pgs_iterate, .free = pgs_free,                          \
+    .state_size = pgs_state_size, .save_state = pgs_save_state, .load_state = pgs_load_state
 
 const mcb_solver_def mcb_solver_pgs = {
     PGS_FAMILY,

@@ -238,6 +238,22 @@ static void pj_iterate(void *work, double *v, double *lambda)
     if (v) mcb_mf_velocity(w->F, w->lambda, 1, v);
 }
 
+/* The state (solver.h): lambda (next, u and change2 are scratch; the
+ * matrix-free velocity is recomputed from lambda every step). */
+static size_t pj_state_size(void *work) { return (size_t)((pj_work *)work)->P->m * sizeof(double); }
+
+static void pj_save_state(void *work, void *buf)
+{
+    pj_work *w = work;
+    memcpy(buf, w->lambda, (size_t)w->P->m * sizeof(double));
+}
+
+static void pj_load_state(void *work, const void *buf)
+{
+    pj_work *w = work;
+    memcpy(w->lambda, buf, (size_t)w->P->m * sizeof(double));
+}
+
 const mcb_solver_def mcb_solver_pj = {
     .name = "pj",
     .accepts_problem = mcb_accepts_coulomb_only,
@@ -254,4 +270,7 @@ const mcb_solver_def mcb_solver_pj = {
     .solve = pj_solve,
     .iterate = pj_iterate,
     .free = pj_free,
+    .state_size = pj_state_size,
+    .save_state = pj_save_state,
+    .load_state = pj_load_state,
 };

@@ -104,6 +104,11 @@ static const char *def_missing(const mcb_solver_def *d)
     return NULL;
 }
 
+int mcb_solver_resumable(const mcb_solver_def *def)
+{
+    return def && def->state_size && def->save_state && def->load_state;
+}
+
 mcb_rc mcb_registry_add(const mcb_solver_def *def, const char *origin, mcb_err *err)
 {
     const char *o = origin ? origin : "solver";
@@ -119,6 +124,9 @@ mcb_rc mcb_registry_add(const mcb_solver_def *def, const char *origin, mcb_err *
     if (miss)
         return mcb_fail(err, MCB_E_INPUT, "%s: solver '%s' has no %s function (setup, solve, "
                         "iterate, free and default_params are required)", o, def->name, miss);
+    if (!mcb_solver_resumable(def) && (def->state_size || def->save_state || def->load_state))
+        return mcb_fail(err, MCB_E_INPUT, "%s: solver '%s' has some of state_size, save_state "
+                        "and load_state but not all three", o, def->name);
     if (!(def->accepts & (MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL)))
         return mcb_fail(err, MCB_E_INPUT, "%s: solver '%s' accepts no problem form (set accepts "
                         "to MCB_ACCEPTS_PRIMAL and/or MCB_ACCEPTS_DUAL)", o, def->name);

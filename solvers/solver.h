@@ -31,13 +31,13 @@
  * function's signature or meaning, a function removed, an enum renumbered);
  * adding a function does not change it.
  * MCB_SOLVER_INTERFACE_VERSION goes up when what a solver sees changes
- * incompatibly: mcb_solver_def, mcb_settings, mcb_info, the callback, the
+ * incompatibly (version 2 added the state functions to mcb_solver_def): mcb_solver_def, mcb_settings, mcb_info, the callback, the
  * status and action codes, mcb_param_desc, and the problem model a solver
  * reads (mcb_problem, mcb_block, mcb_csc, mcb_err). mcbench refuses a plugin
  * compiled against another interface version; such a change bumps the ABI
  * version too. */
-#define MCB_ABI_VERSION 1
-#define MCB_SOLVER_INTERFACE_VERSION 1
+#define MCB_ABI_VERSION 2
+#define MCB_SOLVER_INTERFACE_VERSION 2
 
 /* The budget shared by every solver of a campaign. */
 typedef struct {
@@ -124,7 +124,22 @@ typedef struct {
     /* v may be NULL; for dual problems v is not touched. */
     void (*iterate)(void *work, double *v, double *lambda);
     void (*free)(void **work);
+    /* Optional (all three or none): the iteration's state, so that the
+     * harness can return to an earlier iteration instead of solving again
+     * from the start (harness/runner.c, "locate"). state_size() is the
+     * number of bytes save_state() writes (fixed after setup). After
+     * load_state() of a state saved when iteration k had completed, solve()
+     * performs iterations k+1, k+2, ... exactly as the uninterrupted solve
+     * did (the same iterates, bit for bit), numbering them 1, 2, ... (the
+     * harness adds k and shortens max_iters by k). No allocation. */
+    size_t (*state_size)(void *work);
+    void (*save_state)(void *work, void *buf);
+    void (*load_state)(void *work, const void *buf);
 } mcb_solver_def;
+
+/* 1 when def provides the state functions (state_size, save_state,
+ * load_state). */
+int mcb_solver_resumable(const mcb_solver_def *def);
 
 /* Registry: the built-in solvers, then the runtime additions (plugins) in
  * the order they were added. */
