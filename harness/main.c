@@ -329,6 +329,7 @@ static int cmd_import(int argc, char **argv)
             status = fail_rc(rc, &err);
             break;
         }
+        mcb_describe_store_cond(P[k]); /* stored with the problem: campaigns read it */
         for (int j = 0; j < k && !status; j++)
             if (!strcmp(P[j]->name, P[k]->name)) {
                 fprintf(stderr,
@@ -988,10 +989,15 @@ static int cmd_run(int argc, char **argv)
     }
 
     /* read and validate everything before running anything */
-    for (int f = 0; f < nfiles && !status; f++) {
+    if (!status) {
+        mcb_problem_set **sets = calloc((size_t)nfiles + 1, sizeof *sets);
         mcb_err err;
-        mcb_rc rc = mcb_read_problems_isolated(files[f], &in[f].problems, &err);
+        mcb_rc rc = sets ? mcb_read_problem_files_isolated((const char *const *)files, nfiles,
+                                                           sets, &err)
+                         : mcb_fail(&err, MCB_E_NOMEM, "out of memory");
         if (rc) status = fail_rc(rc, &err);
+        for (int f = 0; f < nfiles && !rc; f++) in[f].problems = sets[f];
+        free(sets);
     }
     if (!status) {
         char cmdline[4096] = "mcbench";

@@ -489,6 +489,40 @@ mcb_rc mcb_read_problems_isolated(const char *path, mcb_problem_set **out, mcb_e
     return rc ? rc : read_problems(path, 1, out, err);
 }
 
+mcb_rc mcb_read_problem_files_isolated(const char *const *paths, int n, mcb_problem_set **out,
+                                       mcb_err *err)
+{
+    for (int k = 0; k < n; k++) out[k] = NULL;
+    mcb_isolate_child ch[2];
+    mcb_rc next = n > 0 ? mcb_isolate_probe_start(paths[0], probe_problems, (void *)paths[0],
+                                                  &ch[0], err)
+                        : MCB_OK;
+    mcb_rc rc = MCB_OK;
+    int k = 0;
+    for (; k < n && !rc; k++) {
+        rc = next; /* file k's probe started, or why not (err holds it) */
+        if (rc) break;
+        /* file k + 1's probe runs while this process reads file k */
+        mcb_err nerr;
+        next = k + 1 < n ? mcb_isolate_probe_start(paths[k + 1], probe_problems,
+                                                   (void *)paths[k + 1], &ch[(k + 1) & 1], &nerr)
+                         : MCB_OK;
+        rc = mcb_isolate_probe_wait(paths[k], &ch[k & 1], err);
+        if (!rc) rc = read_problems(paths[k], 1, &out[k], err);
+        if (!rc && next) {
+            *err = nerr;
+            rc = next;
+            k++;
+            break;
+        }
+    }
+    if (!rc) return MCB_OK;
+    /* a probe still running is abandoned (only when the next one started) */
+    if (k < n && !next) mcb_isolate_abandon(&ch[k & 1]);
+    for (int j = 0; j < n; j++) mcb_problem_set_free(&out[j]);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- writing */
 
 static int write_csc(hid_t g, const char *name, const mcb_csc *M)

@@ -19,6 +19,12 @@ mcb_rc mcb_read_problems(const char *path, mcb_problem_set **out, mcb_err *err);
  * process with time and memory limits (mcb_isolate.h), so a file that
  * crashes or hangs libhdf5 is reported as bad input, never a crash. */
 mcb_rc mcb_read_problems_isolated(const char *path, mcb_problem_set **out, mcb_err *err);
+/* mcb_read_problems_isolated for n files into out[0..n), each file's child
+ * running while this process reads the file before it (the reading of n
+ * files takes about the time of their reads, not of reads plus probes).
+ * The first failure, by file order, is returned; then out[] is all NULL. */
+mcb_rc mcb_read_problem_files_isolated(const char *const *paths, int n, mcb_problem_set **out,
+                                       mcb_err *err);
 
 /* Writes problems to a new file (replacing it); nothing is left behind on
  * failure (the file is written under a temporary name and renamed). */

@@ -101,36 +101,36 @@ static long read_until(int fd, void *buf, size_t len, double deadline_s)
     return (long)got;
 }
 
-mcb_rc mcb_isolate_run(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits *lim,
-                       size_t shared_size, void *out, mcb_isolate_report *rep, mcb_err *err)
+mcb_rc mcb_isolate_start(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits *lim,
+                         size_t shared_size, mcb_isolate_child *ch, mcb_err *err)
 {
-    mcb_isolate_report local;
-    if (!rep) rep = &local;
-    memset(rep, 0, sizeof *rep);
-    mcb_isolate_limits none = {0, 0};
-    if (!lim) lim = &none;
-    void *shared = NULL;
+    memset(ch, 0, sizeof *ch);
+    ch->pid = -1;
+    ch->fd = -1;
+    if (lim) ch->lim = *lim;
+    ch->shared_size = shared_size;
     if (shared_size > 0) {
-        shared = mmap(NULL, shared_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        if (shared == MAP_FAILED) {
-            rep->outcome = MCB_ISO_NOFORK;
+        ch->shared =
+            mmap(NULL, shared_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (ch->shared == MAP_FAILED) {
+            ch->shared = NULL;
             return mcb_fail(err, MCB_E_NOMEM, "cannot map %zu shared bytes", shared_size);
         }
     }
     int fds[2];
     if (pipe(fds) != 0) {
-        if (shared) munmap(shared, shared_size);
-        rep->outcome = MCB_ISO_NOFORK;
+        if (ch->shared) munmap(ch->shared, shared_size);
+        ch->shared = NULL;
         return mcb_fail(err, MCB_E_ISOLATED, "cannot create a pipe (%s)", strerror(errno));
     }
     fflush(NULL); /* nothing buffered is written twice */
-    double t0 = mcb_now_s();
+    ch->t0_s = mcb_now_s();
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        if (shared) munmap(shared, shared_size);
-        rep->outcome = MCB_ISO_NOFORK;
+        if (ch->shared) munmap(ch->shared, shared_size);
+        ch->shared = NULL;
         return mcb_fail(err, MCB_E_ISOLATED, "cannot start a child process (%s)", strerror(errno));
     }
     if (pid == 0) {
@@ -139,40 +139,59 @@ mcb_rc mcb_isolate_run(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits *
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
-        child_limits(lim);
+        child_limits(&ch->lim);
         child_msg m;
         memset(&m, 0, sizeof m);
         mcb_err cerr;
         cerr.msg[0] = '\0';
-        m.rc = (int)fn(arg, shared, &cerr);
+        m.rc = (int)fn(arg, ch->shared, &cerr);
         memcpy(m.msg, cerr.msg, sizeof m.msg);
         write_all(fds[1], &m, sizeof m);
         close(fds[1]);
         _exit(0); /* no atexit handlers, no stdio flush of the parent's buffers */
     }
     close(fds[1]);
+    ch->pid = (int)pid;
+    ch->fd = fds[0];
+    return MCB_OK;
+}
+
+/* Releases what a started child holds in the parent (after its end). */
+static void child_release(mcb_isolate_child *ch)
+{
+    if (ch->fd >= 0) close(ch->fd);
+    if (ch->shared) munmap(ch->shared, ch->shared_size);
+    ch->fd = -1;
+    ch->shared = NULL;
+    ch->pid = -1;
+}
+
+mcb_rc mcb_isolate_wait(mcb_isolate_child *ch, void *out, mcb_isolate_report *rep, mcb_err *err)
+{
+    mcb_isolate_report local;
+    if (!rep) rep = &local;
+    memset(rep, 0, sizeof *rep);
     child_msg m;
     memset(&m, 0, sizeof m);
-    double deadline = lim->time_limit_s > 0 ? t0 + lim->time_limit_s : 0;
-    long got = read_until(fds[0], &m, sizeof m, deadline);
-    close(fds[0]);
+    double deadline = ch->lim.time_limit_s > 0 ? ch->t0_s + ch->lim.time_limit_s : 0;
+    long got = read_until(ch->fd, &m, sizeof m, deadline);
     int timed_out = got < 0;
-    if (timed_out) kill(pid, SIGKILL);
+    if (timed_out) kill(ch->pid, SIGKILL);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (waitpid(ch->pid, &status, 0) < 0 && errno == EINTR) {
     }
-    rep->wall_s = mcb_now_s() - t0;
+    rep->wall_s = mcb_now_s() - ch->t0_s;
     mcb_rc rc;
     if (timed_out) {
         rep->outcome = MCB_ISO_TIMEOUT;
         rc = mcb_fail(err, MCB_E_ISOLATED, "did not finish within %.3g s (killed)",
-                      lim->time_limit_s);
+                      ch->lim.time_limit_s);
     } else if (got == (long)sizeof m && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         rep->outcome = MCB_ISO_DONE;
         rc = (mcb_rc)m.rc;
         m.msg[sizeof m.msg - 1] = '\0';
         if (rc) mcb_fail(err, rc, "%s", m.msg);
-        if (!rc && out && shared) memcpy(out, shared, shared_size);
+        if (!rc && out && ch->shared) memcpy(out, ch->shared, ch->shared_size);
     } else if (WIFSIGNALED(status)) {
         rep->outcome = MCB_ISO_CRASHED;
         rep->signal = WTERMSIG(status);
@@ -187,8 +206,32 @@ mcb_rc mcb_isolate_run(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits *
                       rep->exit_code == 0 ? "" : " (out of memory, a library's exit() or a "
                                                  "sanitizer report)");
     }
-    if (shared) munmap(shared, shared_size);
+    child_release(ch);
     return rc;
+}
+
+void mcb_isolate_abandon(mcb_isolate_child *ch)
+{
+    if (!ch || ch->pid < 0) return;
+    kill(ch->pid, SIGKILL);
+    while (waitpid(ch->pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    child_release(ch);
+}
+
+mcb_rc mcb_isolate_run(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits *lim,
+                       size_t shared_size, void *out, mcb_isolate_report *rep, mcb_err *err)
+{
+    mcb_isolate_child ch;
+    mcb_rc rc = mcb_isolate_start(fn, arg, lim, shared_size, &ch, err);
+    if (rc) {
+        if (rep) {
+            memset(rep, 0, sizeof *rep);
+            rep->outcome = MCB_ISO_NOFORK;
+        }
+        return rc;
+    }
+    return mcb_isolate_wait(&ch, out, rep, err);
 }
 
 static double env_or(const char *name, double dflt)
@@ -212,26 +255,50 @@ static mcb_rc probe_trampoline(void *arg, void *shared, mcb_err *err)
     return c->fn(c->arg, err);
 }
 
-mcb_rc mcb_isolate_probe(const char *path, mcb_rc (*fn)(void *arg, mcb_err *err), void *arg,
-                         mcb_err *err)
+/* The reader's limits for `path`, scaled to its size. */
+static mcb_rc probe_limits(const char *path, mcb_isolate_limits *lim, mcb_err *err)
 {
     struct stat st;
     if (stat(path, &st) != 0) return mcb_fail(err, MCB_E_INPUT, "%s: cannot open file (%s)", path,
                                               strerror(errno));
     double gib = (double)st.st_size / 1073741824.0;
-    mcb_isolate_limits lim = {
-        env_or("MCB_READ_TIME_LIMIT_S", 30.0 + 10.0 * gib),
-        env_or("MCB_READ_MEM_LIMIT_MB", 4096.0 + 16.0 * (double)st.st_size / 1048576.0)};
-    probe_call c = {fn, arg};
+    lim->time_limit_s = env_or("MCB_READ_TIME_LIMIT_S", 30.0 + 10.0 * gib);
+    lim->mem_limit_mb = env_or("MCB_READ_MEM_LIMIT_MB", 4096.0 + 16.0 * (double)st.st_size / 1048576.0);
+    return MCB_OK;
+}
+
+mcb_rc mcb_isolate_probe_start(const char *path, mcb_rc (*fn)(void *arg, mcb_err *err), void *arg,
+                               mcb_isolate_child *ch, mcb_err *err)
+{
+    memset(ch, 0, sizeof *ch);
+    ch->pid = ch->fd = -1;
+    mcb_isolate_limits lim;
+    mcb_rc rc = probe_limits(path, &lim, err);
+    if (rc) return rc;
+    probe_call c = {fn, arg}; /* the child gets its copy at the fork */
+    mcb_err cerr;
+    rc = mcb_isolate_start(probe_trampoline, &c, &lim, 0, ch, &cerr);
+    return rc ? mcb_fail(err, rc, "%s: %s", path, cerr.msg) : MCB_OK;
+}
+
+mcb_rc mcb_isolate_probe_wait(const char *path, mcb_isolate_child *ch, mcb_err *err)
+{
     mcb_isolate_report rep;
     mcb_err cerr;
-    mcb_rc rc = mcb_isolate_run(probe_trampoline, &c, &lim, 0, NULL, &rep, &cerr);
+    mcb_rc rc = mcb_isolate_wait(ch, NULL, &rep, &cerr);
     if (rep.outcome == MCB_ISO_DONE) {
         if (rc) mcb_fail(err, rc, "%s", cerr.msg);
         return rc;
     }
-    if (rep.outcome == MCB_ISO_NOFORK) return mcb_fail(err, rc, "%s: %s", path, cerr.msg);
     return mcb_fail(err, MCB_E_INPUT,
                     "%s: damaged or hostile file: reading it in an isolated process %s; the "
                     "file was not used", path, cerr.msg);
+}
+
+mcb_rc mcb_isolate_probe(const char *path, mcb_rc (*fn)(void *arg, mcb_err *err), void *arg,
+                         mcb_err *err)
+{
+    mcb_isolate_child ch;
+    mcb_rc rc = mcb_isolate_probe_start(path, fn, arg, &ch, err);
+    return rc ? rc : mcb_isolate_probe_wait(path, &ch, err);
 }

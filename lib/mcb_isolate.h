@@ -49,6 +49,23 @@ typedef mcb_rc (*mcb_isolated_fn)(void *arg, void *shared, mcb_err *err);
 mcb_rc mcb_isolate_run(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits *lim,
                        size_t shared_size, void *out, mcb_isolate_report *rep, mcb_err *err);
 
+/* The two halves of mcb_isolate_run, for a caller that works while the
+ * child runs: start forks the child and returns at once (on failure no
+ * child exists and nothing is held); every started child is then either
+ * waited for (wait: mcb_isolate_run's outcome, report and message) or
+ * abandoned (killed and reaped). */
+typedef struct {
+    int pid, fd;
+    double t0_s;
+    mcb_isolate_limits lim;
+    void *shared;
+    size_t shared_size;
+} mcb_isolate_child;
+mcb_rc mcb_isolate_start(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits *lim,
+                         size_t shared_size, mcb_isolate_child *ch, mcb_err *err);
+mcb_rc mcb_isolate_wait(mcb_isolate_child *ch, void *out, mcb_isolate_report *rep, mcb_err *err);
+void mcb_isolate_abandon(mcb_isolate_child *ch); /* accepts NULL and a waited child */
+
 /* The reader's guard for an untrusted file: runs fn(arg) in a child with
  * limits scaled to the file's size (time 30 s + 10 s per GiB, memory 4 GiB
  * + 16 x the file, both overridable with the environment variables
@@ -57,5 +74,10 @@ mcb_rc mcb_isolate_run(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits *
  * failure is returned as it is. */
 mcb_rc mcb_isolate_probe(const char *path, mcb_rc (*fn)(void *arg, mcb_err *err), void *arg,
                          mcb_err *err);
+/* The same in two halves (mcb_isolate_start, mcb_isolate_wait), so that a
+ * reader can probe the next file while it reads this one. */
+mcb_rc mcb_isolate_probe_start(const char *path, mcb_rc (*fn)(void *arg, mcb_err *err), void *arg,
+                               mcb_isolate_child *ch, mcb_err *err);
+mcb_rc mcb_isolate_probe_wait(const char *path, mcb_isolate_child *ch, mcb_err *err);
 
 #endif

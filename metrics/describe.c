@@ -282,6 +282,12 @@ done:
 
 /* ------------------------------------------------------- rank, SPQR */
 
+void mcb_describe_store_cond(mcb_problem *P)
+{
+    if (!P || isfinite(P->cond_est) || P->m > DESC_MAX_ROWS) return;
+    P->cond_est = mcb_describe_cond(P, DESC_STEPS, NULL);
+}
+
 /* A cholmod_l copy of M transposed (transpose = 1) or as is. */
 static cholmod_sparse *to_cholmod_l(const mcb_csc *M, int transpose, cholmod_common *cc)
 {

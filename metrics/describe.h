@@ -72,6 +72,15 @@ mcb_rc mcb_describe(const mcb_problem *P, const mcb_describe_opts *o, mcb_descri
  * mcb_problem_cond_estimate (docs/stepping.md) with the same start. */
 double mcb_describe_cond(const mcb_problem *P, int steps, int *steps_taken);
 
+/* Stores in P->cond_est, unless a finite one is stored, the estimate
+ * mcb_describe() would compute with its defaults (mcb_describe_cond,
+ * same steps, same start), or leaves NaN when P has more rows than the
+ * default max_rows: called where problems are made (mcbench gen stack,
+ * mcbench import), so that describing a campaign's problems reads it
+ * instead of running Lanczos again (the scene engine stores its own,
+ * mcb_problem_cond_estimate). */
+void mcb_describe_store_cond(mcb_problem *P);
+
 /* The numerical rank of J (primal: a QR of J^T, whose columns are J's
  * rows) or W (dual), by SuiteSparseQR with its default tolerance
  * tol = 20 (r + c) eps max_j ||column j|| for an r x c matrix (written to

@@ -899,6 +899,50 @@ START_TEST(missing_file)
 }
 END_TEST
 
+/* Several files, each probed in a child while the one before is read:
+ * every good file is read; the first failure by file order is reported (a
+ * missing file, a file that is not HDF5) with every output NULL, and no
+ * child is left behind. */
+START_TEST(read_many_files)
+{
+    char good[3][300], junk[300];
+    write_good();
+    for (int k = 0; k < 3; k++) {
+        snprintf(good[k], sizeof good[k], "%s.%d", path, k);
+        ck_assert_int_eq(link(path, good[k]), 0);
+    }
+    snprintf(junk, sizeof junk, "%s.junk", path);
+    FILE *f = fopen(junk, "w");
+    fputs("not an HDF5 file\n", f);
+    fclose(f);
+    mcb_problem_set *out[3];
+    mcb_err err;
+    const char *all[3] = {good[0], good[1], good[2]};
+    ck_assert_int_eq(mcb_read_problem_files_isolated(all, 3, out, &err), MCB_OK);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_ptr_nonnull(out[k]);
+        ck_assert_int_eq(out[k]->count, 2);
+        mcb_problem_set_free(&out[k]);
+    }
+    /* the third case fails while the next file's child runs: it is killed */
+    const char *bad[4][3] = {{"/nonexistent/x.h5", good[1], good[2]},
+                             {good[0], junk, "/nonexistent/y.h5"},
+                             {junk, good[1], good[2]},
+                             {good[0], good[1], junk}};
+    const char *named[4] = {"/nonexistent/x.h5", junk, junk, junk};
+    for (int c = 0; c < 4; c++) {
+        ck_assert_int_eq(mcb_read_problem_files_isolated(bad[c], 3, out, &err), MCB_E_INPUT);
+        for (int k = 0; k < 3; k++) ck_assert_ptr_null(out[k]);
+        ck_assert_msg(strstr(err.msg, named[c]) != NULL, "case %d: %s", c, err.msg);
+        ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1); /* no child left */
+    }
+    ck_assert_int_eq(mcb_read_problem_files_isolated(NULL, 0, out, &err), MCB_OK);
+    for (int k = 0; k < 3; k++) unlink(good[k]);
+    unlink(junk);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(free_accepts_null)
 {
     mcb_problem_free(NULL);
@@ -948,6 +992,7 @@ int main(void)
     tcase_add_test(tc, out_of_memory_is_not_bad_input);
 #endif
     tcase_add_test(tc, missing_file);
+    tcase_add_test(tc, read_many_files);
     tcase_add_test(tc, free_accepts_null);
     tcase_add_test(tc, infer_subsystems);
     suite_add_tcase(s, tc);
