@@ -255,12 +255,11 @@ static void note_shape(run_ctx *c, int iter, double stop)
 }
 
 /* The share of the iterations predicted before the tolerance is met that
- * may pass unchecked: small when locating the first met iteration means
- * solving again from the start (a whole solve, against a check's fraction
- * of an iteration), larger when the solver resumes from the state kept at
- * the last check (a locate then costs the iterations of the last gap). */
+ * may pass unchecked: small, because residuals often speed up, and because
+ * a rise inside a long gap goes unseen when the check after it shows a net
+ * fall (a solver that resumes locates cheaply, but a rise it did not see
+ * cannot make it check the stretch near the tolerance densely). */
 #define PREDICT_SHARE 0.2
-#define PREDICT_SHARE_RESUMING 0.5
 
 /* The next iteration (after `iter`) whose iterate is checked, from the cost
  * of the check just made and the residual's rate of decrease; *strided
@@ -278,9 +277,8 @@ static int next_check_after(const run_ctx *c, int iter, double check_s, double s
     *strided = iter + (int)stride;
     double tol = c->o->settings.tol;
     if (c->last_iter > 0 && iter > c->last_iter && stop > 0 && c->last_stop > stop && tol > 0) {
-        double share = c->state_bytes ? PREDICT_SHARE_RESUMING : PREDICT_SHARE;
         double rate = (log(c->last_stop) - log(stop)) / (iter - c->last_iter);
-        double ahead = share * (log(stop) - log(tol)) / rate;
+        double ahead = PREDICT_SHARE * (log(stop) - log(tol)) / rate;
         double floor1 = floor(0.01 * iter);
         if (ahead < floor1) ahead = floor1;
         if (ahead < stride) stride = floor(ahead);

@@ -4,10 +4,11 @@
 #  1. wall time of a default campaign (pgs,pj,subadmm, --iters 100000) over
 #     the sum of its runs' setup + solve times;
 #  2. per (problem, solver) solved in that campaign: the median reported
-#     solve time of 3 runs with default settings against the median of 3
-#     unobserved runs (--check-every never) to the iteration count just
-#     reported, the two kinds alternating (a shared machine's load drifts),
-#     and the median iteration count against a check at every iteration
+#     solve time with default settings against the median of unobserved
+#     runs (--check-every never) to the iteration count just reported, the
+#     two kinds alternating (a shared machine's load drifts): REPS processes
+#     of each kind (default 3), each with --repeat WITHIN (default 1); and
+#     the iteration counts against a check at every iteration
 #     (--check-every 1).
 set -euo pipefail
 mcb=$1 dir=$2; shift 2
@@ -41,19 +42,26 @@ def run1(key, extra):
                    check=True, stderr=subprocess.DEVNULL)
     return list(csv.DictReader(open(out[:-3] + ".csv")))
 
+nproc, within = int(os.environ.get("REPS", "3")), int(os.environ.get("WITHIN", "1"))
 ratios, iterdev = [], []
 for key, rs in sorted(groups.items()):
     if not all(r['status'] == 'solved' for r in rs): continue
     # reported (default settings) and unobserved (--check-every never, to the
     # iteration count just reported) runs alternate, 3 of each, so that a
     # change of load on a shared machine hits both alike
+    # (REPS processes of each kind, each with --repeat WITHIN: the median is
+    # then over REPS x WITHIN runs)
     reps, uns, its, timings = [], [], [], set()
-    for _ in range(3):
-        o = run1(key, ["--iters", "100000"])[0]
-        if o['status'] != 'solved': continue
-        reps.append(float(o['solve_s'])); its.append(int(o['iterations'])); timings.add(o['timing'])
-        u = run1(key, ["--iters", o['iterations'], "--check-every", "never", "--timing", "observed"])[0]
-        uns.append(float(u['solve_s']))
+    for _ in range(nproc):
+        batch = [o for o in run1(key, ["--iters", "100000", "--repeat", str(within)])
+                 if o['status'] == 'solved']
+        if not batch: continue
+        for o in batch:
+            reps.append(float(o['solve_s'])); its.append(int(o['iterations'])); timings.add(o['timing'])
+        target = str(int(statistics.median(int(o['iterations']) for o in batch)))
+        uns += [float(u['solve_s']) for u in run1(key, ["--iters", target, "--check-every", "never",
+                                                         "--timing", "observed", "--repeat",
+                                                         str(within)])]
     if not reps: continue
     k = int(statistics.median(its))
     rep, un = statistics.median(reps), statistics.median(uns)
