@@ -204,6 +204,22 @@ static void pj_lcp_iterate(void *work, double *v, double *lambda)
     memcpy(lambda, w->z, (size_t)w->P->m * sizeof(double));
 }
 
+/* The state (solver.h): z (the other vectors are scratch; the weights and
+ * the damping are fixed at setup). */
+static size_t pj_lcp_state_size(void *work) { return (size_t)((pj_lcp_work *)work)->P->m * sizeof(double); }
+
+static void pj_lcp_save_state(void *work, void *buf)
+{
+    pj_lcp_work *w = work;
+    memcpy(buf, w->z, (size_t)w->P->m * sizeof(double));
+}
+
+static void pj_lcp_load_state(void *work, const void *buf)
+{
+    pj_lcp_work *w = work;
+    memcpy(w->z, buf, (size_t)w->P->m * sizeof(double));
+}
+
 const mcb_solver_def mcb_solver_pj_lcp = {
     .name = "pj-lcp",
     .description = "projected Jacobi on an LCP/MLCP u = W z + q (free rows for bilateral), "
@@ -220,4 +236,7 @@ const mcb_solver_def mcb_solver_pj_lcp = {
     .solve = pj_lcp_solve,
     .iterate = pj_lcp_iterate,
     .free = pj_lcp_free,
+    .state_size = pj_lcp_state_size,
+    .save_state = pj_lcp_save_state,
+    .load_state = pj_lcp_load_state,
 };

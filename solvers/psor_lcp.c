@@ -163,6 +163,22 @@ static void psor_lcp_iterate(void *work, double *v, double *lambda)
     memcpy(lambda, w->z, (size_t)w->P->m * sizeof(double));
 }
 
+/* The state (solver.h): z (the other vectors are scratch; the weights and
+ * the damping are fixed at setup). */
+static size_t psor_lcp_state_size(void *work) { return (size_t)((psor_lcp_work *)work)->P->m * sizeof(double); }
+
+static void psor_lcp_save_state(void *work, void *buf)
+{
+    psor_lcp_work *w = work;
+    memcpy(buf, w->z, (size_t)w->P->m * sizeof(double));
+}
+
+static void psor_lcp_load_state(void *work, const void *buf)
+{
+    psor_lcp_work *w = work;
+    memcpy(w->z, buf, (size_t)w->P->m * sizeof(double));
+}
+
 const mcb_solver_def mcb_solver_psor_lcp = {
     .name = "psor-lcp",
     .description = "projected SOR on an LCP/MLCP u = W z + q (free rows for bilateral), row by "
@@ -179,4 +195,7 @@ const mcb_solver_def mcb_solver_psor_lcp = {
     .solve = psor_lcp_solve,
     .iterate = psor_lcp_iterate,
     .free = psor_lcp_free,
+    .state_size = psor_lcp_state_size,
+    .save_state = psor_lcp_save_state,
+    .load_state = psor_lcp_load_state,
 };

