@@ -48,6 +48,7 @@
  * formulation builds nothing: the solver's iterate is P's. */
 #include "runner.h"
 
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -140,12 +141,12 @@ typedef struct {
                                  and it has not fallen DIP^2 below that value since */
     double rise_level;        /* the stop metric at the latest rise */
     /* near gaps: unchecked iterations between two checks with the stop
-     * metric at either end at most DIP x tol, the first NGAPS of them */
+     * metric at either end at most DIP x tol: the first NGAPS, then one
+     * more slot for every later one (from the first's start on, gap_to
+     * INT_MAX) */
     int ngaps;
-    int gap_from[NGAPS], gap_to[NGAPS]; /* the checks at their ends */
-    unsigned char suspect[NGAPS];       /* a low gap: seen while rose, or before a rise */
-    int over_from;            /* the start of the first near gap past NGAPS (0: none) */
-    int over_suspect;         /* a rise came at or after it */
+    int gap_from[NGAPS + 1], gap_to[NGAPS + 1]; /* the checks at their ends */
+    unsigned char suspect[NGAPS + 1];  /* a low gap: seen while rose, or before a rise */
     int locate_all;           /* locate checks every iteration of the low gaps */
     /* iteration times, for the distortion estimate */
     double prev_t;
@@ -235,19 +236,15 @@ static void note_shape(run_ctx *c, int iter, double stop)
         c->rose = 1;
         c->rise_level = stop;
         for (int k = 0; k < c->ngaps; k++) c->suspect[k] = 1;
-        if (c->over_from) c->over_suspect = 1;
     }
     double low = c->last_iter > 0 && c->last_stop < stop ? c->last_stop : stop;
     if (iter > c->last_iter + 1 && low <= DIP * c->o->settings.tol) {
-        if (c->ngaps < NGAPS) {
+        if (c->ngaps <= NGAPS) {
             c->gap_from[c->ngaps] = c->last_iter;
-            c->gap_to[c->ngaps] = iter;
+            c->gap_to[c->ngaps] = c->ngaps == NGAPS ? INT_MAX : iter;
             c->suspect[c->ngaps++] = (unsigned char)c->rose;
-        } else if (!c->over_from) {
-            c->over_from = c->last_iter;
-            c->over_suspect = c->rose;
         } else if (c->rose) {
-            c->over_suspect = 1;
+            c->suspect[NGAPS] = 1;
         }
     }
     /* the gap up to here was judged with the rise still recent */
@@ -402,16 +399,10 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
 static int locate_next(const run_ctx *c, int iter)
 {
     int best = c->met_iter;
-    if (c->locate_all) {
-        for (int k = 0; k < c->ngaps; k++) {
-            if (!c->suspect[k]) continue;
-            int j = iter + 1 > c->gap_from[k] + 1 ? iter + 1 : c->gap_from[k] + 1;
-            if (j < c->gap_to[k] && j < best) best = j;
-        }
-        if (c->over_suspect) {
-            int j = iter + 1 > c->over_from + 1 ? iter + 1 : c->over_from + 1;
-            if (j < best) best = j;
-        }
+    for (int k = 0; k < c->ngaps && c->locate_all; k++) {
+        if (!c->suspect[k]) continue;
+        int j = iter + 1 > c->gap_from[k] + 1 ? iter + 1 : c->gap_from[k] + 1;
+        if (j < c->gap_to[k] && j < best) best = j;
     }
     int stride = (int)floor(0.01 * iter);
     int j = iter < c->unmet_iter + 1 ? c->unmet_iter + 1 : iter + (stride > 1 ? stride : 1);
@@ -556,9 +547,10 @@ static int needs_locate(run_ctx *c, const mcb_run *run)
 {
     if (c->def->black_box || c->o->check_every != MCB_CHECK_AUTO) return 0;
     if (run->info.status != MCB_ST_SOLVED || c->met_iter == 0) return 0;
+    /* a gap starting before the met check ends at it or earlier (its ends
+     * are consecutive checks), the last slot's included */
     for (int k = 0; k < c->ngaps; k++)
-        if (c->suspect[k] && c->gap_to[k] <= c->met_iter) c->locate_all = 1;
-    if (c->over_suspect && c->over_from < c->met_iter) c->locate_all = 1;
+        if (c->suspect[k] && c->gap_from[k] < c->met_iter) c->locate_all = 1;
     if (c->locate_all) return 1;
     int gap = c->met_iter - c->unmet_iter, allowed = (int)floor(0.01 * c->met_iter);
     return gap > (allowed > 1 ? allowed : 1);
@@ -594,28 +586,12 @@ static int wants_rerun(run_ctx *c, const mcb_run *run, int located, int locate_c
     return 0;
 }
 
-/* Sets the solver up again and solves with `cb` from the start, timed on
- * c->clock; returns the solver's status, or -1 when setup fails. */
-static int solve_again(run_ctx *c, const void *params, mcb_iter_cb cb, mcb_info *info)
+/* Solves with `cb` from the solver's current state, timed on c->clock,
+ * `from` iterations and from_s seconds of solve time after the start (the
+ * solver numbers its iterations from 1: the callbacks add c->offset);
+ * info->iterations counts from the start. */
+static int timed_solve(run_ctx *c, int from, double from_s, mcb_iter_cb cb, mcb_info *info)
 {
-    mcb_err serr;
-    c->def->free(&c->work);
-    if (c->def->setup(c->SP, &c->o->settings, params, &c->work, &serr)) return -1;
-    memset(info, 0, sizeof *info);
-    c->offset = 0;
-    c->offset_s = 0.0;
-    mcb_timer_start(&c->clock);
-    int st = c->def->solve(c->work, &c->o->settings, cb, c, info);
-    mcb_timer_pause(&c->clock);
-    return st;
-}
-
-/* Loads the state kept at iteration `from` (solve time from_s) and solves
- * on with `cb` from there; info->iterations counts from the start. */
-static int resume(run_ctx *c, const unsigned char *state, int from, double from_s,
-                  mcb_iter_cb cb, mcb_info *info)
-{
-    c->def->load_state(c->work, state);
     mcb_settings s = c->o->settings;
     s.max_iters -= from;
     c->offset = from;
@@ -625,8 +601,27 @@ static int resume(run_ctx *c, const unsigned char *state, int from, double from_
     int st = c->def->solve(c->work, &s, cb, c, info);
     mcb_timer_pause(&c->clock);
     info->iterations += from;
-    c->resumed = 1;
     return st;
+}
+
+/* Sets the solver up again and solves with `cb` from the start, timed on
+ * c->clock; returns the solver's status, or -1 when setup fails. */
+static int solve_again(run_ctx *c, const void *params, mcb_iter_cb cb, mcb_info *info)
+{
+    mcb_err serr;
+    c->def->free(&c->work);
+    if (c->def->setup(c->SP, &c->o->settings, params, &c->work, &serr)) return -1;
+    return timed_solve(c, 0, 0.0, cb, info);
+}
+
+/* Loads the state kept at iteration `from` (solve time from_s) and solves
+ * on with `cb` from there; info->iterations counts from the start. */
+static int resume(run_ctx *c, const unsigned char *state, int from, double from_s,
+                  mcb_iter_cb cb, mcb_info *info)
+{
+    c->def->load_state(c->work, state);
+    c->resumed = 1;
+    return timed_solve(c, from, from_s, cb, info);
 }
 
 /* Pass 2a: from the last check that missed the tolerance, check at every
@@ -639,11 +634,8 @@ static void locate(run_ctx *c, const void *params, mcb_run *run)
 {
     mcb_info info;
     int from = c->unmet_iter, st;
-    if (c->locate_all) {
-        for (int k = c->ngaps - 1; k >= 0; k--)
-            if (c->suspect[k] && c->gap_from[k] < from) from = c->gap_from[k];
-        if (c->over_suspect && c->over_from < from) from = c->over_from;
-    }
+    for (int k = 0; k < c->ngaps && c->locate_all; k++)
+        if (c->suspect[k] && c->gap_from[k] < from) from = c->gap_from[k];
     c->next_check = locate_next(c, from);
     int last = c->snap_cur ^ 1;
     if (c->state_bytes && c->snap_iter[last] == from)

@@ -282,10 +282,14 @@ done:
 
 /* ------------------------------------------------------- rank, SPQR */
 
+double mcb_describe_cond_default(const mcb_problem *P)
+{
+    return P && P->m <= DESC_MAX_ROWS ? mcb_describe_cond(P, DESC_STEPS, NULL) : NAN;
+}
+
 void mcb_describe_store_cond(mcb_problem *P)
 {
-    if (!P || isfinite(P->cond_est) || P->m > DESC_MAX_ROWS) return;
-    P->cond_est = mcb_describe_cond(P, DESC_STEPS, NULL);
+    if (P && !isfinite(P->cond_est)) P->cond_est = mcb_describe_cond_default(P);
 }
 
 /* A cholmod_l copy of M transposed (transpose = 1) or as is. */

@@ -72,13 +72,16 @@ mcb_rc mcb_describe(const mcb_problem *P, const mcb_describe_opts *o, mcb_descri
  * mcb_problem_cond_estimate (docs/stepping.md) with the same start. */
 double mcb_describe_cond(const mcb_problem *P, int steps, int *steps_taken);
 
-/* Stores in P->cond_est, unless a finite one is stored, the estimate
- * mcb_describe() would compute with its defaults (mcb_describe_cond,
- * same steps, same start), or leaves NaN when P has more rows than the
- * default max_rows: called where problems are made (mcbench gen stack,
- * mcbench import), so that describing a campaign's problems reads it
- * instead of running Lanczos again (the scene engine stores its own,
- * mcb_problem_cond_estimate). */
+/* The estimate mcb_describe() computes with its defaults
+ * (mcb_describe_cond with the default steps), NaN when P has more rows
+ * than the default max_rows. */
+double mcb_describe_cond_default(const mcb_problem *P);
+
+/* Stores mcb_describe_cond_default(P) in P->cond_est unless a finite one
+ * is stored: called where problems are made (mcbench gen stack, mcbench
+ * import; the scene engine stores mcb_problem_cond_estimate, the same
+ * value), so that describing a campaign's problems reads it instead of
+ * running Lanczos again. */
 void mcb_describe_store_cond(mcb_problem *P);
 
 /* The numerical rank of J (primal: a QR of J^T, whose columns are J's

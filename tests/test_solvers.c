@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "fixtures.h"
 #include "formulation/formulation.h"
 #include "problems.h"
@@ -90,16 +91,9 @@ START_TEST(fixture_x_solver)
     ck_assert_ptr_nonnull(P);
     mcb_err err;
     ck_assert_msg(mcb_problem_validate(P, table[f].name, &err) == MCB_OK, "%s", err.msg);
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = 20000;
-    o.settings.tol = 1e-8;
-    o.law = solver_law[s];
-    mcb_metrics_ws *ws = NULL;
-    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, &err), MCB_OK);
-    mcb_run run = {0};
+    mcb_run run;
     const mcb_solver_def *def = mcb_solver_find(solver_cols[s]);
-    ck_assert_int_eq(mcb_run_one(P, ws, def, NULL, &o, &run, &err), MCB_OK);
+    check_run(P, solver_cols[s], NULL, 1e-8, 20000, 1, solver_law[s], &run);
     ck_assert_msg(run.info.status == table[f].expect[s], "%s on %s: status %s (natmap %g), expected %s",
                   def->name, table[f].name, mcb_status_name(run.info.status),
                   run.final.val[MCB_M_NATMAP], mcb_status_name(table[f].expect[s]));
@@ -111,7 +105,6 @@ START_TEST(fixture_x_solver)
         ck_assert_double_eq(last[0], run.info.iterations);
     }
     mcb_run_clear(&run);
-    mcb_metrics_ws_free(&ws);
     mcb_problem_free(&P);
 }
 END_TEST
@@ -124,14 +117,8 @@ START_TEST(known_solutions_are_found)
             if (st == FX_SLIP && solver_law[s] == CCP) continue; /* another solution: test_ccp.c */
             if (table[st].expect[s] == SKIP) continue; /* the LCP-only solvers: test_formulation.c, test_lcp_*.c */
             mcb_problem *P = fx_point_contact(st);
-            mcb_campaign_opts o;
-            mcb_campaign_defaults(&o);
-            o.settings.tol = 1e-12;
-            o.save_solutions = 1;
-            mcb_metrics_ws *ws = NULL;
-            mcb_metrics_ws_new(P, &ws, NULL);
-            mcb_run run = {0};
-            mcb_run_one(P, ws, mcb_solver_find(solver_cols[s]), NULL, &o, &run, NULL);
+            mcb_run run;
+            check_run(P, solver_cols[s], NULL, 1e-12, 1000, 1, MCB_LAW_NCP, &run);
             double v[3], l[3];
             fx_point_solution(st, v, l);
             for (int k = 0; k < 3; k++) {
@@ -139,7 +126,6 @@ START_TEST(known_solutions_are_found)
                 ck_assert_double_eq_tol(run.lambda[k], l[k], 1e-9);
             }
             mcb_run_clear(&run);
-            mcb_metrics_ws_free(&ws);
             mcb_problem_free(&P);
         }
 }
@@ -158,16 +144,9 @@ START_TEST(compliant_solutions_are_found)
             /* the MuJoCo peers and the LCP solvers: no contact problem */
             if (table[0].expect[s] == SKIP) continue;
             mcb_problem *P = dual ? fx_compliant_dual(st) : fx_compliant(st);
-            mcb_campaign_opts o;
-            mcb_campaign_defaults(&o);
-            o.settings.max_iters = 20000;
-            o.settings.tol = 1e-12;
-            o.save_solutions = 1;
-            mcb_metrics_ws *ws = NULL;
-            mcb_metrics_ws_new(P, &ws, NULL);
-            mcb_run run = {0};
+            mcb_run run;
             const mcb_solver_def *def = mcb_solver_find(solver_cols[s]);
-            mcb_run_one(P, ws, def, NULL, &o, &run, NULL);
+            check_run(P, solver_cols[s], NULL, 1e-12, 20000, 1, MCB_LAW_NCP, &run);
             if (run.info.status == MCB_ST_SKIPPED) {
                 ck_assert_msg(strstr(run.info.reason, "compliance") ||
                                   (dual && strstr(run.info.reason, "primal")) ||
@@ -188,7 +167,6 @@ START_TEST(compliant_solutions_are_found)
                 }
             }
             mcb_run_clear(&run);
-            mcb_metrics_ws_free(&ws);
             mcb_problem_free(&P);
         }
 }
@@ -209,16 +187,9 @@ START_TEST(compliant_mixed_agree)
         mcb_problem *P = fx_mixed_active();
         P->r = malloc(sizeof r);
         memcpy(P->r, r, sizeof r);
-        mcb_campaign_opts o;
-        mcb_campaign_defaults(&o);
-        o.settings.max_iters = 20000;
-        o.settings.tol = 1e-10;
-        o.save_solutions = 1;
-        mcb_metrics_ws *ws = NULL;
-        mcb_metrics_ws_new(P, &ws, NULL);
-        mcb_run run = {0};
+        mcb_run run;
         const mcb_solver_def *def = mcb_solver_find(solver_cols[s]);
-        mcb_run_one(P, ws, def, NULL, &o, &run, NULL);
+        check_run(P, solver_cols[s], NULL, 1e-10, 20000, 1, MCB_LAW_NCP, &run);
         if (run.info.status != MCB_ST_SKIPPED) {
             ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s on compliant mixed: %s (natmap %g)",
                           def->name, mcb_status_name(run.info.status),
@@ -230,7 +201,6 @@ START_TEST(compliant_mixed_agree)
             solved++;
         }
         mcb_run_clear(&run);
-        mcb_metrics_ws_free(&ws);
         mcb_problem_free(&P);
     }
     ck_assert_int_ge(solved, 10);
@@ -243,20 +213,12 @@ START_TEST(compliant_mixed_agree)
         double prm[16];
         def->default_params(prm);
         ck_assert_int_eq(mcb_param_set(def, prm, "matrix_free", "1", NULL), MCB_OK);
-        mcb_campaign_opts o;
-        mcb_campaign_defaults(&o);
-        o.settings.max_iters = 20000;
-        o.settings.tol = 1e-10;
-        o.save_solutions = 1;
-        mcb_metrics_ws *ws = NULL;
-        mcb_metrics_ws_new(P, &ws, NULL);
-        mcb_run run = {0};
-        mcb_run_one(P, ws, def, prm, &o, &run, NULL);
+        mcb_run run;
+        check_run(P, "pj", prm, 1e-10, 20000, 1, MCB_LAW_NCP, &run);
         ck_assert_msg(run.info.status == MCB_ST_SOLVED, "pj matrix-free on compliant mixed: %s",
                       mcb_status_name(run.info.status));
         for (int k = 0; k < 6; k++) ck_assert_double_eq_tol(run.lambda[k], l0[k], 1e-7);
         mcb_run_clear(&run);
-        mcb_metrics_ws_free(&ws);
         mcb_problem_free(&P);
     }
     /* unequal tangential compliance: SubADMM refuses, pgs takes it */
@@ -281,16 +243,9 @@ START_TEST(active_unilateral_row_is_solved)
     double l0[6] = {0};
     for (int s = 0; s < 3; s++) {
         mcb_problem *P = fx_mixed_active();
-        mcb_campaign_opts o;
-        mcb_campaign_defaults(&o);
-        o.settings.max_iters = 20000;
-        o.settings.tol = 1e-10;
-        o.save_solutions = 1;
-        mcb_metrics_ws *ws = NULL;
-        mcb_metrics_ws_new(P, &ws, NULL);
-        mcb_run run = {0};
+        mcb_run run;
         const mcb_solver_def *def = mcb_solver_find(solver_cols[s]);
-        mcb_run_one(P, ws, def, NULL, &o, &run, NULL);
+        check_run(P, solver_cols[s], NULL, 1e-10, 20000, 1, MCB_LAW_NCP, &run);
         ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s on mixed_active: %s (natmap %g)",
                       def->name, mcb_status_name(run.info.status), run.final.val[MCB_M_NATMAP]);
         double u1 = P->e[1] + run.v[1] + 0.5 * run.v[2]; /* J_1 = (0, 1, 0.5, 0, 0, 0) */
@@ -306,7 +261,6 @@ START_TEST(active_unilateral_row_is_solved)
             ck_assert_msg(fabs(run.lambda[k] - l0[k]) < 1e-7, "%s: lambda_%d %.10g, pgs %.10g",
                           def->name, k, run.lambda[k], l0[k]);
         mcb_run_clear(&run);
-        mcb_metrics_ws_free(&ws);
         mcb_problem_free(&P);
     }
 }
@@ -324,17 +278,11 @@ START_TEST(subadmm_delassus_beta_rule)
         def->default_params(prm);
         mcb_err err;
         ck_assert_int_eq(mcb_param_set(def, prm, "beta_rule", "1", &err), MCB_OK);
-        mcb_campaign_opts o;
-        mcb_campaign_defaults(&o);
-        o.settings.max_iters = 20000;
-        mcb_metrics_ws *ws = NULL;
-        mcb_metrics_ws_new(P, &ws, NULL);
-        mcb_run run = {0};
-        mcb_run_one(P, ws, def, prm, &o, &run, NULL);
+        mcb_run run;
+        check_run(P, "subadmm", prm, 1e-8, 20000, 1, MCB_LAW_NCP, &run);
         ck_assert_msg(run.info.status == MCB_ST_SOLVED, "fixture %d: %s", f,
                       mcb_status_name(run.info.status));
         mcb_run_clear(&run);
-        mcb_metrics_ws_free(&ws);
         mcb_problem_free(&P);
     }
     /* out-of-range values are refused at setup */
@@ -360,22 +308,14 @@ START_TEST(deterministic_for_fixed_threads)
         double res[2];
         int iters[2];
         for (int rep = 0; rep < 2; rep++) {
-            mcb_campaign_opts o;
-            mcb_campaign_defaults(&o);
-            o.settings.max_iters = 50;
-            o.settings.tol = 0;
-            o.settings.threads = 2;
-            mcb_metrics_ws *ws = NULL;
-            mcb_metrics_ws_new(P, &ws, NULL);
-            mcb_run run = {0};
-            mcb_run_one(P, ws, mcb_solver_find(solver_cols[s]), NULL, &o, &run, NULL);
+            mcb_run run;
+            check_run(P, solver_cols[s], NULL, 0, 50, 2, MCB_LAW_NCP, &run);
             res[rep] = run.info.status == MCB_ST_SKIPPED ? 0.0 : run.final.val[MCB_M_NATMAP];
             iters[rep] = run.info.iterations;
             /* ours use the whole budget; Siconos counts its own way (its
              * Newton solver reports the budget plus one) */
             if (s < 3) ck_assert_int_eq(run.info.iterations, 50);
             mcb_run_clear(&run);
-            mcb_metrics_ws_free(&ws);
         }
         ck_assert_double_eq(res[0], res[1]);
         ck_assert_int_eq(iters[0], iters[1]);

@@ -1484,20 +1484,15 @@ mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, m
 
 /* ---------- the conditioning descriptor ---------- */
 
-/* Above these sizes the estimate is skipped (NaN): a Lanczos basis of
- * COND_STEPS vectors of m entries, and one sparse solve with A per step. */
-#define COND_MAX_ROWS 60000
-#define COND_STEPS 80
-
-/* Lanczos with full reorthogonalization on W = J A^-1 J^T
- * (metrics/describe.h: mcb_describe_cond, the descriptor `mcbench
- * describe` reports), COND_STEPS steps at most; the extreme Ritz values
- * bound the nonzero spectrum from inside (docs/stepping.md). */
+/* Lanczos with full reorthogonalization on W = J A^-1 J^T, describe's
+ * default estimate (metrics/describe.h: mcb_describe_cond_default, what
+ * `mcbench describe` reports: 80 steps at most, NaN above 60000 rows, where
+ * the basis of 80 vectors of m entries grows too large); the extreme Ritz
+ * values bound the nonzero spectrum from inside (docs/stepping.md). */
 double mcb_problem_cond_estimate(const mcb_problem *P)
 {
     if (!P || P->form != MCB_PRIMAL || !P->A || !P->J || P->m == 0 || P->n == 0) return NAN;
-    if (P->m > COND_MAX_ROWS) return NAN;
-    return mcb_describe_cond(P, COND_STEPS, NULL);
+    return mcb_describe_cond_default(P);
 }
 
 mcb_rc mcb_world_step_into(mcb_world *w, mcb_problem_set *S, mcb_step_info *info, mcb_err *err)
