@@ -1095,9 +1095,10 @@ static const char *describe_help =
     "Difficulty descriptors of every problem (docs/describe.md): DOFs, rows, contacts,\n"
     "rows per DOF, the rank deficiency of J (SuiteSparseQR), mu min/median/max, cond(W)\n"
     "over its nonzero spectrum (Lanczos on W = J A^-1 J^T, at most K steps, default 80;\n"
-    "a stored scene estimate is used as is unless --recompute) and the largest mass\n"
-    "ratio. Problems above N rows (default 60000) get no cond(W) and no rank. Prints a\n"
-    "table; -o also writes the descriptors as CSV.\n";
+    "an estimate stored by the scene engine, gen stack or import is used as is unless\n"
+    "--recompute) and the largest mass ratio. Problems above N rows (default 60000)\n"
+    "get no cond(W) and no rank. Prints a table; -o also writes the descriptors as\n"
+    "CSV.\n";
 
 static void describe_row(const char *file, const mcb_problem *P, const mcb_descriptors *d)
 {
