@@ -202,11 +202,30 @@ typedef struct {
 
 static double sq3(const double x[3]) { return x[0] * x[0] + x[1] * x[1] + x[2] * x[2]; }
 
-/* Per-block pieces of fb, natmap, zres and penetration. `ustar` may be
- * NULL when the z-residual is not wanted. Contacts are judged by `law`
- * (MCB_LAW_CCP: every contact as contact_ccp; MCB_LAW_NCP: as stored). */
-static void block_pass(const mcb_problem *P, int law, const double *lambda, const double *u,
-                       const double *ustar, block_sums *S)
+/* The pieces a block pass computes (a check needs one metric: its pieces
+ * alone, the others stay 0). */
+enum { W_FB = 1, W_NAT = 2, W_NAT_NCP = 4, W_NAT_CCP = 8, W_PEN = 16, W_ALL = 31 };
+
+static unsigned wanted_pieces(int id)
+{
+    switch (id) {
+    case MCB_M_FB:
+    case MCB_M_FB_MAX: return W_FB;
+    case MCB_M_PEN_MAX:
+    case MCB_M_PEN_SUM: return W_PEN;
+    case MCB_M_NATMAP_NCP: return W_NAT_NCP;
+    case MCB_M_NATMAP_CCP: return W_NAT_CCP;
+    default: return W_NAT;
+    }
+}
+
+/* Per-block pieces of fb, natmap, zres and penetration, those in `want`.
+ * `ustar` may be NULL when the z-residual is not wanted. Contacts are
+ * judged by `law` (MCB_LAW_CCP: every contact as contact_ccp; MCB_LAW_NCP:
+ * as stored). Each sum runs in block order whatever `want` is: a piece is
+ * the same bit for bit alone or with the others. */
+static void block_pass(const mcb_problem *P, int law, unsigned want, const double *lambda,
+                       const double *u, const double *ustar, block_sums *S)
 {
     memset(S, 0, sizeof *S);
     for (int b = 0; b < P->nblocks; b++) {
@@ -219,19 +238,31 @@ static void block_pass(const mcb_problem *P, int law, const double *lambda, cons
         if (mcb_is_contact(B->type)) {
             double phi[3], rn[3], rc[3];
             int ccp = B->type == MCB_CONTACT_CCP;
-            if (ccp) mcb_ccp_fb(B->mu, l, ub, phi);
-            else mcb_contact_fb(B->mu, l, ub, phi);
-            double f2 = sq3(phi);
-            S->fb2 += f2;
-            if (sqrt(f2) > S->fb_max || isnan(f2)) S->fb_max = sqrt(f2);
-            mcb_contact_natmap(B->mu, l, ub, rn);
-            mcb_ccp_natmap(B->mu, l, ub, rc);
-            S->nat_ncp2 += sq3(rn);
-            S->nat_ccp2 += sq3(rc);
-            S->nat2 += ccp ? sq3(rc) : sq3(rn);
-            double pen = ub[0] < 0.0 ? -ub[0] : 0.0;
-            if (pen > S->pen_max) S->pen_max = pen;
-            S->pen_sum += pen;
+            if (want & W_FB) {
+                if (ccp) mcb_ccp_fb(B->mu, l, ub, phi);
+                else mcb_contact_fb(B->mu, l, ub, phi);
+                double f2 = sq3(phi);
+                S->fb2 += f2;
+                if (sqrt(f2) > S->fb_max || isnan(f2)) S->fb_max = sqrt(f2);
+            }
+            unsigned nat = want & W_NAT ? (ccp ? W_NAT_CCP : W_NAT_NCP) : 0;
+            double n2 = 0.0, c2 = 0.0;
+            if ((want | nat) & W_NAT_NCP) {
+                mcb_contact_natmap(B->mu, l, ub, rn);
+                n2 = sq3(rn);
+            }
+            if ((want | nat) & W_NAT_CCP) {
+                mcb_ccp_natmap(B->mu, l, ub, rc);
+                c2 = sq3(rc);
+            }
+            if (want & W_NAT_NCP) S->nat_ncp2 += n2;
+            if (want & W_NAT_CCP) S->nat_ccp2 += c2;
+            if (want & W_NAT) S->nat2 += ccp ? c2 : n2;
+            if (want & W_PEN) {
+                double pen = ub[0] < 0.0 ? -ub[0] : 0.0;
+                if (pen > S->pen_max) S->pen_max = pen;
+                S->pen_sum += pen;
+            }
             S->ncontacts++;
         } else {
             for (int r = 0; r < B->nrows; r++) {
@@ -247,7 +278,7 @@ static void block_pass(const mcb_problem *P, int law, const double *lambda, cons
                     f = soft_residual(B, l[r], ub[r], eb[r]);
                     nm = f;
                 }
-                S->fb2 += f * f;
+                S->fb2 += f * f; /* cheap: every piece, whatever `want` */
                 S->nat2 += nm * nm;
                 S->nat_ncp2 += nm * nm;
                 S->nat_ccp2 += nm * nm;
@@ -321,7 +352,7 @@ void mcb_metrics_compute(mcb_metrics_ws *ws, const double *v, const double *lamb
     local_velocity(ws, v, lambda, ws->u);
     projected_velocity(ws, lambda);
     block_sums S;
-    block_pass(P, ws->law, lambda, ws->u, ws->ustar, &S);
+    block_pass(P, ws->law, W_ALL, lambda, ws->u, ws->ustar, &S);
 
     out->val[MCB_M_DYN_ABS] = dyn;
     out->val[MCB_M_DYN_REL] = P->form == MCB_PRIMAL ? rel(dyn, dscale) : NAN;
@@ -349,7 +380,7 @@ double mcb_metrics_one(mcb_metrics_ws *ws, int id, const double *v, const double
     if (id == MCB_M_DYN_REL) return P->form == MCB_PRIMAL ? rel(dyn, dscale) : NAN;
     local_velocity(ws, v, lambda, ws->u);
     block_sums S;
-    block_pass(P, ws->law, lambda, ws->u, NULL, &S);
+    block_pass(P, ws->law, wanted_pieces(id), lambda, ws->u, NULL, &S);
     switch (id) {
     case MCB_M_FB: return sqrt(S.fb2);
     case MCB_M_FB_MAX: return S.fb_max;
