@@ -171,6 +171,11 @@ typedef struct {
     int gap_iter;
     double gap_s;
     int resumed;              /* locate resumed from a state */
+    /* locate in two stages (resumable solvers): the low gaps before the last
+     * check that missed, then on from the state kept there */
+    int stage_end;            /* stage 1 stops after checking this iteration (INT_MAX: one stage) */
+    int found;                /* a locate check met the tolerance */
+    int stage_checks;         /* the checks of the stage whose time is reported */
     /* the iterations and solve time before the current solve() call */
     int offset;
     double offset_s;
@@ -426,8 +431,11 @@ static mcb_cb_action locate_cb(void *ctx, int iter, double own)
         a = stop <= c->o->settings.tol ? MCB_CB_CONVERGED : over_time(c, solve_s);
     }
     c->checks++;
+    c->stage_checks++;
     c->measure_s += mcb_now_s() - t0;
     c->next_check = locate_next(c, iter);
+    if (a == MCB_CB_CONVERGED) c->found = 1;
+    else if (a == MCB_CB_CONTINUE && iter >= c->stage_end) a = MCB_CB_CONVERGED; /* the stage's end */
     mcb_timer_resume(&c->clock);
     return a;
 }
@@ -570,8 +578,9 @@ static double per_check_s(run_ctx *c)
  * for a located run, the locate pass's own (locate_checks of them: that
  * pass ran unobserved up to its first check, so its time is clean but for
  * its checks' tail). */
-static int wants_rerun(run_ctx *c, const mcb_run *run, int located, int locate_checks)
+static int wants_rerun(run_ctx *c, const mcb_run *run, int located)
 {
+    int locate_checks = c->stage_checks;
     const mcb_campaign_opts *o = c->o;
     int st = run->info.status;
     if (c->def->black_box || c->checks == 0 || run->info.iterations <= 0) return 0;
@@ -624,27 +633,53 @@ static int resume(run_ctx *c, const unsigned char *state, int from, double from_
     return timed_solve(c, from, from_s, cb, info);
 }
 
+/* The last iteration inside the low gaps that end at check `upto` or
+ * earlier (-1: none). */
+static int low_gaps_end(const run_ctx *c, int upto)
+{
+    int end = -1;
+    for (int k = 0; k < c->ngaps; k++)
+        if (c->suspect[k] && c->gap_to[k] <= upto && c->gap_to[k] - 1 > end)
+            end = c->gap_to[k] - 1;
+    return end;
+}
+
 /* Pass 2a: from the last check that missed the tolerance, check at every
  * 1% until it is met, and with locate_all every iteration of the low gaps
  * before it (locate_next); the run's iterations, solve time and final
  * iterate become the located ones. The solver resumes from its state kept
  * at the first check needed when it can (solver.h), else it is set up
- * again and runs unobserved to there. */
+ * again and runs unobserved to there. With locate_all and the state kept
+ * at the last check that missed, in two stages: the low gaps before that
+ * check (stopped after the last of their iterations), then on from that
+ * state, so that the iterations between them are not run again. */
 static void locate(run_ctx *c, const void *params, mcb_run *run)
 {
     mcb_info info;
     int from = c->unmet_iter, st;
     for (int k = 0; k < c->ngaps && c->locate_all; k++)
         if (c->suspect[k] && c->gap_from[k] < from) from = c->gap_from[k];
-    c->next_check = locate_next(c, from);
     int last = c->snap_cur ^ 1;
+    int tail = c->state_bytes && c->snap_iter[last] == c->unmet_iter ? c->unmet_iter : -1;
+    c->stage_end = tail > from ? low_gaps_end(c, tail) : -1;
+    if (c->stage_end < 0) c->stage_end = INT_MAX;
+    c->next_check = locate_next(c, from);
+    c->found = 0;
+    c->stage_checks = 0;
     if (c->state_bytes && c->snap_iter[last] == from)
         st = resume(c, c->snap[last], from, c->snap_s[last], locate_cb, &info);
     else if (c->state_bytes && c->gap_iter >= 0 && c->gap_iter <= from)
         st = resume(c, c->gap_snap, c->gap_iter, c->gap_s, locate_cb, &info);
     else
         st = solve_again(c, params, locate_cb, &info);
-    if (st != MCB_ST_SOLVED || info.iterations > c->met_iter) {
+    if (st == MCB_ST_SOLVED && !c->found && c->stage_end != INT_MAX) {
+        /* stage 2: the low gaps held no iteration that met the tolerance */
+        c->stage_end = INT_MAX;
+        c->next_check = locate_next(c, tail);
+        c->stage_checks = 0;
+        st = resume(c, c->snap[last], tail, c->snap_s[last], locate_cb, &info);
+    }
+    if (st != MCB_ST_SOLVED || !c->found || info.iterations > c->met_iter) {
         run->timing = MCB_TIMED_RERUN_DIFFERED; /* keep pass 1's figures */
         return;
     }
@@ -781,10 +816,9 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
         if (c.last_traced != run->info.iterations || c.trace_rows == 0)
             trace_row(&c, run->info.iterations, run->info.solve_s, &run->final,
                       run->info.own_residual);
-        int located = needs_locate(&c, run), checks_before = c.checks;
+        int located = needs_locate(&c, run);
         if (located) locate(&c, params, run);
-        if (run->timing != MCB_TIMED_RERUN_DIFFERED &&
-            wants_rerun(&c, run, located, c.checks - checks_before))
+        if (run->timing != MCB_TIMED_RERUN_DIFFERED && wants_rerun(&c, run, located))
             clean_rerun(&c, params, run, scratch);
         /* the formulation's own residual at the final iterate (after a
          * clean rerun the solver's iterate is the same, bit for bit) */

@@ -29,7 +29,8 @@
 /* A test-only solver on the point contact (FX_SLIP): iteration k returns
  * the known solution plus a perturbation 10^(-k/decade) (the natural map
  * residual falls geometrically), or exactly the solution from iteration
- * `drop_at` on (a sudden drop); from iteration `bump_at` on the perturbation
+ * `drop_at` on (a sudden drop; `drop` times the perturbation when it is
+ * not 0: a drop to a lower level); from iteration `bump_at` on the perturbation
  * is `bump` times larger (the residual rises once), and over iterations
  * [dip_at, dip_at + dip_len) it is 0.6 times as large (the residual dips
  * and rises again); `fault` makes it crash at iteration 3. Two entries:
@@ -43,6 +44,7 @@ typedef struct {
     int fault;
     int bump_at, dip_at, dip_len; /* 0: never */
     double bump;
+    double drop;
 } geo_params;
 typedef struct {
     geo_params prm;
@@ -55,6 +57,9 @@ static void geo_defaults(void *p)
     ((geo_params *)p)->bump = 100;
 }
 static int geo_setups; /* setup() calls: locate without one resumed */
+static int geo_calls;  /* solve() calls */
+static long geo_again; /* iterations of the solve() calls after the first */
+static int geo_loads;  /* load_state() calls */
 static mcb_rc geo_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
                         void **work, mcb_err *err)
 {
@@ -88,8 +93,10 @@ static void fault(int kind)
 static int geo_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
 {
     geo_work *w = work;
+    geo_calls++;
     for (int k = 1; k <= s->max_iters; k++) {
         w->it = w->it0 + k;
+        if (geo_calls > 1) geo_again++;
         if (w->prm.fault && w->it == 3) fault(w->prm.fault);
         info->iterations = k;
         mcb_cb_action a = cb(ctx, k, NAN);
@@ -106,6 +113,7 @@ static void geo_save_state(void *work, void *buf) { memcpy(buf, &((geo_work *)wo
 static void geo_load_state(void *work, const void *buf)
 {
     geo_work *w = work;
+    geo_loads++;
     memcpy(&w->it, buf, sizeof(int));
     w->it0 = w->it;
 }
@@ -114,8 +122,9 @@ static void geo_iterate(void *work, double *v, double *lambda)
     geo_work *w = work;
     fx_point_solution(FX_SLIP, v, lambda);
     const geo_params *p = &w->prm;
-    if (p->drop_at && w->it >= p->drop_at) return;
+    if (p->drop_at && w->it >= p->drop_at && p->drop == 0) return;
     double f = p->bump_at && w->it >= p->bump_at ? p->bump : 1.0;
+    if (p->drop_at && w->it >= p->drop_at) f *= p->drop;
     if (p->dip_len && w->it >= p->dip_at && w->it < p->dip_at + p->dip_len) f *= 0.6;
     lambda[0] += f * pow(10.0, -w->it / p->decade);
 }
@@ -133,11 +142,12 @@ static const mcb_param_desc geo_desc[] = {
     {"bump_at", 'i', offsetof(geo_params, bump_at), "100 times the perturbation from here"},
     {"dip_at", 'i', offsetof(geo_params, dip_at), "0.6 times over dip_len iterations from here"},
     {"dip_len", 'i', offsetof(geo_params, dip_len), "length of the dip"},
-    {"bump", 'd', offsetof(geo_params, bump), "the factor from bump_at on"}};
+    {"bump", 'd', offsetof(geo_params, bump), "the factor from bump_at on"},
+    {"drop", 'd', offsetof(geo_params, drop), "the factor from drop_at on (0: exact)"}};
 #define GEO_FIELDS                                                                          \
     .description = "test solver", .reference = "none", .accepts = MCB_ACCEPTS_PRIMAL,      \
     .params_size = sizeof(geo_params), .default_params = geo_defaults, .params = geo_desc, \
-    .nparams = 7, .setup = geo_setup, .solve = geo_solve, .iterate = geo_iterate,           \
+    .nparams = 8, .setup = geo_setup, .solve = geo_solve, .iterate = geo_iterate,           \
     .free = geo_free
 static const mcb_solver_def geo = {.name = "geo", GEO_FIELDS};
 static const mcb_solver_def geo_r = {.name = "geo-r", GEO_FIELDS, .state_size = geo_state_size,
@@ -172,7 +182,7 @@ START_TEST(schedule_within_one_percent)
         o.settings.max_iters = 1000000;
         o.settings.time_limit_s = 0;
         o.timing = MCB_TIMING_OBSERVED;
-        geo_params p = {decades[d], 0, 0, 0, 0, 0, 100};
+        geo_params p = {decades[d], 0, 0, 0, 0, 0, 100, 0};
         o.check_every = 1;
         mcb_run exact = run_geo(&o, &p);
         o.check_every = MCB_CHECK_AUTO;
@@ -204,7 +214,7 @@ START_TEST(sudden_drop_is_located)
     o.settings.max_iters = 100000;
     o.settings.time_limit_s = 0;
     o.timing = MCB_TIMING_OBSERVED;
-    geo_params p = {4000, 3001, 0, 0, 0, 0, 100}; /* exact from iteration 3001, residual ~1e-1 before */
+    geo_params p = {4000, 3001, 0, 0, 0, 0, 100, 0}; /* exact from iteration 3001, residual ~1e-1 before */
     geo_setups = 0;
     mcb_run r = run_geo(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
@@ -247,7 +257,7 @@ START_TEST(dip_after_rise_is_found)
     o.settings.max_iters = 100000;
     o.settings.time_limit_s = 0;
     o.timing = MCB_TIMING_OBSERVED;
-    geo_params p = {4000, 0, 0, 0, 0, 0, 2};
+    geo_params p = {4000, 0, 0, 0, 0, 0, 2, 0};
     mcb_run exact, r = run_both(&o, &p, &exact);
     /* 2.4 x tol before the rise (the gap across it is not low), 4.7 x tol
      * after it */
@@ -292,7 +302,7 @@ START_TEST(drop_after_rise_is_exact)
     o.settings.max_iters = 100000;
     o.settings.time_limit_s = 0;
     o.timing = MCB_TIMING_OBSERVED;
-    geo_params p = {4000, 3001, 0, 1000, 0, 0, 100};
+    geo_params p = {4000, 3001, 0, 1000, 0, 0, 100, 0};
     mcb_run exact, r = run_both(&o, &p, &exact);
     ck_assert_int_eq(exact.info.iterations, 3001);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
@@ -312,6 +322,66 @@ START_TEST(drop_after_rise_is_exact)
 }
 END_TEST
 
+/* PJ's shape on Capsules: a plateau far above the tolerance with a rise
+ * on it, a fall to 1.5 x tol within one gap between checks (a low gap:
+ * the residual may have dipped below the tolerance there), then a slow
+ * approach, checked on the strided schedule, that meets it 700 iterations
+ * later. Locate checks every iteration of the low gap and the iterations
+ * near the end; a resumable solver does so in two stages, from the state
+ * kept before the gap and then from the one kept at the last check that
+ * missed, without running the 700 iterations between them again. */
+START_TEST(low_gap_then_slow_approach)
+{
+    geo_def = geos[_i];
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 100000;
+    o.settings.time_limit_s = 0;
+    o.timing = MCB_TIMING_OBSERVED;
+    geo_params p = {4000, 0, 0, 1000, 0, 0, 100, 0};
+    mcb_run exact, r = run_both(&o, &p, &exact);
+    int k1 = exact.info.iterations; /* met without the drop */
+    mcb_run_clear(&exact);
+    mcb_run_clear(&r);
+    p.drop_at = 3001;
+    p.drop = 1.5 * pow(10.0, -(k1 - p.drop_at) / p.decade);
+    o.check_every = 1;
+    exact = run_geo(&o, &p);
+    o.check_every = MCB_CHECK_AUTO;
+    geo_calls = geo_loads = 0;
+    geo_again = 0;
+    geo_setups = 0;
+    r = run_geo(&o, &p);
+    int k = exact.info.iterations;
+    ck_assert_int_eq(exact.info.status, MCB_ST_SOLVED);
+    ck_assert_msg(k > 3001 + 600 && k < 3001 + 800, "met at %d", k);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    ck_assert_msg(r.info.iterations >= k && r.info.iterations <= k + k / 100 + 1,
+                  "first met at %d, reported %d (timing %s)", k, r.info.iterations,
+                  mcb_timed_name(r.timing));
+    ck_assert_double_eq(r.trace[(size_t)(r.trace_rows - 1) * MCB_TRACE_COLS], r.info.iterations);
+    /* located (a gap of the strided schedule ends at 1.5 x tol, after the
+     * rise), unless a loaded machine's clock made the checks dense there */
+    if (r.timing == MCB_TIMED_LOCATED) {
+        long again = geo_again;
+        if (geo_def == &geo_r) {
+            ck_assert_int_eq(geo_setups, 1);
+            ck_assert_int_eq(geo_loads, 2);
+            /* the plateau is checked at 1024, 2048, ... (the strides double
+             * while the residual does not fall): the low gap starts at 2048
+             * or later. One stage would run everything from there to the
+             * end again; two run the gap and the last stretch alone. */
+            ck_assert_msg(again < r.info.iterations - 2048, "%ld iterations run again", again);
+        } else {
+            ck_assert_int_eq(geo_setups, 2);
+            ck_assert_msg(again >= 3001, "%ld iterations run again", again);
+        }
+    }
+    mcb_run_clear(&exact);
+    mcb_run_clear(&r);
+}
+END_TEST
+
 /* A rise with no dip (a residual monotone at the end, like PJ's on
  * Capsules, which wiggles on a plateau far above the tolerance): the rise
  * is no longer recent once the residual has fallen DIP^2 below it, so the
@@ -325,7 +395,7 @@ START_TEST(rise_without_dip_stays_exact)
     o.settings.max_iters = 100000;
     o.settings.time_limit_s = 0;
     o.timing = MCB_TIMING_OBSERVED;
-    geo_params p = {300, 0, 0, 500, 0, 0, 100};
+    geo_params p = {300, 0, 0, 500, 0, 0, 100, 0};
     o.check_every = 1;
     mcb_run exact = run_geo(&o, &p);
     o.check_every = MCB_CHECK_AUTO;
@@ -353,7 +423,7 @@ START_TEST(clean_timing_and_exact_checks)
     o.settings.time_limit_s = 0;
     o.timing = MCB_TIMING_CLEAN;
     o.check_every = 1;
-    geo_params p = {50, 0, 0, 0, 0, 0, 100};
+    geo_params p = {50, 0, 0, 0, 0, 0, 100, 0};
     mcb_run r = run_geo(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
     ck_assert_int_eq(r.timing, MCB_TIMED_CLEAN);
@@ -388,7 +458,7 @@ START_TEST(crash_costs_one_run)
     S.count = 1;
     S.items = items;
     mcb_input in = {"fixtures", &S};
-    geo_params gp = {50, 0, kind, 0, 0, 0, 100};
+    geo_params gp = {50, 0, kind, 0, 0, 0, 100, 0};
     mcb_solver_choice ch[2] = {{&geo, &gp}, {mcb_solver_find("pgs"), NULL}};
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
@@ -480,6 +550,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, schedule_within_one_percent, 0, 2);
     tcase_add_loop_test(tc, sudden_drop_is_located, 0, 2);
+    tcase_add_loop_test(tc, low_gap_then_slow_approach, 0, 2);
     tcase_add_loop_test(tc, dip_after_rise_is_found, 0, 2);
     tcase_add_loop_test(tc, drop_after_rise_is_exact, 0, 2);
     tcase_add_loop_test(tc, rise_without_dip_stays_exact, 0, 2);
