@@ -299,6 +299,19 @@ static int next_trace_after(const run_ctx *c, int iter, int strided)
     return every == 0 ? c->o->settings.max_iters + 1 : strided;
 }
 
+/* The default trace rows are the plot's points, not judgements: a row
+ * due within a quarter of its stride of the next check moves to that check
+ * (one judgement of every metric there instead of two checks close
+ * together). */
+static int merged_trace(const run_ctx *c, int iter)
+{
+    if (c->o->trace_every != MCB_TRACE_CHECKS || c->next_trace > c->o->settings.max_iters)
+        return c->next_trace;
+    int slack = (c->next_trace - (c->last_traced > 0 ? c->last_traced : iter)) / 4;
+    int d = c->next_check - c->next_trace;
+    return d >= -slack && d <= slack ? c->next_check : c->next_trace;
+}
+
 static mcb_cb_action over_time(const run_ctx *c, double solve_s)
 {
     double limit = c->o->settings.time_limit_s;
@@ -391,6 +404,7 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
     c->last_iter = iter;
     c->last_stop = stop;
     if (iter >= c->next_trace) c->next_trace = next_trace_after(c, iter, strided);
+    c->next_trace = merged_trace(c, iter);
     c->post = 1;
     mcb_timer_resume(&c->clock);
     return a;
