@@ -308,13 +308,13 @@ static double zres_scale(const mcb_problem *P, int ncontacts)
 }
 
 /* u* for the z-residual: J A^-1 (b + J^T lambda) + e + r∘lambda, or
- * W lambda + q + r∘lambda */
+ * W lambda + q + r∘lambda; J^T lambda is ws->JTl, from dynamics() (b[j] +
+ * JTl[j] is what adding J^T lambda into b gives, bit for bit) */
 static void projected_velocity(mcb_metrics_ws *ws, const double *lambda)
 {
     const mcb_problem *P = ws->P;
     if (P->form == MCB_PRIMAL) {
-        memcpy(ws->vstar, P->b, (size_t)P->n * sizeof(double));
-        mcb_csc_gatxpy(P->J, lambda, ws->vstar);
+        for (int k = 0; k < P->n; k++) ws->vstar[k] = P->b[k] + ws->JTl[k];
         mcb_chol_solve(ws->F, ws->vstar, ws->vstar);
         memcpy(ws->ustar, P->e, (size_t)P->m * sizeof(double));
         mcb_csc_gaxpy(P->J, ws->vstar, ws->ustar);
@@ -329,8 +329,9 @@ static double rel(double x, double scale) { return scale > DBL_EPSILON ? x / sca
 /* Siconos 4.4: local form sqrt(sum ||.||^2) / max(||q||, ||lambda||, ||u||);
  * global form dyn / max(||b||, ||Av||, ||J^T lambda||)
  *             + sqrt(sum ||.||^2) / max(||u||, ||lambda||). */
-static double natmap(mcb_metrics_ws *ws, const double *lambda, double nat2, double dyn,
-                     double dscale)
+/* The natmap's scale: max(||q||, ||lambda||, ||u||) (dual) or
+ * max(||u||, ||lambda||) (primal). */
+static double natmap_scale(const mcb_metrics_ws *ws, const double *lambda)
 {
     const mcb_problem *P = ws->P;
     int m = P->m;
@@ -338,9 +339,16 @@ static double natmap(mcb_metrics_ws *ws, const double *lambda, double nat2, doub
     double s = lnorm > unorm ? lnorm : unorm;
     if (P->form == MCB_DUAL) {
         double qn = mcb_norm2(m, P->q);
-        return rel(sqrt(nat2), qn > s ? qn : s);
+        if (qn > s) s = qn;
     }
-    return rel(dyn, dscale) + rel(sqrt(nat2), s);
+    return s;
+}
+
+static double natmap(const mcb_metrics_ws *ws, double nat2, double dyn, double dscale,
+                     double scale)
+{
+    if (ws->P->form == MCB_DUAL) return rel(sqrt(nat2), scale);
+    return rel(dyn, dscale) + rel(sqrt(nat2), scale);
 }
 
 void mcb_metrics_compute(mcb_metrics_ws *ws, const double *v, const double *lambda,
@@ -358,9 +366,10 @@ void mcb_metrics_compute(mcb_metrics_ws *ws, const double *v, const double *lamb
     out->val[MCB_M_DYN_REL] = P->form == MCB_PRIMAL ? rel(dyn, dscale) : NAN;
     out->val[MCB_M_FB] = sqrt(S.fb2);
     out->val[MCB_M_FB_MAX] = S.fb_max;
-    out->val[MCB_M_NATMAP] = natmap(ws, lambda, S.nat2, dyn, dscale);
-    out->val[MCB_M_NATMAP_NCP] = natmap(ws, lambda, S.nat_ncp2, dyn, dscale);
-    out->val[MCB_M_NATMAP_CCP] = natmap(ws, lambda, S.nat_ccp2, dyn, dscale);
+    double scale = natmap_scale(ws, lambda);
+    out->val[MCB_M_NATMAP] = natmap(ws, S.nat2, dyn, dscale, scale);
+    out->val[MCB_M_NATMAP_NCP] = natmap(ws, S.nat_ncp2, dyn, dscale, scale);
+    out->val[MCB_M_NATMAP_CCP] = natmap(ws, S.nat_ccp2, dyn, dscale, scale);
     out->val[MCB_M_ZRES] = sqrt(S.z2) / zres_scale(P, S.ncontacts);
     out->val[MCB_M_PEN_MAX] = S.pen_max;
     out->val[MCB_M_PEN_SUM] = S.pen_sum;
@@ -386,8 +395,8 @@ double mcb_metrics_one(mcb_metrics_ws *ws, int id, const double *v, const double
     case MCB_M_FB_MAX: return S.fb_max;
     case MCB_M_PEN_MAX: return S.pen_max;
     case MCB_M_PEN_SUM: return S.pen_sum;
-    case MCB_M_NATMAP_NCP: return natmap(ws, lambda, S.nat_ncp2, dyn, dscale);
-    case MCB_M_NATMAP_CCP: return natmap(ws, lambda, S.nat_ccp2, dyn, dscale);
-    default: return natmap(ws, lambda, S.nat2, dyn, dscale);
+    case MCB_M_NATMAP_NCP: return natmap(ws, S.nat_ncp2, dyn, dscale, natmap_scale(ws, lambda));
+    case MCB_M_NATMAP_CCP: return natmap(ws, S.nat_ccp2, dyn, dscale, natmap_scale(ws, lambda));
+    default: return natmap(ws, S.nat2, dyn, dscale, natmap_scale(ws, lambda));
     }
 }
