@@ -329,7 +329,7 @@ static int cmd_import(int argc, char **argv)
             status = fail_rc(rc, &err);
             break;
         }
-        mcb_describe_store_cond(P[k]); /* stored with the problem: campaigns read it */
+        mcb_describe_store(P[k]); /* stored with the problem: campaigns read them */
         for (int j = 0; j < k && !status; j++)
             if (!strcmp(P[j]->name, P[k]->name)) {
                 fprintf(stderr,
@@ -1093,9 +1093,10 @@ static const char *describe_help =
     "usage: mcbench describe FILE.h5... [-o OUT.csv] [--steps K] [--max-rows N] [--no-rank]\n"
     "                        [--recompute]\n"
     "Difficulty descriptors of every problem (docs/describe.md): DOFs, rows, contacts,\n"
-    "rows per DOF, the rank deficiency of J (SuiteSparseQR), mu min/median/max, cond(W)\n"
-    "over its nonzero spectrum (Lanczos on W = J A^-1 J^T, at most K steps, default 80;\n"
-    "an estimate stored by the scene engine, gen stack or import is used as is unless\n"
+    "rows per DOF, the rank deficiency of J (SuiteSparseQR; a rank stored by gen stack\n"
+    "or import is used as is unless --recompute), mu min/median/max, cond(W) over its\n"
+    "nonzero spectrum (Lanczos on W = J A^-1 J^T, at most K steps, default 80; an\n"
+    "estimate stored by the scene engine, gen stack or import is used as is unless\n"
     "--recompute) and the largest mass ratio. Problems above N rows (default 60000)\n"
     "get no cond(W) and no rank. Prints a table; -o also writes the descriptors as\n"
     "CSV.\n";

@@ -4,7 +4,8 @@
  *   /                    attrs format = "mcbench-problem", format_version = 4
  *   /problems/NNNNNN     one group per problem, in name order, attrs
  *                        name, source, scene, notes, h, step, form,
- *                        mass_ratio, cond_est (v3, optional: NaN = unknown)
+ *                        mass_ratio, cond_est (v3, optional: NaN = unknown),
+ *                        rank, rank_tol (v4, optional: rank of J or W)
  *     A/ J/ (primal) or W/ (dual): CSC groups, attr shape = [rows, cols],
  *                        datasets colptr, rowind (int32), values (float64)
  *     b, e (primal) or q (dual)
@@ -280,8 +281,17 @@ static mcb_rc read_problem(hid_t g, const char *ctx, int validate, mcb_problem *
     if (mcb_h5_attr_exists(g, "h") && (rc = mcb_h5_attr_get_double(g, "h", ctx, &P->h, err)))
         goto fail;
     if ((rc = attr_double_opt(g, "mass_ratio", ctx, &P->mass_ratio, err)) ||
-        (rc = attr_double_opt(g, "cond_est", ctx, &P->cond_est, err)))
+        (rc = attr_double_opt(g, "cond_est", ctx, &P->cond_est, err)) ||
+        (rc = attr_double_opt(g, "rank_tol", ctx, &P->rank_tol, err)))
         goto fail;
+    long rank = -1;
+    if (mcb_h5_attr_exists(g, "rank") && (rc = mcb_h5_attr_get_int(g, "rank", ctx, &rank, err)))
+        goto fail;
+    if (rank < -1 || rank > INT_MAX) {
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: attribute rank = %ld is out of range", ctx, rank);
+        goto fail;
+    }
+    P->rank = (int)rank;
     char *form = NULL;
     if ((rc = mcb_h5_attr_get_str(g, "form", ctx, &form, err))) goto fail;
     if (strcmp(form, "primal") == 0) P->form = MCB_PRIMAL;
@@ -585,6 +595,8 @@ static int write_problem(hid_t g, const mcb_problem *P)
     /* format 3 descriptors: written only when known */
     if (!rc && !isnan(P->mass_ratio)) rc = mcb_h5_attr_write_double(g, "mass_ratio", P->mass_ratio);
     if (!rc && !isnan(P->cond_est)) rc = mcb_h5_attr_write_double(g, "cond_est", P->cond_est);
+    if (!rc && P->rank >= 0) rc = mcb_h5_attr_write_int(g, "rank", P->rank);
+    if (!rc && !isnan(P->rank_tol)) rc = mcb_h5_attr_write_double(g, "rank_tol", P->rank_tol);
     if (rc) return rc;
     if (P->form == MCB_PRIMAL) {
         rc = write_csc(g, "A", P->A) || write_csc(g, "J", P->J) ||

@@ -35,6 +35,8 @@ mcb_problem *mcb_problem_new(void)
     P->notes = mcb_strdup("");
     P->mass_ratio = NAN;
     P->cond_est = NAN;
+    P->rank = -1;
+    P->rank_tol = NAN;
     if (!P->name || !P->source || !P->scene || !P->notes) mcb_problem_free(&P);
     return P;
 }

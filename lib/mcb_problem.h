@@ -125,6 +125,13 @@ typedef struct {
 
     /* optional MuJoCo provenance (format 4; NULL when absent) */
     mcb_mujoco *mujoco;
+
+    /* optional descriptor (format 4, optional; last, so that the layout
+     * before it is unchanged): the numerical rank of J (primal) or W
+     * (dual) by a rank-revealing QR, and that QR's column-norm tolerance
+     * (-1 and NaN when unknown) */
+    int rank;
+    double rank_tol;
 } mcb_problem;
 
 mcb_problem *mcb_problem_new(void);

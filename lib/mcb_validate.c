@@ -174,6 +174,25 @@ static mcb_rc check_descriptor(double x, const char *where, const char *name, mc
                     where, name, x);
 }
 
+/* The stored rank: -1 (unknown) or at most the rows (and, primal, the
+ * columns) of J; its tolerance NaN (unknown) or finite and >= 0, and
+ * stored only with a rank. */
+static mcb_rc check_rank(const mcb_problem *P, const char *where, mcb_err *err)
+{
+    int most = P->form == MCB_PRIMAL && P->n < P->m ? P->n : P->m;
+    if (P->rank < -1 || P->rank > most)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: attribute rank = %d is invalid (-1 or absent for unknown, else "
+                        "between 0 and %d)",
+                        where, P->rank, most);
+    if (!isnan(P->rank_tol) && (!isfinite(P->rank_tol) || P->rank_tol < 0 || P->rank < 0))
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: attribute rank_tol = %g is invalid (NaN for unknown, else finite, "
+                        ">= 0 and stored with a rank)",
+                        where, P->rank_tol);
+    return MCB_OK;
+}
+
 /* max |(Jc Jb - J)_ij| <= BODY_TOL max(max |J_ij|, 1) */
 #define BODY_TOL 1e-9
 
@@ -357,6 +376,7 @@ mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *er
     if ((rc = check_partition(P, where, err))) return rc;
     if ((rc = check_descriptor(P->mass_ratio, where, "mass_ratio", err))) return rc;
     if ((rc = check_descriptor(P->cond_est, where, "cond_est", err))) return rc;
+    if ((rc = check_rank(P, where, err))) return rc;
     if ((rc = check_bodies(P, where, err))) return rc;
     if ((rc = mcb_mujoco_check(P, where, err))) return rc;
     /* A: symmetric positive definite; W: symmetric positive semidefinite

@@ -292,6 +292,14 @@ void mcb_describe_store_cond(mcb_problem *P)
     if (P && !isfinite(P->cond_est)) P->cond_est = mcb_describe_cond_default(P);
 }
 
+void mcb_describe_store(mcb_problem *P)
+{
+    mcb_describe_store_cond(P);
+    if (!P || P->rank >= 0 || P->m > DESC_MAX_ROWS) return;
+    P->rank = P->m == 0 ? 0 : mcb_describe_rank(P, &P->rank_tol);
+    if (P->rank < 0) P->rank_tol = NAN;
+}
+
 /* A cholmod_l copy of M transposed (transpose = 1) or as is. */
 static cholmod_sparse *to_cholmod_l(const mcb_csc *M, int transpose, cholmod_common *cc)
 {
@@ -395,6 +403,11 @@ mcb_rc mcb_describe(const mcb_problem *P, const mcb_describe_opts *o, mcb_descri
     d->rank_from = MCB_DESC_NONE;
     if (P->m == 0) {
         d->rank = d->rank_def = 0; /* no rows: nothing to be dependent */
+    } else if (o->use_stored && P->rank >= 0) {
+        d->rank = P->rank;
+        d->rank_def = P->m - P->rank;
+        d->rank_tol = P->rank_tol;
+        d->rank_from = MCB_DESC_STORED;
     } else if (o->rank && small) {
         d->rank = mcb_describe_rank(P, &d->rank_tol);
         if (d->rank >= 0) {

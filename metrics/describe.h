@@ -50,7 +50,8 @@ typedef struct {
                           * skipped (NaN, -1): default 60000 */
     int rank;            /* 0: skip the rank (a sparse QR) */
     int use_stored;      /* 1 (default): a finite stored cond_est / mass_ratio
-                          * is taken as is; 0: always recompute */
+                          * and a stored rank are taken as is; 0: always
+                          * recompute */
 } mcb_describe_opts;
 
 void mcb_describe_defaults(mcb_describe_opts *o);
@@ -83,6 +84,13 @@ double mcb_describe_cond_default(const mcb_problem *P);
  * value), so that describing a campaign's problems reads it instead of
  * running Lanczos again. */
 void mcb_describe_store_cond(mcb_problem *P);
+
+/* mcb_describe_store_cond, and the rank mcb_describe() computes with its
+ * defaults (mcb_describe_rank, none above max_rows) in P->rank and
+ * P->rank_tol unless one is stored: where problems are made (mcbench gen
+ * stack, mcbench import, the scene engine), so that a campaign's
+ * descriptors need no QR. */
+void mcb_describe_store(mcb_problem *P);
 
 /* The numerical rank of J (primal: a QR of J^T, whose columns are J's
  * rows) or W (dual), by SuiteSparseQR with its default tolerance

@@ -264,7 +264,7 @@ mcb_rc mcb_gen_stack(const mcb_stack_opts *o, mcb_problem_set **out, mcb_err *er
         }
         rc = reference_solve(P, o->ref_tol, err);
         if (!rc) {
-            mcb_describe_store_cond(P); /* the descriptor, once, where the problem is made */
+            mcb_describe_store(P); /* the descriptors, once, where the problem is made */
             memcpy(vel, P->v_ref, (size_t)P->n * sizeof(double));
             for (int b = 0; b < nb; b++)
                 for (int q = 0; q < 3; q++) pos[3 * b + q] += o->h_s * vel[6 * b + q];

@@ -113,6 +113,12 @@ run describe-recompute "$mcb" describe stack.h5 --recompute -o desc2.csv
 has describe-recompute ",lanczos,[0-9]+,1,subsystems$" desc2.csv
 [ "$(grep '^stack.h5,' desc.csv | cut -d, -f15)" = "$(grep '^stack.h5,' desc2.csv | cut -d, -f15)" ] && ok ||
   bad "describe: the stored cond estimate differs from the recomputed one"
+# ... and the rank (rank, rank_def, rank_tol): the QR finds the same
+[ "$(grep '^stack.h5,' desc.csv | cut -d, -f9-11)" = "$(grep '^stack.h5,' desc2.csv | cut -d, -f9-11)" ] && ok ||
+  bad "describe: the stored rank differs from the recomputed one"
+if command -v h5dump >/dev/null; then
+  has rank-stored '"stored"' <(h5dump -a /descriptors/000000/rank_from old.h5 2>&1)
+fi
 "$mcb" describe >/dev/null 2>&1
 [ $? = 2 ] && ok || bad "describe without FILE: exit not 2"
 

@@ -153,20 +153,33 @@ END_TEST
 START_TEST(stored_descriptors_and_limits)
 {
     mcb_problem *P = diag_problem();
+    /* what mcb_describe_store stores is what describe computes */
+    mcb_descriptors d, e;
+    ck_assert_int_eq(mcb_describe(P, NULL, &e, NULL), MCB_OK);
+    mcb_describe_store(P);
+    ck_assert_int_eq(P->rank, e.rank);
+    ck_assert(P->rank_tol == e.rank_tol && P->cond_est == e.cond_w);
     P->cond_est = 123.0;
     P->mass_ratio = 7.0;
-    mcb_descriptors d;
+    P->rank = 1; /* not J's rank (2): seen only when taken as stored */
+    P->rank_tol = 0.5;
     ck_assert_int_eq(mcb_describe(P, NULL, &d, NULL), MCB_OK);
     ck_assert_double_eq(d.cond_w, 123.0);
     ck_assert_int_eq(d.cond_from, MCB_DESC_STORED);
     ck_assert_double_eq(d.mass_ratio, 7.0);
     ck_assert_int_eq(d.mass_from, MCB_DESC_STORED);
+    ck_assert_int_eq(d.rank, 1);
+    ck_assert_int_eq(d.rank_def, P->m - 1);
+    ck_assert_double_eq(d.rank_tol, 0.5);
+    ck_assert_int_eq(d.rank_from, MCB_DESC_STORED);
     mcb_describe_opts o;
     mcb_describe_defaults(&o);
     o.use_stored = 0;
     ck_assert_int_eq(mcb_describe(P, &o, &d, NULL), MCB_OK);
     ck_assert_double_eq_tol(d.cond_w, 100.0, 1e-9);
     ck_assert_double_eq(d.mass_ratio, 1.0);
+    ck_assert_int_eq(d.rank, e.rank);
+    ck_assert_int_eq(d.rank_from, MCB_DESC_SPQR);
     o.max_rows = 1;
     ck_assert_int_eq(mcb_describe(P, &o, &d, NULL), MCB_OK);
     ck_assert(isnan(d.cond_w));

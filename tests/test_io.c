@@ -455,6 +455,8 @@ static mcb_problem *fx_bodies(void)
     P->nsub = 2;
     P->mass_ratio = 40.0;
     P->cond_est = 1.5e6;
+    P->rank = 5;
+    P->rank_tol = 2.5e-13;
     P->nbodies = 2;
     int bri[6] = {0, 1, 2, 6, 7, 8}, bci[6] = {0, 1, 2, 3, 4, 5};
     double bx[6] = {1, 1, 1, 1, 1, 1};
@@ -495,6 +497,8 @@ START_TEST(round_trip_format3)
     const mcb_problem *b = S->items[0];
     ck_assert(b->mass_ratio == 40.0);
     ck_assert(b->cond_est == 1.5e6);
+    ck_assert_int_eq(b->rank, 5);
+    ck_assert(b->rank_tol == 2.5e-13);
     ck_assert_int_eq(b->nbodies, 2);
     csc_equal(a->Jc, b->Jc);
     csc_equal(a->Jb, b->Jb);
@@ -503,6 +507,7 @@ START_TEST(round_trip_format3)
     ck_assert_int_eq(b->nsub, 2);
     /* the dual problem: descriptors unknown, no bodies */
     ck_assert(isnan(S->items[1]->mass_ratio) && isnan(S->items[1]->cond_est));
+    ck_assert(S->items[1]->rank == -1 && isnan(S->items[1]->rank_tol));
     ck_assert_int_eq(S->items[1]->nbodies, 0);
     ck_assert_ptr_null(S->items[1]->Jc);
     mcb_problem_set_free(&S);
@@ -669,6 +674,30 @@ START_TEST(bad_format3)
         int ri[6] = {0, 1, 2, 6, 7, 12};
         replace_ints(B "Jb/rowind", ri, 6);
         expect_error("bodies/Jb/rowind[5] = 12 is out of range", NULL);
+        break;
+    }
+    case 12: { /* a rank above the rows (J is 6 x 6) */
+        long v = 7;
+        attr_replace(G, "rank", H5T_NATIVE_LONG, &v);
+        expect_error("/problems/000000: attribute rank = 7 is invalid", "between 0 and 6");
+        break;
+    }
+    case 13: {
+        long v = -2;
+        attr_replace(G, "rank", H5T_NATIVE_LONG, &v);
+        expect_error("/problems/000000: attribute rank = -2 is out of range", NULL);
+        break;
+    }
+    case 14: {
+        double v = -1e-12;
+        attr_replace(G, "rank_tol", H5T_NATIVE_DOUBLE, &v);
+        expect_error("/problems/000000: attribute rank_tol = -1e-12 is invalid", ">= 0");
+        break;
+    }
+    case 15: { /* a tolerance without a rank (the dual problem has none) */
+        double v = 1e-12;
+        attr_replace("/problems/000001", "rank_tol", H5T_NATIVE_DOUBLE, &v);
+        expect_error("/problems/000001: attribute rank_tol = 1e-12 is invalid", "with a rank");
         break;
     }
     }
@@ -981,7 +1010,7 @@ int main(void)
     tcase_add_test(tc, round_trip_format3);
     tcase_add_test(tc, reads_version2);
     tcase_add_test(tc, writes_are_reproducible);
-    tcase_add_loop_test(tc, bad_format3, 0, 12);
+    tcase_add_loop_test(tc, bad_format3, 0, 16);
     tcase_add_test(tc, body_product_tolerance);
     tcase_add_test(tc, round_trip_compliance);
     tcase_add_test(tc, reads_version3);
