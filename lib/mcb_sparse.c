@@ -197,9 +197,20 @@ double mcb_dot(int n, const double *x, const double *y)
 double mcb_norm2(int n, const double *x)
 {
     /* the plain sum of squares where it neither overflows nor underflows
-     * (every sane iterate); scaled by the largest entry otherwise */
-    double s = 0.0;
-    for (int k = 0; k < n; k++) s += x[k] * x[k];
+     * (every sane iterate); scaled by the largest entry otherwise. Four
+     * partial sums (entries k mod 4), added in a fixed order: the same
+     * result for a given x on every run, without one long chain of
+     * dependent additions. */
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int k = 0;
+    for (; k + 3 < n; k += 4) {
+        s0 += x[k] * x[k];
+        s1 += x[k + 1] * x[k + 1];
+        s2 += x[k + 2] * x[k + 2];
+        s3 += x[k + 3] * x[k + 3];
+    }
+    for (; k < n; k++) s0 += x[k] * x[k];
+    double s = (s0 + s1) + (s2 + s3);
     if (s < 1e300 && (s > 1e-300 || s == 0.0)) return sqrt(s);
     double scale = mcb_norm_inf(n, x);
     if (scale == 0.0 || !isfinite(scale)) return scale;

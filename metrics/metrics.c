@@ -48,6 +48,7 @@ struct mcb_metrics_ws {
     const mcb_problem *P;
     int law;          /* mcb_law */
     mcb_chol *F;      /* factor of A (primal) for the z-residual */
+    mcb_csc *Jt;      /* J^T (primal): J x as a gather, row by row of J */
     double *Av, *JTl; /* n */
     double *vstar;    /* n: A^-1 (b + J^T lambda) */
     double *u;        /* m: J v + e + r∘lambda or W lambda + q + r∘lambda */
@@ -76,6 +77,10 @@ mcb_rc mcb_metrics_ws_new(const mcb_problem *P, mcb_metrics_ws **out, mcb_err *e
             mcb_metrics_ws_free(&ws);
             return rc;
         }
+        if (!(ws->Jt = mcb_csc_transpose(P->J))) {
+            mcb_metrics_ws_free(&ws);
+            return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        }
     }
     *out = ws;
     return MCB_OK;
@@ -85,6 +90,7 @@ void mcb_metrics_ws_free(mcb_metrics_ws **ws)
 {
     if (!ws || !*ws) return;
     mcb_chol_free(&(*ws)->F);
+    mcb_csc_free(&(*ws)->Jt);
     free((*ws)->Av);
     free((*ws)->JTl);
     free((*ws)->vstar);
@@ -134,7 +140,7 @@ static void local_velocity(mcb_metrics_ws *ws, const double *v, const double *la
     const mcb_problem *P = ws->P;
     if (P->form == MCB_PRIMAL) {
         memcpy(u, P->e, (size_t)P->m * sizeof(double));
-        mcb_csc_gaxpy(P->J, v, u);
+        mcb_csc_gatxpy(ws->Jt, v, u); /* u += J v */
     } else {
         memcpy(u, P->q, (size_t)P->m * sizeof(double));
         mcb_csc_gaxpy(P->W, lambda, u);
@@ -317,7 +323,7 @@ static void projected_velocity(mcb_metrics_ws *ws, const double *lambda)
         for (int k = 0; k < P->n; k++) ws->vstar[k] = P->b[k] + ws->JTl[k];
         mcb_chol_solve(ws->F, ws->vstar, ws->vstar);
         memcpy(ws->ustar, P->e, (size_t)P->m * sizeof(double));
-        mcb_csc_gaxpy(P->J, ws->vstar, ws->ustar);
+        mcb_csc_gatxpy(ws->Jt, ws->vstar, ws->ustar); /* += J vstar */
         add_compliance(P, lambda, ws->ustar);
     } else {
         local_velocity(ws, NULL, lambda, ws->ustar);

@@ -9,7 +9,14 @@
 #     two kinds alternating (a shared machine's load drifts): REPS processes
 #     of each kind (default 3), each with --repeat WITHIN (default 1); and
 #     the iteration counts against a check at every iteration
-#     (--check-every 1).
+#     (--check-every 1);
+#  3. the comparison of 2 paired inside one process, robust to the load
+#     drifting between processes: `--timing clean --repeat PAIRED` (default
+#     9) times each solved run's observed pass (observed_solve_s, what the
+#     default settings report for a run timed `observed`) and, right after
+#     it, an unobserved rerun to the same iteration count (solve_s). Per
+#     (problem, solver) whose runs in 1 were all timed `observed`: the
+#     median over the repetitions of observed / unobserved.
 set -euo pipefail
 mcb=$1 dir=$2; shift 2
 mkdir -p "$dir"
@@ -17,6 +24,9 @@ rm -f "$dir"/ov.* "$dir"/ov.h5.journal
 t0=$(date +%s.%N)
 "$mcb" run "$@" -o "$dir/ov.h5" --solvers pgs,pj,subadmm --iters 100000 --time-limit 60 --repeat 3 2>/dev/null
 t1=$(date +%s.%N)
+rm -f "$dir"/cl.* "$dir"/cl.h5.journal
+"$mcb" run "$@" -o "$dir/cl.h5" --solvers pgs,pj,subadmm --iters 100000 --time-limit 60 \
+  --timing clean --repeat "${PAIRED:-9}" 2>/dev/null
 rm -f "$dir"/ex.* "$dir"/ex.h5.journal
 "$mcb" run "$@" -o "$dir/ex.h5" --solvers pgs,pj,subadmm --iters 100000 --time-limit 60 \
   --check-every 1 --timing observed 2>/dev/null
@@ -77,4 +87,26 @@ print(f"time ratio reported/unobserved over {len(ratios)} solved pairs: median "
 print(f"iteration count above the exact first one: max {100*max(iterdev):.2f}%, "
       f"min {100*min(iterdev):.2f}% over {len(iterdev)} runs; within 1%: "
       f"{sum(x <= 0.01 for x in iterdev)}")
+# 3: paired in one process
+pairs = {}
+for r in csv.DictReader(open(f"{d}/cl.csv")):
+    if r['status'] == 'solved' and r['timing'] == 'clean' and float(r['solve_s']) > 0:
+        pairs.setdefault((r['problem_set'], r['problem'], r['solver']), []).append(
+            (float(r['observed_solve_s']) / float(r['solve_s']), float(r['solve_s'])))
+med = []
+for key, rs in sorted(groups.items()):
+    if key not in pairs or not all(r['status'] == 'solved' and r['timing'] == 'observed' for r in rs):
+        continue
+    q = statistics.median(x for x, _ in pairs[key])
+    t = statistics.median(y for _, y in pairs[key])
+    med.append((q, t))
+    print(f"paired {key[1][:28]:28s} {key[2]:8s} unobserved {t*1e3:9.3f} ms "
+          f"observed/unobserved {q:.3f} over {len(pairs[key])} repetitions")
+if med:
+    qs = [q for q, _ in med]
+    long = [q for q, t in med if t >= 1e-3]
+    print(f"paired in one process, {len(qs)} (problem, solver) timed observed: median "
+          f"{statistics.median(qs):.3f}, min {min(qs):.3f}, max {max(qs):.3f}; within 5%: "
+          f"{sum(abs(x-1) <= 0.05 for x in qs)} of {len(qs)} "
+          f"({sum(abs(x-1) <= 0.05 for x in long)} of {len(long)} runs of 1 ms or more)")
 PY
