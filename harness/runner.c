@@ -675,6 +675,9 @@ static void locate(run_ctx *c, const void *params, mcb_run *run)
         if (c->suspect[k] && c->gap_from[k] < from) from = c->gap_from[k];
     int last = c->snap_cur ^ 1;
     int tail = c->state_bytes && c->snap_iter[last] == c->unmet_iter ? c->unmet_iter : -1;
+    /* the overflow slot (gap_to INT_MAX) stands for every later gap: every
+     * iteration from its start is checked, so one stage */
+    if (c->ngaps > NGAPS && c->suspect[NGAPS] && c->gap_from[NGAPS] < tail) tail = -1;
     c->stage_end = tail > from ? low_gaps_end(c, tail) : -1;
     if (c->stage_end < 0) c->stage_end = INT_MAX;
     c->next_check = locate_next(c, from);
@@ -707,6 +710,35 @@ static void locate(run_ctx *c, const void *params, mcb_run *run)
                                     run->info.iterations)
         c->trace_rows--;
     trace_row(c, run->info.iterations, run->info.solve_s, &run->final, run->info.own_residual);
+}
+
+/* locate(), and when it keeps pass 1's figures, pass 1's final iterate
+ * with them (its checks fetched the solver's later iterates into c->v,
+ * c->lambda and the solver's own vectors): the formulation residual and a
+ * saved solution are then pass 1's too. */
+static void locate_keeping(run_ctx *c, const void *params, mcb_run *run)
+{
+    const mcb_problem *P = c->P, *S = c->SP;
+    size_t nP = (size_t)P->n + (size_t)P->m, nS = c->F ? (size_t)S->n + (size_t)S->m : 0;
+    double *keep = malloc((nP + nS + 1) * sizeof(double));
+    if (keep) {
+        memcpy(keep, c->v, (size_t)P->n * sizeof(double));
+        memcpy(keep + P->n, c->lambda, (size_t)P->m * sizeof(double));
+        if (c->F) {
+            memcpy(keep + nP, c->vF, (size_t)S->n * sizeof(double));
+            memcpy(keep + nP + S->n, c->zF, (size_t)S->m * sizeof(double));
+        }
+    }
+    locate(c, params, run);
+    if (keep && run->timing == MCB_TIMED_RERUN_DIFFERED) {
+        memcpy(c->v, keep, (size_t)P->n * sizeof(double));
+        memcpy(c->lambda, keep + P->n, (size_t)P->m * sizeof(double));
+        if (c->F) {
+            memcpy(c->vF, keep + nP, (size_t)S->n * sizeof(double));
+            memcpy(c->zF, keep + nP + S->n, (size_t)S->m * sizeof(double));
+        }
+    }
+    free(keep);
 }
 
 /* Pass 2: set up again and run unobserved to the same iteration count. The
@@ -831,7 +863,7 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
             trace_row(&c, run->info.iterations, run->info.solve_s, &run->final,
                       run->info.own_residual);
         int located = needs_locate(&c, run);
-        if (located) locate(&c, params, run);
+        if (located) locate_keeping(&c, params, run);
         if (run->timing != MCB_TIMED_RERUN_DIFFERED && wants_rerun(&c, run, located))
             clean_rerun(&c, params, run, scratch);
         /* the formulation's own residual at the final iterate (after a

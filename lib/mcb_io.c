@@ -596,7 +596,8 @@ static int write_problem(hid_t g, const mcb_problem *P)
     if (!rc && !isnan(P->mass_ratio)) rc = mcb_h5_attr_write_double(g, "mass_ratio", P->mass_ratio);
     if (!rc && !isnan(P->cond_est)) rc = mcb_h5_attr_write_double(g, "cond_est", P->cond_est);
     if (!rc && P->rank >= 0) rc = mcb_h5_attr_write_int(g, "rank", P->rank);
-    if (!rc && !isnan(P->rank_tol)) rc = mcb_h5_attr_write_double(g, "rank_tol", P->rank_tol);
+    if (!rc && P->rank >= 0 && !isnan(P->rank_tol))
+        rc = mcb_h5_attr_write_double(g, "rank_tol", P->rank_tol);
     if (rc) return rc;
     if (P->form == MCB_PRIMAL) {
         rc = write_csc(g, "A", P->A) || write_csc(g, "J", P->J) ||

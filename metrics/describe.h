@@ -88,8 +88,8 @@ void mcb_describe_store_cond(mcb_problem *P);
 /* mcb_describe_store_cond, and the rank mcb_describe() computes with its
  * defaults (mcb_describe_rank, none above max_rows) in P->rank and
  * P->rank_tol unless one is stored: where problems are made (mcbench gen
- * stack, mcbench import, the scene engine), so that a campaign's
- * descriptors need no QR. */
+ * stack, mcbench import; the scene engine stores cond_est only), so that a
+ * campaign's descriptors on those files need no QR. */
 void mcb_describe_store(mcb_problem *P);
 
 /* The numerical rank of J (primal: a QR of J^T, whose columns are J's

@@ -390,7 +390,11 @@ double mcb_metrics_one(mcb_metrics_ws *ws, int id, const double *v, const double
         return all.val[id];
     }
     double dyn = NAN, dscale = 0.0;
-    if (P->form == MCB_PRIMAL) dyn = dynamics(ws, v, lambda, &dscale);
+    /* the dynamics residual: its own metrics, and the global natural map's
+     * first term */
+    int with_dyn = id != MCB_M_FB && id != MCB_M_FB_MAX && id != MCB_M_PEN_MAX &&
+                   id != MCB_M_PEN_SUM;
+    if (P->form == MCB_PRIMAL && with_dyn) dyn = dynamics(ws, v, lambda, &dscale);
     if (id == MCB_M_DYN_ABS) return dyn;
     if (id == MCB_M_DYN_REL) return P->form == MCB_PRIMAL ? rel(dyn, dscale) : NAN;
     local_velocity(ws, v, lambda, ws->u);
