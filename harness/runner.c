@@ -712,32 +712,31 @@ static void locate(run_ctx *c, const void *params, mcb_run *run)
     trace_row(c, run->info.iterations, run->info.solve_s, &run->final, run->info.own_residual);
 }
 
+/* Copies the iterate (c->v, c->lambda, and the solver's own vectors under
+ * a formulation) into `keep` (nP + nS doubles), or back from it. */
+static void copy_iterate(run_ctx *c, double *keep, int back)
+{
+    const mcb_problem *P = c->P, *S = c->SP;
+    double *vec[4] = {c->v, c->lambda, c->F ? c->vF : NULL, c->F ? c->zF : NULL};
+    size_t len[4] = {(size_t)P->n, (size_t)P->m, (size_t)S->n, (size_t)S->m};
+    for (int k = 0; k < 4 && vec[k]; keep += len[k], k++) {
+        if (back) memcpy(vec[k], keep, len[k] * sizeof(double));
+        else memcpy(keep, vec[k], len[k] * sizeof(double));
+    }
+}
+
 /* locate(), and when it keeps pass 1's figures, pass 1's final iterate
  * with them (its checks fetched the solver's later iterates into c->v,
  * c->lambda and the solver's own vectors): the formulation residual and a
  * saved solution are then pass 1's too. */
 static void locate_keeping(run_ctx *c, const void *params, mcb_run *run)
 {
-    const mcb_problem *P = c->P, *S = c->SP;
-    size_t nP = (size_t)P->n + (size_t)P->m, nS = c->F ? (size_t)S->n + (size_t)S->m : 0;
+    size_t nP = (size_t)c->P->n + (size_t)c->P->m;
+    size_t nS = c->F ? (size_t)c->SP->n + (size_t)c->SP->m : 0;
     double *keep = malloc((nP + nS + 1) * sizeof(double));
-    if (keep) {
-        memcpy(keep, c->v, (size_t)P->n * sizeof(double));
-        memcpy(keep + P->n, c->lambda, (size_t)P->m * sizeof(double));
-        if (c->F) {
-            memcpy(keep + nP, c->vF, (size_t)S->n * sizeof(double));
-            memcpy(keep + nP + S->n, c->zF, (size_t)S->m * sizeof(double));
-        }
-    }
+    if (keep) copy_iterate(c, keep, 0);
     locate(c, params, run);
-    if (keep && run->timing == MCB_TIMED_RERUN_DIFFERED) {
-        memcpy(c->v, keep, (size_t)P->n * sizeof(double));
-        memcpy(c->lambda, keep + P->n, (size_t)P->m * sizeof(double));
-        if (c->F) {
-            memcpy(c->vF, keep + nP, (size_t)S->n * sizeof(double));
-            memcpy(c->zF, keep + nP + S->n, (size_t)S->m * sizeof(double));
-        }
-    }
+    if (keep && run->timing == MCB_TIMED_RERUN_DIFFERED) copy_iterate(c, keep, 1);
     free(keep);
 }
 

@@ -173,6 +173,18 @@ static mcb_run run_geo(mcb_campaign_opts *o, geo_params *prm)
     return run;
 }
 
+/* The schedule tests' options: defaults, max_iters, no time limit, the
+ * observed pass's own figures (no clean rerun). */
+static mcb_campaign_opts schedule_opts(int max_iters)
+{
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = max_iters;
+    o.settings.time_limit_s = 0;
+    o.timing = MCB_TIMING_OBSERVED;
+    return o;
+}
+
 /* The auto schedule reports the first iteration meeting the tolerance to
  * within 1% (against a check at every iteration), with far fewer checks,
  * for slow and fast geometric convergence. */
@@ -181,11 +193,7 @@ START_TEST(schedule_within_one_percent)
     geo_def = geos[_i];
     const double decades[] = {5, 50, 400, 3000};
     for (int d = 0; d < 4; d++) {
-        mcb_campaign_opts o;
-        mcb_campaign_defaults(&o);
-        o.settings.max_iters = 1000000;
-        o.settings.time_limit_s = 0;
-        o.timing = MCB_TIMING_OBSERVED;
+        mcb_campaign_opts o = schedule_opts(1000000);
         geo_params p = {decades[d], 0, 0, 0, 0, 0, 100, 0, 0};
         o.check_every = 1;
         mcb_run exact = run_geo(&o, &p);
@@ -213,11 +221,7 @@ END_TEST
 START_TEST(sudden_drop_is_located)
 {
     geo_def = geos[_i];
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = 100000;
-    o.settings.time_limit_s = 0;
-    o.timing = MCB_TIMING_OBSERVED;
+    mcb_campaign_opts o = schedule_opts(100000);
     geo_params p = {4000, 3001, 0, 0, 0, 0, 100, 0, 0}; /* exact from iteration 3001, residual ~1e-1 before */
     geo_setups = 0;
     mcb_run r = run_geo(&o, &p);
@@ -245,11 +249,7 @@ END_TEST
 START_TEST(locate_that_differs_keeps_pass1)
 {
     geo_def = geos[_i];
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = 20000;
-    o.settings.time_limit_s = 0;
-    o.timing = MCB_TIMING_OBSERVED;
+    mcb_campaign_opts o = schedule_opts(20000);
     o.save_solutions = 1;
     geo_params p = {4000, 3001, 0, 0, 0, 0, 100, 0, 1};
     geo_calls = 0;
@@ -295,11 +295,7 @@ static mcb_run run_both(mcb_campaign_opts *o, geo_params *p, mcb_run *exact)
 START_TEST(dip_after_rise_is_found)
 {
     geo_def = geos[_i];
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = 100000;
-    o.settings.time_limit_s = 0;
-    o.timing = MCB_TIMING_OBSERVED;
+    mcb_campaign_opts o = schedule_opts(100000);
     geo_params p = {4000, 0, 0, 0, 0, 0, 2, 0, 0};
     mcb_run exact, r = run_both(&o, &p, &exact);
     /* 2.4 x tol before the rise (the gap across it is not low), 4.7 x tol
@@ -342,11 +338,7 @@ END_TEST
 START_TEST(drop_after_rise_is_exact)
 {
     geo_def = geos[_i];
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = 100000;
-    o.settings.time_limit_s = 0;
-    o.timing = MCB_TIMING_OBSERVED;
+    mcb_campaign_opts o = schedule_opts(100000);
     geo_params p = {4000, 3001, 0, 1000, 0, 0, 100, 0, 0};
     mcb_run exact, r = run_both(&o, &p, &exact);
     ck_assert_int_eq(exact.info.iterations, 3001);
@@ -381,11 +373,7 @@ END_TEST
 START_TEST(low_gap_then_slow_approach)
 {
     geo_def = geos[_i];
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = 100000;
-    o.settings.time_limit_s = 0;
-    o.timing = MCB_TIMING_OBSERVED;
+    mcb_campaign_opts o = schedule_opts(100000);
     geo_params p = {4000, 0, 0, 300, 0, 0, 100, 0, 0};
     o.check_every = 1;
     mcb_run exact = run_geo(&o, &p);
@@ -435,11 +423,7 @@ END_TEST
 START_TEST(rise_without_dip_stays_exact)
 {
     geo_def = geos[_i];
-    mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = 100000;
-    o.settings.time_limit_s = 0;
-    o.timing = MCB_TIMING_OBSERVED;
+    mcb_campaign_opts o = schedule_opts(100000);
     geo_params p = {300, 0, 0, 500, 0, 0, 100, 0, 0};
     o.check_every = 1;
     mcb_run exact = run_geo(&o, &p);
