@@ -12,13 +12,18 @@
 # fork mode and keeps going after a crash; then every crash, timeout and
 # out-of-memory input it saved is judged:
 #   1. replayed in the fuzzing target: the faulting frame (the first one
-#      outside libc and the sanitizer runtime) must lie in libhdf5 or
-#      libfclib; a fault in mcbench's own code, or any UBSan report, fails
-#      (tests/sanitizer_verdict.awk);
+#      outside libc and the sanitizer runtime; for a live heap over the
+#      target's limit, MCB_FUZZ_HEAP_LIMIT_MB, the allocation that crossed
+#      it) must lie in libhdf5 or libfclib; a fault in mcbench's own code,
+#      any UBSan report, or an out-of-memory report that names no
+#      allocation fails (tests/sanitizer_verdict.awk);
 #   2. replayed through the real command (validate, or import fclib) of the
 #      same build: it must end with exit 0 or 2 within 120 s, never a crash.
 # Exit 0 when every finding passes both, 1 otherwise. RUNS = 0 judges the
-# findings of an earlier run without fuzzing; MCB_FUZZ_TRIAGE_BUILD names
+# findings of an earlier run without fuzzing (those in MCB_FUZZ_ARTIFACTS when
+# set, e.g. tests/data/fuzz-findings, else BUILD_DIR/fuzz-artifacts; with
+# MCB_FUZZ_EXPECT_LIBRARY=1 each must then be judged a library fault, the
+# regression test of the judging); MCB_FUZZ_TRIAGE_BUILD names
 # another fuzzing build to replay them in (an ASan build for precise reports
 # on the findings of a faster UBSan-only build).
 set -euo pipefail
@@ -33,6 +38,7 @@ mkdir -p "$work/seeds"
 "$build/tests/fuzz_seeds" "$work/seeds"
 corpus="$build/fuzz-corpus"
 art="$build/fuzz-artifacts"
+if [ "$runs" = 0 ] && [ -n "${MCB_FUZZ_ARTIFACTS:-}" ]; then art=$(cd "$MCB_FUZZ_ARTIFACTS" && pwd); fi
 if [ "$runs" != 0 ]; then
   rm -rf "$corpus" "$art"
   mkdir -p "$corpus" "$art"
@@ -61,7 +67,7 @@ trap 'pkill -P $watchdog 2>/dev/null || true; kill $watchdog 2>/dev/null || true
   2>&1 | tee "$work/fuzz.log" | grep -E "^#[0-9]+: cov|INFO: (fuzzed|exiting)|stat::" || true
 execs=$(grep -Eo "^#[0-9]+" "$work/fuzz.log" | tail -1 | tr -d '#' || true)
 execs=${execs:-0}
-findings=0 library=0 ours=0 unrepro=0 replay_bad=0
+findings=0 library=0 ours=0 unattr=0 unrepro=0 replay_bad=0
 for f in "$art"/*; do
   [ -e "$f" ] || continue
   findings=$((findings + 1))
@@ -73,6 +79,7 @@ for f in "$art"/*; do
   case "$v" in
     library:*) verdict=library ;;
     mcbench:*) verdict="ours (${v#mcbench: })" ;;
+    unattributed:*) verdict="unattributed (${v#unattributed: })" ;;
     *) verdict="not reproduced" ;;
   esac
   # 2. the real command on the same bytes
@@ -85,8 +92,14 @@ for f in "$art"/*; do
   case "$verdict" in
     library) library=$((library + 1)) ;;
     "not reproduced") unrepro=$((unrepro + 1)) ;;
+    unattributed*) unattr=$((unattr + 1)); status=1
+      echo "FINDING NOT ATTRIBUTED: $name: $verdict (replay it with a lower MCB_FUZZ_HEAP_LIMIT_MB)" ;;
     *) ours=$((ours + 1)); status=1; echo "FINDING IN MCBENCH: $name: $verdict" ;;
   esac
+  if [ "${MCB_FUZZ_EXPECT_LIBRARY:-0}" = 1 ] && [ "$verdict" != library ]; then
+    status=1
+    echo "EXPECTED A LIBRARY FAULT: $name: $verdict"
+  fi
   if [ "$rc" != 0 ] && [ "$rc" != 2 ]; then
     replay_bad=$((replay_bad + 1))
     status=1
@@ -99,8 +112,8 @@ for f in "$art"/*; do
     head -20 "$work/cli.err"
   fi
   top=${v#*: }
-  kind=$(grep -Eo "ERROR: (AddressSanitizer|UndefinedBehaviorSanitizer|libFuzzer): [A-Za-z-]+( is out of memory| signal)?" "$work/replay" | head -1 | sed 's/ERROR: //' || true)
+  kind=$(grep -Eo "ERROR: (AddressSanitizer|UndefinedBehaviorSanitizer|libFuzzer|fuzz target): [A-Za-z-]+( is out of memory| signal| heap of [0-9]+ MB)?" "$work/replay" | head -1 | sed 's/ERROR: //' || true)
   echo "finding $name: ${verdict%% (*}; ${kind:-?} ${top:-?}; mcbench ${cmd[0]}: exit $rc"
 done
-echo "fuzz: $execs executions, $findings findings ($library in libhdf5/libfclib, $ours in mcbench, $unrepro not reproduced), $replay_bad commands that did not end cleanly on them"
+echo "fuzz: $execs executions, $findings findings ($library in libhdf5/libfclib, $ours in mcbench, $unattr not attributed, $unrepro not reproduced), $replay_bad commands that did not end cleanly on them"
 exit $status

@@ -7,9 +7,15 @@
 # mcbench allocated (a buffer too small for what the library writes) counts
 # as mcbench's, as does every UBSan report (the libraries are not
 # instrumented, so UBSan only ever reports our code) and every leak whose
-# allocation is ours. Used by tests/test_corrupt.sh and scripts/fuzz.sh.
+# allocation is ours. The fuzzing target's own report of a live heap over
+# its limit (tests/fuzz/fuzz_readers.c) is judged by the allocation that
+# crossed it, and the abort() that ends it is not a second report. An
+# out-of-memory report of libFuzzer's RSS limit names no allocation (its
+# stacks are those of whatever is still live, often only libFuzzer's copy
+# of the input): "unattributed". Used by tests/test_corrupt.sh and
+# scripts/fuzz.sh.
 function runtime(line) {
-    return line ~ /interceptor|sysdeps|libc\.so|libasan|libubsan|liblsan|libsanitizer|compiler-rt|libclang_rt|__sanitizer|__asan|__ubsan|__lsan|libFuzzer|fuzzer::/ ||
+    return line ~ /interceptor|sysdeps|libc\.so|libasan|libubsan|liblsan|libsanitizer|compiler-rt|libclang_rt|__sanitizer|__asan|__ubsan|__lsan|libFuzzer|fuzzer::|fuzz_heap_/ ||
            line ~ / in (malloc|calloc|realloc|free|memcpy|memmove|memset|memcmp|strlen|strcmp|strncmp|strcpy|operator new)[ (]/
 }
 function frame_of(line,    f) {
@@ -27,7 +33,11 @@ function flush() {
     }
     open = 0; fault = ""; alloc = ""; mode = ""
 }
+function unattributed(what) { print "unattributed: " what; open = 0 }
 /runtime error:/ { flush(); print "mcbench: UBSan: " $0; next }
+/ERROR: fuzz target:/ { flush(); open = 1; mode = "fault"; own_abort = 1; next }
+/ERROR: libFuzzer: deadly signal/ && own_abort { flush(); own_abort = 0; next }
+/ERROR: libFuzzer: out-of-memory \(used:/ { flush(); unattributed("libFuzzer RSS limit, no allocation named"); next }
 /ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer|UndefinedBehaviorSanitizer)/ { flush(); open = 1; mode = "fault"; next }
 /^(Direct|Indirect) leak of/ { flush(); open = 1; mode = "fault"; next }
 /(allocated|freed) by thread/ { if (open) mode = "alloc"; next }

@@ -8,11 +8,19 @@
  * the rest is the file's bytes. libfclib calls exit() when an HDF5 call
  * fails; the exit is intercepted here and turned back into an error, which
  * is what the isolated child reports in the real tool (mcb_isolate.h).
+ * In ASan builds the target also counts its live heap and stops with a
+ * report naming the allocation that takes it over MCB_FUZZ_HEAP_LIMIT_MB
+ * (default 2048, 0: off): libFuzzer's RSS limit looks at the peak once a
+ * second, by which time a damaged size field's gigabytes may be freed again,
+ * and its report then shows only what is live, not who allocated the peak.
  * Seeds come from tests/fuzz/fuzz_seeds.c; run with scripts/fuzz.sh. */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
 #include <hdf5.h>
+#include <sanitizer/allocator_interface.h>
+#include <sanitizer/common_interface_defs.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +60,44 @@ static void close_all_hdf5(void)
     n = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)n, ids);
     for (ssize_t k = 0; k < n; k++) H5Fclose(ids[k]);
     free(ids);
+}
+
+/* Live heap accounting (absent from UBSan-only builds: no allocator). */
+#pragma weak __sanitizer_get_allocated_size
+#pragma weak __sanitizer_install_malloc_and_free_hooks
+static atomic_llong live_bytes; /* since the hooks were installed */
+static long long heap_limit_bytes;
+static atomic_int heap_reported;
+
+static void fuzz_heap_on_malloc(const volatile void *p, size_t size)
+{
+    (void)p;
+    long long now = atomic_fetch_add(&live_bytes, (long long)size) + (long long)size;
+    if (now <= heap_limit_bytes || atomic_exchange(&heap_reported, 1)) return;
+    fprintf(stderr,
+            "==%ld== ERROR: fuzz target: live heap of %lld MB exceeds MCB_FUZZ_HEAP_LIMIT_MB=%lld "
+            "with an allocation of %zu bytes at:\n",
+            (long)getpid(), now >> 20, heap_limit_bytes >> 20, size);
+    __sanitizer_print_stack_trace();
+    fprintf(stderr, "SUMMARY: fuzz target: heap over the limit\n");
+    abort(); /* libFuzzer saves the input as a crash */
+}
+
+static void fuzz_heap_on_free(const volatile void *p)
+{
+    if (p) atomic_fetch_sub(&live_bytes, (long long)__sanitizer_get_allocated_size(p));
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    const char *mb = getenv("MCB_FUZZ_HEAP_LIMIT_MB");
+    heap_limit_bytes = (mb && *mb ? atoll(mb) : 2048) << 20;
+    if (heap_limit_bytes > 0 && __sanitizer_get_allocated_size &&
+        __sanitizer_install_malloc_and_free_hooks)
+        __sanitizer_install_malloc_and_free_hooks(fuzz_heap_on_malloc, fuzz_heap_on_free);
+    return 0;
 }
 
 static char path[4200];
