@@ -30,7 +30,8 @@
  * the known solution plus a perturbation 10^(-k/decade) (the natural map
  * residual falls geometrically), or exactly the solution from iteration
  * `drop_at` on (a sudden drop; `drop` times the perturbation when it is
- * not 0: a drop to a lower level); from iteration `bump_at` on the perturbation
+ * not 0: a drop to a lower level); `plateau` is added to 10^(-k/decade)
+ * (a residual that levels off); from iteration `bump_at` on the perturbation
  * is `bump` times larger (the residual rises once), and over iterations
  * [dip_at, dip_at + dip_len) it is `dip` times as large (0.6 when 0: the
  * residual dips and rises again); `fault` makes it crash at iteration 3.
@@ -50,6 +51,7 @@ typedef struct {
     int once; /* drop_at applies to the first solve() call alone (a solver
                * that does not repeat itself) */
     double dip;
+    double plateau; /* added to the perturbation's 10^(-k/decade) */
 } geo_params;
 typedef struct {
     geo_params prm;
@@ -135,7 +137,7 @@ static void geo_iterate(void *work, double *v, double *lambda)
     if (drop) f *= p->drop;
     if (p->dip_len && w->it >= p->dip_at && w->it < p->dip_at + p->dip_len)
         f *= p->dip > 0 ? p->dip : 0.6;
-    lambda[0] += f * pow(10.0, -w->it / p->decade);
+    lambda[0] += f * (pow(10.0, -w->it / p->decade) + p->plateau);
 }
 static void geo_free(void **work)
 {
@@ -154,11 +156,12 @@ static const mcb_param_desc geo_desc[] = {
     {"bump", 'd', offsetof(geo_params, bump), "the factor from bump_at on"},
     {"drop", 'd', offsetof(geo_params, drop), "the factor from drop_at on (0: exact)"},
     {"once", 'i', offsetof(geo_params, once), "drop_at in the first solve() call alone"},
-    {"dip", 'd', offsetof(geo_params, dip), "the factor over the dip (0: 0.6)"}};
+    {"dip", 'd', offsetof(geo_params, dip), "the factor over the dip (0: 0.6)"},
+    {"plateau", 'd', offsetof(geo_params, plateau), "added to 10^(-k/decade)"}};
 #define GEO_FIELDS                                                                          \
     .description = "test solver", .reference = "none", .accepts = MCB_ACCEPTS_PRIMAL,      \
     .params_size = sizeof(geo_params), .default_params = geo_defaults, .params = geo_desc, \
-    .nparams = 10, .setup = geo_setup, .solve = geo_solve, .iterate = geo_iterate,           \
+    .nparams = 11, .setup = geo_setup, .solve = geo_solve, .iterate = geo_iterate,           \
     .free = geo_free
 static const mcb_solver_def geo = {.name = "geo", GEO_FIELDS};
 static const mcb_solver_def geo_r = {.name = "geo-r", GEO_FIELDS, .state_size = geo_state_size,
@@ -201,7 +204,7 @@ START_TEST(schedule_within_one_percent)
     const double decades[] = {5, 50, 400, 3000};
     for (int d = 0; d < 4; d++) {
         mcb_campaign_opts o = schedule_opts(1000000);
-        geo_params p = {decades[d], 0, 0, 0, 0, 0, 100, 0, 0, 0};
+        geo_params p = {decades[d], 0, 0, 0, 0, 0, 100, 0, 0, 0, 0};
         o.check_every = 1;
         mcb_run exact = run_geo(&o, &p);
         o.check_every = MCB_CHECK_AUTO;
@@ -229,7 +232,7 @@ START_TEST(sudden_drop_is_located)
 {
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
-    geo_params p = {4000, 3001, 0, 0, 0, 0, 100, 0, 0, 0}; /* exact from iteration 3001, residual ~1e-1 before */
+    geo_params p = {4000, 3001, 0, 0, 0, 0, 100, 0, 0, 0, 0}; /* exact from iteration 3001, residual ~1e-1 before */
     geo_setups = 0;
     mcb_run r = run_geo(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
@@ -258,7 +261,7 @@ START_TEST(locate_that_differs_keeps_pass1)
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(20000);
     o.save_solutions = 1;
-    geo_params p = {4000, 3001, 0, 0, 0, 0, 100, 0, 1, 0};
+    geo_params p = {4000, 3001, 0, 0, 0, 0, 100, 0, 1, 0, 0};
     geo_calls = 0;
     mcb_run r = run_geo(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
@@ -303,7 +306,7 @@ START_TEST(dip_after_rise_is_found)
 {
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
-    geo_params p = {4000, 0, 0, 0, 0, 0, 2, 0, 0, 0};
+    geo_params p = {4000, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0};
     o.check_share = 1e-9; /* the strides follow the residual alone (below) */
     mcb_run exact, r = run_both(&o, &p, &exact);
     /* 2.4 x tol before the rise (the gap across it is not low), 4.7 x tol
@@ -351,7 +354,7 @@ START_TEST(drop_after_rise_is_exact)
 {
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
-    geo_params p = {4000, 3001, 0, 1000, 0, 0, 100, 0, 0, 0};
+    geo_params p = {4000, 3001, 0, 1000, 0, 0, 100, 0, 0, 0, 0};
     mcb_run exact, r = run_both(&o, &p, &exact);
     ck_assert_int_eq(exact.info.iterations, 3001);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
@@ -386,7 +389,7 @@ START_TEST(low_gap_then_slow_approach)
 {
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
-    geo_params p = {4000, 0, 0, 300, 0, 0, 100, 0, 0, 0};
+    geo_params p = {4000, 0, 0, 300, 0, 0, 100, 0, 0, 0, 0};
     o.check_every = 1;
     mcb_run exact = run_geo(&o, &p);
     int k1 = exact.info.iterations; /* met without the drop */
@@ -441,7 +444,7 @@ START_TEST(dip_at_either_end_of_a_low_gap)
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
     o.check_share = 1e-9;
-    geo_params p = {4000, 0, 0, 300, 0, 0, 100, 0, 0, 0};
+    geo_params p = {4000, 0, 0, 300, 0, 0, 100, 0, 0, 0, 0};
     o.check_every = 1;
     mcb_run exact = run_geo(&o, &p);
     int k1 = exact.info.iterations; /* met without the fall */
@@ -480,6 +483,73 @@ START_TEST(dip_at_either_end_of_a_low_gap)
 }
 END_TEST
 
+/* More low gaps than the harness lists one by one (32): the last slot
+ * stands for every later one, and locate checks every iteration from its
+ * start in one stage, also for a solver that resumes (a second stage from
+ * the last check that missed would skip the gaps after the list's end).
+ * The schedule is deterministic as in dip_at_either_end_of_a_low_gap. Many
+ * low gaps need a residual that levels off just above the tolerance (the
+ * prediction then strides by a share of the iterations left, which never
+ * runs out): 10^(-k/300) plus a plateau at (1 + 1e-4) x tol, scaled by the
+ * natural map's slope on this contact (48 low gaps, 2362 to 5236). A rise
+ * x2 at 6000 makes them suspect; the residual is exact from 8000 on (the
+ * observed pass meets the tolerance there, after a check at every
+ * iteration since it saw the rise, at 6378). A dip
+ * below the tolerance inside a gap past the list's end is the first
+ * iteration that meets it. */
+START_TEST(dip_beyond_the_low_gap_list)
+{
+    geo_def = geos[_i];
+    mcb_campaign_opts o = schedule_opts(100000);
+    o.check_share = 1e-9;
+    /* the stop metric's slope in lambda[0] */
+    mcb_problem *P = fx_point_contact(FX_SLIP);
+    mcb_metrics_ws *ws = NULL;
+    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, NULL), MCB_OK);
+    double v[3], lambda[3];
+    fx_point_solution(FX_SLIP, v, lambda);
+    lambda[0] += 1e-3;
+    double slope = mcb_metrics_one(ws, o.stop_metric, v, lambda) / 1e-3;
+    mcb_metrics_ws_free(&ws);
+    mcb_problem_free(&P);
+    ck_assert(slope > 0);
+    geo_params p = {300, 8000, 0, 6000, 0, 0, 2, 0, 0, 0, 0};
+    p.plateau = (1 + 1e-4) * o.settings.tol / slope;
+    geo_calls = geo_nseen = 0;
+    mcb_run r = run_geo(&o, &p);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    ck_assert_int_eq(r.info.iterations, p.drop_at);
+    mcb_run_clear(&r);
+    int n0 = geo_nseen, seen0[4096], from[128], to[128], ngaps = 0;
+    memcpy(seen0, geo_seen, sizeof seen0);
+    /* the low gaps: an end at most 2 x tol, where 10^(-k/300) x slope is
+     * at most tol (give or take the gap at that point: 48 in all, the 41st
+     * is past the list's end either way) */
+    int low_from = (int)ceil(300 * log10(slope / o.settings.tol));
+
+    for (int k = 0; k + 1 < n0 && seen0[k + 1] <= p.bump_at && ngaps < 128; k++)
+        if (seen0[k + 1] >= low_from && seen0[k + 1] > seen0[k] + 1) {
+            from[ngaps] = seen0[k];
+            to[ngaps++] = seen0[k + 1];
+        }
+    const int g = 40;
+    ck_assert_msg(ngaps > g && to[g] - from[g] >= 3, "%d low gaps before the rise", ngaps);
+    p.dip_at = (from[g] + to[g]) / 2;
+    p.dip_len = 1;
+    p.dip = 0.2;
+    geo_calls = geo_nseen = 0;
+    r = run_geo(&o, &p);
+    for (int k = 0; k < geo_nseen && k < n0 && seen0[k] <= p.bump_at; k++)
+        ck_assert_msg(geo_seen[k] == seen0[k], "check %d at %d, %d before", k, geo_seen[k],
+                      seen0[k]);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    ck_assert_msg(r.info.iterations == p.dip_at, "met first at %d, reported %d (timing %s)",
+                  p.dip_at, r.info.iterations, mcb_timed_name(r.timing));
+    ck_assert_msg(r.timing == MCB_TIMED_LOCATED, "timing %s", mcb_timed_name(r.timing));
+    mcb_run_clear(&r);
+}
+END_TEST
+
 /* A rise with no dip (a residual monotone at the end, like PJ's on
  * Capsules, which wiggles on a plateau far above the tolerance): the rise
  * is no longer recent once the residual has fallen DIP^2 below it, so the
@@ -489,7 +559,7 @@ START_TEST(rise_without_dip_stays_exact)
 {
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
-    geo_params p = {300, 0, 0, 500, 0, 0, 100, 0, 0, 0};
+    geo_params p = {300, 0, 0, 500, 0, 0, 100, 0, 0, 0, 0};
     o.check_share = 1e-9; /* the strides follow the residual alone */
     o.check_every = 1;
     mcb_run exact = run_geo(&o, &p);
@@ -520,7 +590,7 @@ START_TEST(clean_timing_and_exact_checks)
     o.settings.time_limit_s = 0;
     o.timing = MCB_TIMING_CLEAN;
     o.check_every = 1;
-    geo_params p = {50, 0, 0, 0, 0, 0, 100, 0, 0, 0};
+    geo_params p = {50, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0};
     mcb_run r = run_geo(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
     ck_assert_int_eq(r.timing, MCB_TIMED_CLEAN);
@@ -555,7 +625,7 @@ START_TEST(crash_costs_one_run)
     S.count = 1;
     S.items = items;
     mcb_input in = {"fixtures", &S};
-    geo_params gp = {50, 0, kind, 0, 0, 0, 100, 0, 0, 0};
+    geo_params gp = {50, 0, kind, 0, 0, 0, 100, 0, 0, 0, 0};
     mcb_solver_choice ch[2] = {{&geo, &gp}, {mcb_solver_find("pgs"), NULL}};
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
@@ -649,6 +719,7 @@ int main(void)
     tcase_add_loop_test(tc, sudden_drop_is_located, 0, 2);
     tcase_add_loop_test(tc, low_gap_then_slow_approach, 0, 2);
     tcase_add_loop_test(tc, dip_at_either_end_of_a_low_gap, 0, 2);
+    tcase_add_loop_test(tc, dip_beyond_the_low_gap_list, 0, 2);
     tcase_add_loop_test(tc, locate_that_differs_keeps_pass1, 0, 2);
     tcase_add_loop_test(tc, dip_after_rise_is_found, 0, 2);
     tcase_add_loop_test(tc, drop_after_rise_is_exact, 0, 2);
