@@ -93,7 +93,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     const char *mb = getenv("MCB_FUZZ_HEAP_LIMIT_MB");
-    heap_limit_bytes = (mb && *mb ? atoll(mb) : 2048) << 20;
+    long long limit_mb = mb && *mb ? atoll(mb) : 2048;
+    heap_limit_bytes = limit_mb > 0 && limit_mb < (1LL << 40) ? limit_mb << 20 : 0;
     if (heap_limit_bytes > 0 && __sanitizer_get_allocated_size &&
         __sanitizer_install_malloc_and_free_hooks)
         __sanitizer_install_malloc_and_free_hooks(fuzz_heap_on_malloc, fuzz_heap_on_free);
