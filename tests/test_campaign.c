@@ -430,6 +430,28 @@ START_TEST(low_gap_then_slow_approach)
 }
 END_TEST
 
+/* With a one-iteration dip to 0.2 x the residual at `at`: the observed
+ * pass checks the iterations seen0[0..n0) up to `upto` again (the
+ * deterministic schedule: the dip falls between checks), and the run is
+ * located at the dip, the first iteration meeting the tolerance. */
+static void dip_is_located(mcb_campaign_opts *o, geo_params *p, int at, const int *seen0,
+                           int n0, int upto)
+{
+    p->dip_at = at;
+    p->dip_len = 1;
+    p->dip = 0.2;
+    geo_calls = geo_nseen = 0;
+    mcb_run r = run_geo(o, p);
+    for (int k = 0; k < geo_nseen && k < n0 && seen0[k] <= upto; k++)
+        ck_assert_msg(geo_seen[k] == seen0[k], "check %d at %d, %d before", k, geo_seen[k],
+                      seen0[k]);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    ck_assert_msg(r.info.iterations == at, "met first at %d (a dip), reported %d (timing %s)",
+                  at, r.info.iterations, mcb_timed_name(r.timing));
+    ck_assert_msg(r.timing == MCB_TIMED_LOCATED, "timing %s", mcb_timed_name(r.timing));
+    mcb_run_clear(&r);
+}
+
 /* The low gap's ends, with the checks where the test puts them: a check
  * made to cost far more than an iteration (check_share 1e-9) leaves the
  * strides to the residual alone (doubling, the prediction, the dense
@@ -465,20 +487,7 @@ START_TEST(dip_at_either_end_of_a_low_gap)
     const int at[2] = {a + 1, b - 1};
     for (int e = 0; e < 2; e++) {
         p.drop_at = e == 0 ? a + 1 : 601;
-        p.dip_at = at[e];
-        p.dip_len = 1;
-        p.dip = 0.2;
-        geo_calls = geo_nseen = 0;
-        r = run_geo(&o, &p);
-        for (int k = 0; k < geo_nseen && k < n0 && seen0[k] <= b; k++)
-            ck_assert_msg(geo_seen[k] == seen0[k], "check %d at %d, %d before", k, geo_seen[k],
-                          seen0[k]);
-        ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
-        ck_assert_msg(r.info.iterations == at[e],
-                      "the gap (%d, %d): met first at %d, reported %d (timing %s)", a, b, at[e],
-                      r.info.iterations, mcb_timed_name(r.timing));
-        ck_assert_msg(r.timing == MCB_TIMED_LOCATED, "timing %s", mcb_timed_name(r.timing));
-        mcb_run_clear(&r);
+        dip_is_located(&o, &p, at[e], seen0, n0, b);
     }
 }
 END_TEST
@@ -534,19 +543,7 @@ START_TEST(dip_beyond_the_low_gap_list)
         }
     const int g = 40;
     ck_assert_msg(ngaps > g && to[g] - from[g] >= 3, "%d low gaps before the rise", ngaps);
-    p.dip_at = (from[g] + to[g]) / 2;
-    p.dip_len = 1;
-    p.dip = 0.2;
-    geo_calls = geo_nseen = 0;
-    r = run_geo(&o, &p);
-    for (int k = 0; k < geo_nseen && k < n0 && seen0[k] <= p.bump_at; k++)
-        ck_assert_msg(geo_seen[k] == seen0[k], "check %d at %d, %d before", k, geo_seen[k],
-                      seen0[k]);
-    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
-    ck_assert_msg(r.info.iterations == p.dip_at, "met first at %d, reported %d (timing %s)",
-                  p.dip_at, r.info.iterations, mcb_timed_name(r.timing));
-    ck_assert_msg(r.timing == MCB_TIMED_LOCATED, "timing %s", mcb_timed_name(r.timing));
-    mcb_run_clear(&r);
+    dip_is_located(&o, &p, (from[g] + to[g]) / 2, seen0, n0, p.bump_at);
 }
 END_TEST
 
