@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "mcb_isolate.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -14,6 +15,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "mcb_timer.h"
 
@@ -101,6 +106,29 @@ static long read_until(int fd, void *buf, size_t len, double deadline_s)
     return (long)got;
 }
 
+/* The threads of this process (its entries in /proc/self/task); 0: unknown. */
+static int live_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+int mcb_isolate_prefork(void)
+{
+#ifdef _OPENMP
+    /* GNU libgomp's soft pause joins the pool threads and forgets the pool;
+     * a no-op when none was started. Inside a parallel region it refuses,
+     * and the threads then counted say so. */
+    if (!omp_in_parallel()) (void)omp_pause_resource_all(omp_pause_soft);
+#endif
+    return live_threads();
+}
+
 mcb_rc mcb_isolate_start(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits *lim,
                          size_t shared_size, mcb_isolate_child *ch, mcb_err *err)
 {
@@ -124,6 +152,7 @@ mcb_rc mcb_isolate_start(mcb_isolated_fn fn, void *arg, const mcb_isolate_limits
         return mcb_fail(err, MCB_E_ISOLATED, "cannot create a pipe (%s)", strerror(errno));
     }
     fflush(NULL); /* nothing buffered is written twice */
+    (void)mcb_isolate_prefork(); /* no OpenMP pool for the child to wait on */
     ch->t0_s = mcb_now_s();
     pid_t pid = fork();
     if (pid < 0) {

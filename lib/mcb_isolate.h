@@ -11,7 +11,15 @@
  * mapped in both processes, for a result larger than a status (NULL when
  * shared_size is 0); its contents are copied to `out` when the child ends
  * normally. The parent waits at most the time limit, then kills the child.
- * Library code: nothing is printed, nothing exits. */
+ * Library code: nothing is printed, nothing exits.
+ *
+ * Forking after threads exist: a forked child holds only the thread that
+ * forked, but every other thread's locks and a runtime's idea of its thread
+ * pool come along. GNU libgomp keeps its pool threads docked after a parallel
+ * region and, in a child, hands work to threads that do not exist there and
+ * waits for them forever. So every fork here is preceded by
+ * mcb_isolate_prefork, which releases the OpenMP pool (the child then starts
+ * its own). What a child may and may not use: docs/robustness.md. */
 #ifndef MCB_ISOLATE_H
 #define MCB_ISOLATE_H
 
@@ -39,6 +47,14 @@ typedef struct {
     int exit_code; /* with MCB_ISO_EXITED */
     double wall_s;
 } mcb_isolate_report;
+
+/* Makes this process safe to fork from: releases the OpenMP runtime's
+ * thread pool (omp_pause_resource_all, OpenMP 5.0; the next parallel region
+ * starts it again) and returns how many threads the process still has (1
+ * when nothing else keeps threads; 0 when that cannot be read). Call it from
+ * outside any parallel region, where no other thread of the caller runs
+ * OpenMP. mcb_isolate_start calls it before each fork. */
+int mcb_isolate_prefork(void);
 
 typedef mcb_rc (*mcb_isolated_fn)(void *arg, void *shared, mcb_err *err);
 

@@ -276,6 +276,24 @@ check export-onto-input 2 "$mcb" export fclib fx.h5 --problem stack-2x2x2-step00
 check export-bad-format 2 "$mcb" export mat fx.h5 -o fx.mat
 absent export-refused fxg.hdf5 fxn.hdf5 fx.mat fxd
 no_partials export "$PWD"
+# a collection in one command: 10 local (dual) and 10 global (primal) FCLIB
+# files, local ones whose W is factored by CHOLMOD's OpenMP code. Before
+# mcb_isolate_prefork the reader forked for the second local file waited
+# forever on the OpenMP threads of the first (issue 22): the whole import
+# was refused after the read time limit (10 s here, for each file).
+"$mcb" gen stack --nx 5 --ny 5 --nz 5 --steps 10 -o coll5.h5 >/dev/null 2>&1
+"$mcb" gen stack --nx 4 --ny 4 --nz 4 --steps 10 -o coll4.h5 >/dev/null 2>&1
+"$mcb" export fclib coll5.h5 --all --form local -o coll-local >/dev/null 2>&1
+"$mcb" export fclib coll4.h5 --all --form global -o coll-global >/dev/null 2>&1
+t0=$(date +%s)
+check import-collection 0 env MCB_READ_TIME_LIMIT_S=10 timeout 120 "$mcb" import fclib \
+  coll-local/*.hdf5 coll-global/*.hdf5 -o coll.h5
+t1=$(date +%s)
+[ $((t1 - t0)) -lt 60 ] || { fail=$((fail+1)); echo "FAIL import-collection: $((t1 - t0)) s"; }
+[ "$("$mcb" info coll.h5 2>/dev/null | grep -c 'dual *n 0 ')" = 10 ] &&
+  [ "$("$mcb" info coll.h5 2>/dev/null | grep -c 'primal n 384 ')" = 10 ] ||
+  { fail=$((fail+1)); echo "FAIL import-collection: not 10 local and 10 global stack problems:";
+    "$mcb" info coll.h5; }
 if "$mcb" solvers | grep -q '^siconos_'; then
   check import-siconos 0 "$mcb" import siconos "$data/FrictionContact3D_1c.dat" \
     "$data/GFC3D_Example1.dat" -o sic.h5

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <omp.h>
+
 #include "mcb_isolate.h"
 #include "mcb_timer.h"
 
@@ -65,6 +67,47 @@ static mcb_rc fn_allocates(void *arg, void *shared, mcb_err *err)
     return MCB_OK;
 }
 #endif
+
+/* How many threads a two-thread parallel region ran on. */
+static int parallel_region_threads(void)
+{
+    int seen = 0;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp atomic
+        seen++;
+    }
+    return seen;
+}
+
+static mcb_rc fn_parallel(void *arg, void *shared, mcb_err *err)
+{
+    (void)arg;
+    (void)err;
+    *(int *)shared = parallel_region_threads();
+    return MCB_OK;
+}
+
+/* A parallel region in this process leaves GNU libgomp's pool threads
+ * docked; a child forked with that pool in place handed its next region to
+ * threads that do not exist in it and waited until it was killed. */
+START_TEST(openmp_after_openmp_in_the_parent)
+{
+    for (int round = 0; round < 3; round++) {
+        ck_assert_int_eq(parallel_region_threads(), 2);
+        int seen = 0;
+        mcb_isolate_report rep;
+        mcb_err err;
+        mcb_isolate_limits lim = {10, 0};
+        mcb_rc rc = mcb_isolate_run(fn_parallel, NULL, &lim, sizeof seen, &seen, &rep, &err);
+        ck_assert_msg(rc == MCB_OK && rep.outcome == MCB_ISO_DONE, "round %d: %s", round,
+                      rc ? err.msg : "");
+        ck_assert_int_eq(seen, 2); /* the child ran its own pool */
+    }
+    ck_assert_int_eq(parallel_region_threads(), 2); /* and so does the parent after it */
+    ck_assert_int_eq(mcb_isolate_prefork(), 1);     /* the pool released, nothing else left */
+}
+END_TEST
 
 START_TEST(result_comes_back)
 {
@@ -183,6 +226,7 @@ int main(void)
     tcase_add_test(tc, memory_limit_holds);
 #endif
     tcase_add_test(tc, probe_names_the_file);
+    tcase_add_test(tc, openmp_after_openmp_in_the_parent);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
