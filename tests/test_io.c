@@ -17,6 +17,7 @@
 #include "fixtures.h"
 #include "mcb_h5.h"
 #include "mcb_io.h"
+#include "mcb_sha256.h"
 
 static char path[256];
 
@@ -1000,11 +1001,62 @@ START_TEST(infer_subsystems)
 }
 END_TEST
 
+/* SHA-256 (lib/mcb_sha256.c) against the known answers of FIPS 180-4's
+ * examples and NIST's long message, fed in pieces of every size from 1 to
+ * 130 bytes so that every position of the padding and of a block boundary
+ * is crossed; then a file against the same digest. */
+START_TEST(sha256_known_answers)
+{
+    static const struct {
+        const char *msg;
+        long repeat;
+        const char *hex;
+    } kat[] = {
+        {"", 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+        {"a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+    };
+    for (size_t k = 0; k < sizeof kat / sizeof kat[0]; k++) {
+        size_t len = strlen(kat[k].msg) * (size_t)kat[k].repeat;
+        char *msg = malloc(len + 1);
+        for (long r = 0; r < kat[k].repeat; r++)
+            memcpy(msg + (size_t)r * strlen(kat[k].msg), kat[k].msg, strlen(kat[k].msg));
+        for (size_t piece = 1; piece <= (len < 130 ? 130 : 7); piece += len < 130 ? 1 : 3) {
+            mcb_sha256 s;
+            char hex[65];
+            mcb_sha256_init(&s);
+            for (size_t at = 0; at < len; at += piece)
+                mcb_sha256_update(&s, msg + at, at + piece <= len ? piece : len - at);
+            mcb_sha256_hex(&s, hex);
+            ck_assert_msg(strcmp(hex, kat[k].hex) == 0, "message %zu in pieces of %zu: %s", k,
+                          piece, hex);
+        }
+        if (kat[k].repeat > 1) {
+            char path[64], hex[65];
+            snprintf(path, sizeof path, "/tmp/mcb_sha_%ld", (long)getpid());
+            FILE *f = fopen(path, "wb");
+            fwrite(msg, 1, len, f);
+            fclose(f);
+            mcb_err err;
+            ck_assert_int_eq(mcb_sha256_file(path, hex, &err), MCB_OK);
+            ck_assert_str_eq(hex, kat[k].hex);
+            unlink(path);
+            ck_assert_int_eq(mcb_sha256_file(path, hex, &err), MCB_E_INPUT);
+            ck_assert_msg(strstr(err.msg, path) != NULL, "%s", err.msg);
+        }
+        free(msg);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("io");
     TCase *tc = tcase_create("format");
     tcase_add_test(tc, round_trip_exact);
+    tcase_add_test(tc, sha256_known_answers);
     tcase_add_loop_test(tc, bad_input_classes, 0, 22);
     tcase_add_loop_test(tc, hardening_classes, 0, 13);
     tcase_add_test(tc, round_trip_format3);
