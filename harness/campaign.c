@@ -451,13 +451,54 @@ static void progress(int tty, int done, int total, const mcb_run_rec *r)
     }
 }
 
+/* The results' record of where the problems came from (results.h:
+ * mcb_results_data.inputs); NULL when out of memory. */
+static char *inputs_record(const mcb_campaign *C)
+{
+    size_t len = 1;
+    char *out = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t at = 0;
+        for (int f = 0; f < C->nin; f++) {
+            const mcb_input *in = &C->in[f];
+            int w = snprintf(out ? out + at : NULL, out ? len - at : 0, "%s\t%s\t%s\t%s\n",
+                             in->set_name ? in->set_name : "", in->kind ? in->kind : "mcbench",
+                             in->sha256 && *in->sha256 ? in->sha256 : "-",
+                             in->path ? in->path : "-");
+            if (w < 0) {
+                free(out);
+                return NULL;
+            }
+            at += (size_t)w;
+        }
+        if (!out) {
+            len = at + 1;
+            if (!(out = malloc(len))) return NULL;
+            out[0] = '\0';
+        }
+    }
+    return out;
+}
+
+/* The context of this campaign's journal and results file. */
+static mcb_rc campaign_context(const mcb_campaign *C, const mcb_plan *L, mcb_results_data *ctx,
+                               mcb_err *err)
+{
+    mcb_rc rc = mcb_results_context(C->command, C->o, L->total, ctx, err);
+    if (!rc && !(ctx->inputs = inputs_record(C))) {
+        mcb_results_ctx_free(ctx);
+        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    return rc;
+}
+
 mcb_rc mcb_campaign_begin(const mcb_campaign *C, mcb_plan *L, mcb_err *err)
 {
     char jpath[4200];
     mcb_journal_path(C->h5_path, jpath, sizeof jpath);
     if (L->old_journal) return mcb_journal_reopen(jpath, L->journal_valid, &L->journal, err);
     mcb_results_data ctx;
-    mcb_rc rc = mcb_results_context(C->command, C->o, L->total, &ctx, err);
+    mcb_rc rc = campaign_context(C, L, &ctx, err);
     if (rc) return rc;
     rc = mcb_journal_create(jpath, &ctx, &L->journal, err);
     mcb_results_ctx_free(&ctx);
@@ -583,7 +624,7 @@ mcb_rc mcb_campaign_finish(const mcb_campaign *C, mcb_plan *L, mcb_err *err)
         for (int k = 0; k < np; k++) picks[k] = op[k].pick;
         /* the context: this campaign's, with the full run list's size */
         mcb_results_data ctx;
-        rc = mcb_results_context(C->command, C->o, L->total, &ctx, err);
+        rc = campaign_context(C, L, &ctx, err);
         if (!rc) rc = describe_problems(C, want, nwant, &ctx, err);
         if (!rc) rc = mcb_results_write(C->h5_path, C->csv_path, &ctx, picks, np, err);
         if (ctx.desc_borrowed) free(ctx.desc);

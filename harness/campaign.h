@@ -12,6 +12,9 @@
 typedef struct {
     const char *set_name;    /* problem set name (the file's base name) */
     mcb_problem_set *problems;
+    const char *path;        /* the file it came from (NULL: made in memory) */
+    const char *kind;        /* "mcbench" or "fclib" (NULL: mcbench) */
+    const char *sha256;      /* an FCLIB file's digest (NULL or "": none) */
 } mcb_input;
 
 typedef struct {

@@ -232,6 +232,7 @@ void mcb_ctx_pack(const mcb_results_data *D, mcb_buf *b)
     for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) put_i64(b, ints[k]);
     put_f64(b, D->tol);
     put_f64(b, D->time_limit_s);
+    if (D->inputs) put_str(b, D->inputs); /* last: a journal without it still reads */
 }
 
 mcb_rc mcb_ctx_unpack(const void *p, size_t len, const char *ctx, mcb_results_data *D,
@@ -246,6 +247,7 @@ mcb_rc mcb_ctx_unpack(const void *p, size_t len, const char *ctx, mcb_results_da
     for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) *ints[k] = get_int(&c);
     D->tol = get_f64(&c);
     D->time_limit_s = get_f64(&c);
+    if (!c.bad && c.pos < len) D->inputs = get_str(&c);
     if (c.bad || c.pos != len) return unpack_fail(&c, ctx, "campaign context", err);
     return MCB_OK;
 }
@@ -416,9 +418,7 @@ void mcb_journal_index_free(mcb_journal_index **Xp)
     if (!Xp || !*Xp) return;
     mcb_journal_index *X = *Xp;
     mcb_results_data *D = &X->ctx;
-    char *strs[] = {D->stop_metric, D->date,    D->git_revision, D->cpu_model,
-                    D->compiler,    D->command, D->cflags,       D->settings};
-    for (size_t k = 0; k < sizeof strs / sizeof *strs; k++) free(strs[k]);
+    mcb_results_ctx_free(D);
     free(X->path);
     if (X->data && X->size > 0) munmap(X->data, (size_t)X->size);
     free(X->offset);

@@ -25,6 +25,7 @@
 #include "report.h"
 #include "scenes.h"
 #include "sets.h"
+#include "sources.h"
 
 #define EXIT_INPUT 2
 
@@ -121,9 +122,19 @@ static int parse_double(const char *s, double lo, double *out)
 /* ------------------------------------------------------------------- info */
 
 static const char *info_help =
-    "usage: mcbench info FILE.h5...\n"
+    "usage: mcbench info FILE...\n"
     "Reads and validates each problem file and prints one line per problem:\n"
-    "name, form, n, m, blocks per type, subsystems, metadata.\n";
+    "name, form, n, m, blocks per type, subsystems, metadata. A FILE is an mcbench\n"
+    "problem file or an FCLIB file (imported in memory as 'import fclib' does; its\n"
+    "SHA-256 is printed).\n";
+
+/* One problem source (an mcbench problem file or an FCLIB file), read as
+ * every command reads them (problems/sources.h). */
+static mcb_rc read_source(const char *path, mcb_problem_set **S, mcb_source_info *info,
+                          mcb_err *err)
+{
+    return mcb_read_sources(&path, 1, S, info, err);
+}
 
 static int cmd_info(int argc, char **argv)
 {
@@ -135,13 +146,16 @@ static int cmd_info(int argc, char **argv)
     if (!status && nfiles == 0) status = usage_error("info", "%s", "needs at least one FILE");
     for (int k = 0; k < nfiles && !status; k++) {
         mcb_problem_set *S = NULL;
+        mcb_source_info src;
         mcb_err err;
-        mcb_rc rc = mcb_read_problems_isolated(files[k], &S, &err);
+        mcb_rc rc = read_source(files[k], &S, &src, &err);
         if (rc) {
             status = fail_rc(rc, &err);
             break;
         }
-        printf("%s: %d problem(s)\n", files[k], S->count);
+        if (src.kind == MCB_SOURCE_FCLIB)
+            printf("%s: %d problem(s) (FCLIB file, sha256 %s)\n", files[k], S->count, src.sha256);
+        else printf("%s: %d problem(s)\n", files[k], S->count);
         for (int p = 0; p < S->count; p++) {
             const mcb_problem *P = S->items[p];
             printf("  %-32s %-6s n %-6d m %-6d contacts %-5d unilateral %-4d bilateral %-4d "
@@ -159,7 +173,7 @@ static int cmd_info(int argc, char **argv)
 /* --------------------------------------------------------------- validate */
 
 static const char *validate_help =
-    "usage: mcbench validate FILE.h5...\n"
+    "usage: mcbench validate FILE...   (mcbench problem files or FCLIB files)\n"
     "Checks every problem of every file against docs/problem-format.md (shapes,\n"
     "finite values, sparse structure, symmetry and positive definiteness of A,\n"
     "symmetry and positive semidefiniteness of a dual-form W, constraint blocks\n"
@@ -179,8 +193,9 @@ static int cmd_validate(int argc, char **argv)
     int bad = status;
     for (int k = 0; k < nfiles && !status; k++) {
         mcb_problem_set *S = NULL;
+        mcb_source_info src;
         mcb_err err;
-        mcb_rc rc = mcb_read_problems_isolated(files[k], &S, &err);
+        mcb_rc rc = read_source(files[k], &S, &src, &err);
         if (rc == MCB_E_INPUT) {
             fprintf(stderr, "mcbench: invalid: %s\n", err.msg);
             if (!bad) bad = EXIT_INPUT;
@@ -188,7 +203,8 @@ static int cmd_validate(int argc, char **argv)
             fprintf(stderr, "mcbench: error: %s\n", err.msg);
             bad = 1;
         } else {
-            printf("%s: ok (%d problem(s))\n", files[k], S->count);
+            printf("%s: ok (%d problem(s)%s)\n", files[k], S->count,
+                   src.kind == MCB_SOURCE_FCLIB ? ", FCLIB file" : "");
         }
         mcb_problem_set_free(&S);
     }
@@ -350,8 +366,8 @@ static int cmd_import(int argc, char **argv)
 /* ----------------------------------------------------------------- export */
 
 static const char *export_help =
-    "usage: mcbench export fclib IN.h5 -o OUT.hdf5 [--problem NAME] [--form auto|global|local]\n"
-    "       mcbench export fclib IN.h5 --all -o DIR [--form ...]   every problem, DIR/NAME.hdf5\n"
+    "usage: mcbench export fclib IN -o OUT.hdf5 [--problem NAME] [--form auto|global|local]\n"
+    "       mcbench export fclib IN --all -o DIR [--form ...]   every problem, DIR/NAME.hdf5\n"
     "Writes a problem of an mcbench problem file as an FCLIB file with libfclib:\n"
     "a primal problem as /fclib_global (M = A, H = J^T, f = b, w = e), a dual one as\n"
     "/fclib_local (W, q); --form local writes a primal problem as /fclib_local with\n"
@@ -391,7 +407,7 @@ static int cmd_export(int argc, char **argv)
     if (all && name) return usage_error("export", "%s", "--all and --problem exclude each other");
     mcb_err err;
     mcb_problem_set *S = NULL;
-    mcb_rc rc = mcb_read_problems_isolated(in, &S, &err);
+    mcb_rc rc = read_source(in, &S, NULL, &err);
     if (rc) return fail_rc(rc, &err);
     /* the problems to write */
     int n = 0, status = 0;
@@ -677,7 +693,10 @@ static int cmd_solvers(int argc, char **argv)
 /* -------------------------------------------------------------------- run */
 
 static const char *run_help =
-    "usage: mcbench run FILE.h5... -o RESULTS.h5 [options]\n"
+    "usage: mcbench run FILE... -o RESULTS.h5 [options]\n"
+    "A FILE is an mcbench problem file (its problems are one problem set) or an FCLIB\n"
+    "file (its one problem, imported in memory exactly as 'import fclib' does, a set\n"
+    "named after the file's stem; its SHA-256 is recorded in the results).\n"
     "Runs every selected solver on every problem with the same budget; the harness\n"
     "judges every run with its own metrics. Writes RESULTS.h5 and a flat CSV (the\n"
     "directory is created if needed). No output may be an input, a directory or the\n"
@@ -952,6 +971,7 @@ static int cmd_run(int argc, char **argv)
     if (!status) status = apply_params(params, nparams, choice, ns);
 
     /* inputs: distinct files with distinct set names */
+    mcb_source_info *src = NULL;
     mcb_input *in = calloc((size_t)nfiles + 1, sizeof *in);
     char **names = calloc((size_t)nfiles + 1, sizeof *names);
     if (!in || !names) status = status ? status : 1;
@@ -991,12 +1011,18 @@ static int cmd_run(int argc, char **argv)
     /* read and validate everything before running anything */
     if (!status) {
         mcb_problem_set **sets = calloc((size_t)nfiles + 1, sizeof *sets);
+        src = calloc((size_t)nfiles + 1, sizeof *src);
         mcb_err err;
-        mcb_rc rc = sets ? mcb_read_problem_files_isolated((const char *const *)files, nfiles,
-                                                           sets, &err)
-                         : mcb_fail(&err, MCB_E_NOMEM, "out of memory");
+        mcb_rc rc = sets && src ? mcb_read_sources((const char *const *)files, nfiles, sets, src,
+                                                   &err)
+                                : mcb_fail(&err, MCB_E_NOMEM, "out of memory");
         if (rc) status = fail_rc(rc, &err);
-        for (int f = 0; f < nfiles && !rc; f++) in[f].problems = sets[f];
+        for (int f = 0; f < nfiles && !rc; f++) {
+            in[f].problems = sets[f];
+            in[f].path = files[f];
+            in[f].kind = mcb_source_kind_name(src[f].kind);
+            in[f].sha256 = src[f].sha256;
+        }
         free(sets);
     }
     if (!status) {
@@ -1021,6 +1047,7 @@ static int cmd_run(int argc, char **argv)
         else fprintf(stderr, "mcbench: results in %s and %s\n", out, csv);
     }
     for (int f = 0; in && f < nfiles; f++) mcb_problem_set_free(&in[f].problems);
+    free(src);
     for (int f = 0; names && f < nfiles; f++) free(names[f]);
     for (int s = 0; s < ns; s++) free(choice[s].params);
     free(in);
@@ -1090,7 +1117,7 @@ static int cmd_merge(int argc, char **argv)
 /* --------------------------------------------------------------- describe */
 
 static const char *describe_help =
-    "usage: mcbench describe FILE.h5... [-o OUT.csv] [--steps K] [--max-rows N] [--no-rank]\n"
+    "usage: mcbench describe FILE... [-o OUT.csv] [--steps K] [--max-rows N] [--no-rank]\n"
     "                        [--recompute]\n"
     "Difficulty descriptors of every problem (docs/describe.md): DOFs, rows, contacts,\n"
     "rows per DOF, the rank deficiency of J (SuiteSparseQR; a rank stored by gen stack\n"
@@ -1156,7 +1183,7 @@ static int cmd_describe(int argc, char **argv)
     for (int k = 0; k < nfiles && !status; k++) {
         mcb_problem_set *S = NULL;
         mcb_err err;
-        mcb_rc rc = mcb_read_problems_isolated(files[k], &S, &err);
+        mcb_rc rc = read_source(files[k], &S, NULL, &err);
         if (rc) status = fail_rc(rc, &err);
         for (int p = 0; S && p < S->count && !status; p++) {
             mcb_descriptors d;

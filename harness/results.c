@@ -277,7 +277,8 @@ void mcb_results_ctx_free(mcb_results_data *D)
 {
     if (!D) return;
     char **strs[] = {&D->stop_metric, &D->date,    &D->git_revision, &D->cpu_model,
-                     &D->compiler,    &D->command, &D->cflags,       &D->settings};
+                     &D->compiler,    &D->command, &D->cflags,       &D->settings,
+                     &D->inputs};
     for (size_t k = 0; k < sizeof strs / sizeof *strs; k++) {
         free(*strs[k]);
         *strs[k] = NULL;
@@ -316,7 +317,8 @@ static int write_context(hid_t f, const mcb_results_data *D)
              mcb_h5_attr_write_int(g, "repeat", D->repeat) ||
              mcb_h5_attr_write_int(g, "total_runs", D->total_runs) ||
              mcb_h5_attr_write_str(g, "settings", D->settings) ||
-             mcb_h5_attr_write_str(g, "command", D->command);
+             mcb_h5_attr_write_str(g, "command", D->command) ||
+             (D->inputs && mcb_h5_attr_write_str(g, "inputs", D->inputs));
     H5Gclose(g);
     return rc;
 }
@@ -675,6 +677,8 @@ static mcb_rc read_context(hid_t f, const char *path, mcb_results_data *D, mcb_e
     const char *snames[] = {"stop_metric", "date",    "git_revision", "cpu_model",
                             "compiler",    "command", "cflags",       "settings"};
     for (int k = 0; k < 8 && !rc; k++) rc = mcb_h5_attr_get_str(ctx, snames[k], where, strs[k], err);
+    if (!rc && mcb_h5_attr_exists(ctx, "inputs")) /* since issue 22 */
+        rc = mcb_h5_attr_get_str(ctx, "inputs", where, &D->inputs, err);
     if (rc) goto done;
     int *ints[] = {&D->max_iters, &D->threads,     &D->cpu_count, &D->warm_start,
                    &D->check_every, &D->trace_every, &D->repeat,  &D->total_runs};

@@ -56,6 +56,10 @@ typedef struct {
     char *date, *git_revision, *cpu_model, *compiler;
     char *command, *cflags;
     char *settings;  /* everything that must agree between parts of one campaign */
+    char *inputs;    /* where the problems came from, a line per input:
+                        "SET<TAB>KIND<TAB>SHA256<TAB>PATH" (KIND mcbench or fclib;
+                        SHA256 the file's digest for an FCLIB file, "-" otherwise);
+                        NULL: not recorded (older files) */
     int cpu_count, warm_start, check_every, trace_every, timing, repeat;
     int total_runs;  /* the size of the campaign's full run list */
     int ndesc;       /* per-problem descriptors (0: none, e.g. a journal) */

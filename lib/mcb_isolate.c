@@ -310,18 +310,39 @@ mcb_rc mcb_isolate_probe_start(const char *path, mcb_rc (*fn)(void *arg, mcb_err
     return rc ? mcb_fail(err, rc, "%s: %s", path, cerr.msg) : MCB_OK;
 }
 
+/* A reader child's end as the reader reports it: fn's own status, or the
+ * file named as damaged when the child did not complete. */
+static mcb_rc probe_outcome(const char *path, mcb_rc rc, const mcb_isolate_report *rep,
+                            const mcb_err *cerr, mcb_err *err)
+{
+    if (rep->outcome == MCB_ISO_DONE) {
+        if (rc) mcb_fail(err, rc, "%s", cerr->msg);
+        return rc;
+    }
+    return mcb_fail(err, MCB_E_INPUT,
+                    "%s: damaged or hostile file: reading it in an isolated process %s; the "
+                    "file was not used", path, cerr->msg);
+}
+
 mcb_rc mcb_isolate_probe_wait(const char *path, mcb_isolate_child *ch, mcb_err *err)
 {
     mcb_isolate_report rep;
     mcb_err cerr;
     mcb_rc rc = mcb_isolate_wait(ch, NULL, &rep, &cerr);
-    if (rep.outcome == MCB_ISO_DONE) {
-        if (rc) mcb_fail(err, rc, "%s", cerr.msg);
-        return rc;
-    }
-    return mcb_fail(err, MCB_E_INPUT,
-                    "%s: damaged or hostile file: reading it in an isolated process %s; the "
-                    "file was not used", path, cerr.msg);
+    return probe_outcome(path, rc, &rep, &cerr, err);
+}
+
+mcb_rc mcb_isolate_probe_result(const char *path, mcb_isolated_fn fn, void *arg,
+                                size_t shared_size, void *out, mcb_err *err)
+{
+    mcb_isolate_limits lim;
+    mcb_rc rc = probe_limits(path, &lim, err);
+    if (rc) return rc;
+    mcb_isolate_report rep;
+    mcb_err cerr;
+    rc = mcb_isolate_run(fn, arg, &lim, shared_size, out, &rep, &cerr);
+    if (rep.outcome == MCB_ISO_NOFORK) return mcb_fail(err, rc, "%s: %s", path, cerr.msg);
+    return probe_outcome(path, rc, &rep, &cerr, err);
 }
 
 mcb_rc mcb_isolate_probe(const char *path, mcb_rc (*fn)(void *arg, mcb_err *err), void *arg,

@@ -92,6 +92,11 @@ mcb_rc mcb_isolate_probe(const char *path, mcb_rc (*fn)(void *arg, mcb_err *err)
                          mcb_err *err);
 /* The same in two halves (mcb_isolate_start, mcb_isolate_wait), so that a
  * reader can probe the next file while it reads this one. */
+/* The same guard for a reader that returns a result: fn(arg, shared, err)
+ * as mcb_isolate_run runs it, under the limits for `path`; its shared_size
+ * bytes are copied to out when it completes. */
+mcb_rc mcb_isolate_probe_result(const char *path, mcb_isolated_fn fn, void *arg,
+                                size_t shared_size, void *out, mcb_err *err);
 mcb_rc mcb_isolate_probe_start(const char *path, mcb_rc (*fn)(void *arg, mcb_err *err), void *arg,
                                mcb_isolate_child *ch, mcb_err *err);
 mcb_rc mcb_isolate_probe_wait(const char *path, mcb_isolate_child *ch, mcb_err *err);

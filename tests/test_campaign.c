@@ -621,7 +621,7 @@ START_TEST(crash_costs_one_run)
     mcb_problem *items[1] = {fx_point_contact(FX_SLIP)};
     S.count = 1;
     S.items = items;
-    mcb_input in = {"fixtures", &S};
+    mcb_input in = {.set_name = "fixtures", .problems = &S};
     geo_params gp = {50, 0, kind, 0, 0, 0, 100, 0, 0, 0, 0};
     mcb_solver_choice ch[2] = {{&geo, &gp}, {mcb_solver_find("pgs"), NULL}};
     mcb_campaign_opts o;
@@ -669,7 +669,7 @@ static void isolated_equals_in_process_with(const char *second, int threads)
     mcb_problem *items[2] = {fx_point_contact(FX_SLIP), fx_small_stack()};
     S.count = 2;
     S.items = items;
-    mcb_input in = {"fixtures", &S};
+    mcb_input in = {.set_name = "fixtures", .problems = &S};
     mcb_solver_choice ch[2] = {{mcb_solver_find("pgs"), NULL}, {mcb_solver_find(second), NULL}};
     ck_assert_ptr_nonnull(ch[1].def);
     mcb_campaign_opts o;

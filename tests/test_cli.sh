@@ -294,6 +294,35 @@ t1=$(date +%s)
   [ "$("$mcb" info coll.h5 2>/dev/null | grep -c 'primal n 384 ')" = 10 ] ||
   { fail=$((fail+1)); echo "FAIL import-collection: not 10 local and 10 global stack problems:";
     "$mcb" info coll.h5; }
+# FCLIB files as problem sources (issue 22): info, validate, describe and
+# run read them directly, each its own problem set named after the file; a
+# campaign on them gives the runs of a campaign on the imported file, and
+# the results record each file's SHA-256
+some="coll-local/stack-5x5x5-step0000.hdf5 coll-local/stack-5x5x5-step0007.hdf5 coll-global/stack-4x4x4-step0003.hdf5"
+check fclib-info 0 "$mcb" info $some
+grep -q "stack-5x5x5-step0007.hdf5: 1 problem(s) (FCLIB file, sha256 $(sha256sum coll-local/stack-5x5x5-step0007.hdf5 | cut -c1-64))" "$d/out" ||
+  { fail=$((fail+1)); echo "FAIL fclib-info: no digest:"; cat "$d/out"; }
+check fclib-validate 0 "$mcb" validate $some
+check fclib-describe 0 "$mcb" describe $some --no-rank
+check fclib-run-imported 0 "$mcb" import fclib $some -o some.h5
+check fclib-run 0 "$mcb" run $some -o fclib-direct.h5 --solvers pgs,nncg --iters 3000 --check-every 1
+check fclib-run-ref 0 "$mcb" run some.h5 -o fclib-imported.h5 --solvers pgs,nncg --iters 3000 --check-every 1
+# problem, solver, status, iterations and every residual column agree
+cols='$2","$3","$5","$6","$10","$14","$15","$16","$17","$18","$19","$20","$21","$22","$23'
+if [ "$(awk -F, "NR>1{print $cols}" fclib-direct.csv | sort)" != "$(awk -F, "NR>1{print $cols}" fclib-imported.csv | sort)" ] ||
+   [ "$(wc -l < fclib-direct.csv)" != 7 ]; then
+  fail=$((fail+1)); echo "FAIL fclib-run: runs differ from the imported file's:"; cat fclib-direct.csv fclib-imported.csv
+fi
+h5dump -a /context/inputs fclib-direct.h5 2>/dev/null | tr -d '\n\t ' |
+  grep -q "stack-4x4x4-step0003fclib$(sha256sum coll-global/stack-4x4x4-step0003.hdf5 | cut -c1-64)coll-global/stack-4x4x4-step0003.hdf5" ||
+  { fail=$((fail+1)); echo "FAIL fclib-run: provenance missing"; h5dump -a /context/inputs fclib-direct.h5; }
+printf 'not hdf5' > plain.hdf5
+check fclib-neither 2 "$mcb" run plain.hdf5 -o never.h5 --solvers pgs
+expect_err fclib-neither "plain.hdf5"
+"$mcb" gen stack --nx 2 --ny 2 --nz 2 --steps 1 -o twobytwo.h5 >/dev/null 2>&1
+h5copy -i twobytwo.h5 -o neither.h5 -s /problems -d /elsewhere >/dev/null 2>&1
+check fclib-neither-kind 2 "$mcb" info neither.h5
+expect_err fclib-neither-kind "neither an mcbench problem file"
 if "$mcb" solvers | grep -q '^siconos_'; then
   check import-siconos 0 "$mcb" import siconos "$data/FrictionContact3D_1c.dat" \
     "$data/GFC3D_Example1.dat" -o sic.h5

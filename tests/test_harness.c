@@ -410,6 +410,7 @@ START_TEST(results_store_every_value)
     mcb_results_data ctx;
     mcb_err err;
     ck_assert_int_eq(mcb_results_context("mcbench run test", &o, 99, &ctx, &err), MCB_OK);
+    ctx.inputs = strdup("a\tfclib\tfeed\ta.hdf5\nb\tmcbench\t-\tb.h5\n");
     char h5[256], csv[256], jr[300];
     snprintf(h5, sizeof h5, "/tmp/mcb_store_%ld.h5", (long)getpid());
     snprintf(csv, sizeof csv, "/tmp/mcb_store_%ld.csv", (long)getpid());
@@ -444,6 +445,7 @@ START_TEST(results_store_every_value)
     ck_assert_str_eq(D->stop_metric, "zres");
     ck_assert_double_eq(D->tol, 1e-7);
     ck_assert_int_eq(D->max_iters, 1234);
+    ck_assert_str_eq(D->inputs, "a\tfclib\tfeed\ta.hdf5\nb\tmcbench\t-\tb.h5\n");
     {   /* the run_index alone (merge's first pass) agrees with the record */
         mcb_results_src *Si = NULL;
         ck_assert_msg(mcb_results_src_open(path, &Si, &err) == MCB_OK, "%s", err.msg);
@@ -561,7 +563,8 @@ static void campaign_round_trip(int save)
     mcb_problem *items[2] = {fx_point_contact(FX_SLIP), fx_point_contact_dual(FX_SLIP)};
     S.count = 2;
     S.items = items;
-    mcb_input in = {"fixtures", &S};
+    mcb_input in = {.set_name = "fixtures", .problems = &S, .path = "/data/fixtures.hdf5",
+                    .kind = "fclib", .sha256 = "0123abcd"};
     mcb_solver_choice ch[3];
     for (int s = 0; s < 3; s++) ch[s] = (mcb_solver_choice){mcb_solver_at(s), NULL};
     mcb_campaign_opts o;
@@ -580,6 +583,9 @@ static void campaign_round_trip(int save)
     ck_assert_msg(mcb_results_read(h5, &D, &err) == MCB_OK, "%s", err.msg);
     ck_assert_int_eq(D->count, 2 * 3 * 2);
     ck_assert_str_eq(D->stop_metric, "natmap");
+    /* the inputs' provenance (an FCLIB file's digest) */
+    ck_assert_ptr_nonnull(D->inputs);
+    ck_assert_str_eq(D->inputs, "fixtures\tfclib\t0123abcd\t/data/fixtures.hdf5\n");
     int skipped = 0, solved = 0;
     double vs[3], ls[3];
     fx_point_solution(FX_SLIP, vs, ls);
