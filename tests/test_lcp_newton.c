@@ -6,6 +6,7 @@
  *     W = B^T B + delta I (symmetric positive definite), the same plus a
  *     skew-symmetric part (unsymmetric, still a P-matrix), and B^T B alone
  *     with B wide (positive semidefinite, singular);
+ *   - the same with per-row compliance r (u = W z + q + r∘z);
  *   - an MLCP (bilateral and unilateral rows);
  *   - a Stewart-Trinkle LCP built by hand (one particle on a plane, four
  *     friction directions: W unsymmetric with a zero diagonal entry),
@@ -244,6 +245,36 @@ START_TEST(newton_random_planted)
     ck_assert_int_le(info.iterations, 60);
     if (strategy == 1) ck_assert_int_gt(info.inner_iterations, 0);
     else ck_assert_int_eq(info.inner_iterations, 0);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* Per-row compliance r (issue 22): u = W z + q + r∘z is the LCP of
+ * W + diag(r). The random planted LCPs with r on every other row and q
+ * shifted by -r∘z* keep the planted solution z*; both Newton solvers, both
+ * strategies, reach it (ignoring r, they would solve another LCP). */
+START_TEST(compliance_planted)
+{
+    int kind = _i / 4, solver = (_i / 2) % 2, strategy = _i % 2;
+    const char *kv[1] = {strategy ? "strategy=1" : "strategy=0"};
+    int m = 60;
+    double zs[60], z[60];
+    mcb_problem *P = random_lcp(m, kind, 4321 + (unsigned)kind, zs);
+    P->r = calloc((size_t)m, sizeof(double));
+    for (int i = 0; i < m; i += 2) {
+        P->r[i] = 0.5 + 0.01 * i;
+        P->q[i] -= P->r[i] * zs[i];
+    }
+    trace_ctx ctx;
+    mcb_info info;
+    int st = run_direct(lcp_solvers[solver], P, kv, 1, 200, 1e-12, z, &ctx, &info);
+    ck_assert_msg(st == MCB_ST_SOLVED, "%s strategy %d kind %d: %s (%s) own %g after %d",
+                  lcp_solvers[solver], strategy, kind, mcb_status_name(st), info.reason,
+                  info.own_residual, info.iterations);
+    for (int i = 0; i < m; i++)
+        ck_assert_msg(fabs(z[i] - zs[i]) <= 1e-9,
+                      "%s strategy %d kind %d: z_%d = %.12g, planted %.12g", lcp_solvers[solver],
+                      strategy, kind, i, z[i], zs[i]);
     mcb_problem_free(&P);
 }
 END_TEST
@@ -659,6 +690,7 @@ int main(int argc, char **argv)
     TCase *tc = tcase_create("lcp solvers");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, newton_random_planted, 0, 12);
+    tcase_add_loop_test(tc, compliance_planted, 0, 8); /* kinds LCP_SPD, LCP_UNSYM */
     tcase_add_loop_test(tc, fixed_point_random_planted, 0, 2);
     tcase_add_test(tc, projected_line_search);
     tcase_add_test(tc, gmres_lu_preconditioner);
