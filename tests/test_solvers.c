@@ -333,6 +333,25 @@ static mcb_cb_action stop_at(void *ctx, int iter, double own)
     return iter >= *(const int *)ctx ? MCB_CB_CONVERGED : MCB_CB_CONTINUE;
 }
 
+/* Settings without a tolerance (the callback or the budget stops) and a
+ * solver's default parameters (calloc'd: the caller frees them). */
+static mcb_settings untoleranced(int max_iters, int threads)
+{
+    mcb_settings st;
+    mcb_settings_default(&st);
+    st.max_iters = max_iters;
+    st.tol = 0;
+    st.threads = threads;
+    return st;
+}
+
+static double *default_params(const mcb_solver_def *d)
+{
+    double *prm = calloc(d->params_size / sizeof(double) + 1, sizeof(double));
+    d->default_params(prm);
+    return prm;
+}
+
 static void solve_for(const mcb_solver_def *d, void *w, const mcb_settings *st, int k)
 {
     mcb_info info;
@@ -368,13 +387,8 @@ START_TEST(state_resumes_exactly)
             unsigned need = P->form == MCB_PRIMAL ? MCB_ACCEPTS_PRIMAL : MCB_ACCEPTS_DUAL;
             if (!(d->accepts & need) || (d->accepts_problem && !d->accepts_problem(P, why, 256)))
                 continue;
-            mcb_settings st;
-            mcb_settings_default(&st);
-            st.max_iters = 1000;
-            st.tol = 0;
-            st.threads = 2;
-            double *prm = calloc(d->params_size / sizeof(double) + 1, sizeof(double));
-            d->default_params(prm);
+            mcb_settings st = untoleranced(1000, 2);
+            double *prm = default_params(d);
             /* the LCP's sigma rows have W_rr = 0: the LCP solvers' proximal step */
             mcb_err perr;
             if (p == 1) (void)mcb_param_set(d, prm, "reg", "1", &perr);
@@ -481,13 +495,8 @@ START_TEST(lcp_compliance_resumes)
         const mcb_solver_def *d = mcb_solver_find(lcp_cols[s]);
         if (!mcb_solver_resumable(d)) continue;
         resumable++;
-        mcb_settings st;
-        mcb_settings_default(&st);
-        st.tol = 0;
-        st.threads = 1;
-        st.max_iters = 5000;
-        double *prm = calloc(d->params_size / sizeof(double) + 1, sizeof(double));
-        d->default_params(prm);
+        mcb_settings st = untoleranced(5000, 1);
+        double *prm = default_params(d);
         void *w = NULL, *w2 = NULL;
         mcb_err err;
         ck_assert_int_eq(d->setup(P, &st, prm, &w, &err), MCB_OK);
