@@ -5,7 +5,8 @@
  *     phi_i(z, u) = z_i + u_i - sqrt(z_i^2 + u_i^2)   (unilateral rows)
  *     phi_i       = u_i                               (bilateral rows)
  *
- * with u = W z + q; phi = 0 exactly at the LCP's solutions, and the merit
+ * with u = W z + q (W + diag(r) with per-row compliance r: u = W z + q +
+ * r∘z, lcp_newton.h); phi = 0 exactly at the LCP's solutions, and the merit
  * psi = 1/2 ||phi||^2 is continuously differentiable. The generalized
  * Jacobian is H = diag(a) + diag(b) W with
  *     a_i = 1 - z_i / r_i,  b_i = 1 - u_i / r_i,  r_i = sqrt(z_i^2 + u_i^2) > 0,

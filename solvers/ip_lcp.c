@@ -49,7 +49,7 @@
  * what CHOLMOD does inside (BLAS calls, threads as the harness sets).
  *
  * Per-row compliance r (mcb_problem.h) is honoured: the solver works on
- * W + diag(r) (mcb_csc_add_diag, built once in setup). */
+ * W + diag(r) (lcp_rows.h's mcb_lcp_matrix, built once in setup). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -58,6 +58,7 @@
 
 #include "mcb_chol.h"
 #include "mcb_lu.h"
+#include "lcp_rows.h"
 #include "solver.h"
 
 typedef struct {
@@ -200,14 +201,10 @@ static mcb_rc ip_setup(const mcb_problem *P, const mcb_settings *s, const void *
     w->P = P;
     w->prm = *(const ip_params *)params;
     w->m = P->m;
-    w->W = P->W;
     w->q = P->q;
-    if (mcb_problem_has_compliance(P)) { /* u = (W + diag(r)) z + q */
-        if (!(w->Wown = mcb_csc_add_diag(P->W, P->r))) {
-            free(w);
-            return mcb_fail(err, MCB_E_NOMEM, "ip-lcp: out of memory");
-        }
-        w->W = w->Wown;
+    if (!(w->W = mcb_lcp_matrix(P, &w->Wown))) { /* u = (W + diag(r)) z + q */
+        free(w);
+        return mcb_fail(err, MCB_E_NOMEM, "ip-lcp: out of memory");
     }
     size_t m = (size_t)P->m + 1;
     double **vecs[] = {&w->z, &w->w, &w->r, &w->u, &w->dz, &w->dw, &w->dza, &w->dwa, &w->rhs,

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "lcp_newton.h"
+#include "lcp_rows.h"
 #include "mcb_lu.h"
 
 struct lcpn {
@@ -36,7 +37,8 @@ struct lcpn {
     char name[32];
     lcpn_eval_fn eval;
     int m;
-    const mcb_csc *W;
+    const mcb_csc *W; /* P->W, or Wown */
+    mcb_csc *Wown;    /* W + diag(r) when P has compliance (lcp_rows.h) */
     const double *q;
     int *row_type;
     mcb_csc *H;   /* W's pattern plus the diagonal */
@@ -159,6 +161,7 @@ void lcpn_free(void **pw)
     lcpn *w = *pw;
     mcb_lu_free(&w->lu);
     mcb_csc_free(&w->H);
+    mcb_csc_free(&w->Wown);
     double *vecs[] = {w->z,  w->u,  w->phi, w->a,  w->b,  w->g,  w->d,  w->Wd, w->zt,
                       w->ut, w->pt, w->rhs, w->Hg, w->V,  w->Hh, w->cs, w->sn,
                       w->gv, w->y,  w->Mi,  w->kz};
@@ -250,9 +253,9 @@ mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params
     snprintf(w->name, sizeof w->name, "%s", name);
     w->eval = eval;
     w->m = P->m;
-    w->W = P->W;
+    w->W = mcb_lcp_matrix(P, &w->Wown); /* u = (W + diag(r)) z + q */
     w->q = P->q;
-    if (alloc_vectors(w) || build_pattern(w)) {
+    if (!w->W || alloc_vectors(w) || build_pattern(w)) {
         lcpn_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }

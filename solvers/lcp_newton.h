@@ -1,8 +1,10 @@
 /* lcp_newton.h: the nonsmooth Newton machinery shared by fischer-newton and
  * minmap-newton (issue 13, RPIsim Table 1; after num4lcp, Niebe and
  * Erleben): the LCP or MLCP u = W z + q (W = P->W, CSC m x m, possibly
- * unsymmetric with zero diagonal entries), blocks unilateral
- * (0 <= z_i ⊥ u_i >= 0) or bilateral (z_i free, u_i = 0).
+ * unsymmetric with zero diagonal entries; with per-row compliance r,
+ * u = W z + q + r∘z, W stands for W + diag(r) throughout: lcp_rows.h,
+ * built once in setup), blocks unilateral (0 <= z_i ⊥ u_i >= 0) or
+ * bilateral (z_i free, u_i = 0).
  *
  * A reformulation phi(z) = 0 (the solver's own file) gives, row by row,
  * phi_i and an element of its generalized Jacobian, always of the form

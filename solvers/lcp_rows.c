@@ -1,6 +1,22 @@
-/* lcp_rows.c: the free rows and diagonal weights of the row-by-row LCP
- * iterations (see lcp_rows.h). */
+/* lcp_rows.c: the LCP solvers' matrix W + diag(r), and the rows, free
+ * rows and diagonal weights of the row-by-row iterations (see lcp_rows.h). */
 #include "lcp_rows.h"
+
+const mcb_csc *mcb_lcp_matrix(const mcb_problem *P, mcb_csc **own)
+{
+    *own = NULL;
+    if (!mcb_problem_has_compliance(P)) return P->W;
+    return *own = mcb_csc_add_diag(P->W, P->r);
+}
+
+mcb_csc *mcb_lcp_rows(const mcb_problem *P)
+{
+    mcb_csc *own;
+    const mcb_csc *W = mcb_lcp_matrix(P, &own);
+    mcb_csc *WT = mcb_csc_transpose(W); /* NULL from NULL */
+    mcb_csc_free(&own);
+    return WT;
+}
 
 mcb_rc mcb_lcp_row_weights(const mcb_problem *P, const mcb_csc *WT, double reg,
                            const char *name, const char *method, double *d,
@@ -16,7 +32,7 @@ mcb_rc mcb_lcp_row_weights(const mcb_problem *P, const mcb_csc *WT, double reg,
         d[r] = wrr + reg;
         if (!(d[r] > 0.0))
             return mcb_fail(err, MCB_E_NUMERIC,
-                            "%s: W_rr + reg = %g at row %d (%s): %s divides by the diagonal "
+                            "%s: W_rr + r_r + reg = %g at row %d (%s): %s divides by the diagonal "
                             "(Stewart-Trinkle's sigma rows and the mlcp's contact rows have "
                             "W_rr = 0); set --param %s.reg=R with R > 0",
                             name, d[r], r, free_row[r] ? "free row" : "unilateral row", method,

@@ -45,13 +45,14 @@
  * updates. Allocates only in setup; solve() restarts from z = 0 every time
  * (warm_start is ignored: Lemke's path starts at the w basis). Per-row
  * compliance r (mcb_problem.h) is honoured: the pivots run on
- * W + diag(r) (mcb_csc_add_diag, built once in setup). */
+ * W + diag(r) (lcp_rows.h's mcb_lcp_matrix, built once in setup). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lcp_rows.h"
 #include "solver.h"
 
 typedef struct {
@@ -188,14 +189,10 @@ static mcb_rc lemke_setup(const mcb_problem *P, const mcb_settings *s, const voi
     w->P = P;
     w->prm = *prm;
     w->m = P->m;
-    w->W = P->W;
     w->q = P->q;
-    if (mcb_problem_has_compliance(P)) { /* u = (W + diag(r)) z + q */
-        if (!(w->Wown = mcb_csc_add_diag(P->W, P->r))) {
-            free(w);
-            return mcb_fail(err, MCB_E_NOMEM, "lemke: out of memory");
-        }
-        w->W = w->Wown;
+    if (!(w->W = mcb_lcp_matrix(P, &w->Wown))) { /* u = (W + diag(r)) z + q */
+        free(w);
+        return mcb_fail(err, MCB_E_NOMEM, "lemke: out of memory");
     }
     w->max_pivots = prm->max_pivots > 0 ? prm->max_pivots : 25 * (P->m + 1);
     size_t m = (size_t)P->m + 1;

@@ -4,7 +4,8 @@
  *
  *     phi_i(z, u) = min(z_i, u_i)   (unilateral rows),   phi_i = u_i (bilateral)
  *
- * with u = W z + q; ||phi|| is the natural merit function (Andreani,
+ * with u = W z + q (W + diag(r) with per-row compliance r: u = W z + q +
+ * r∘z, lcp_newton.h); ||phi|| is the natural merit function (Andreani,
  * Judice, Martinez, Patricio 2011) that RPIsim's Fig. 9 plots. An element
  * of the B-subdifferential, in active-set form: rows with z_i <= u_i are
  * "free" (a_i = 1, b_i = 0: the Newton equation reads d_i = -z_i), the

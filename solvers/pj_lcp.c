@@ -2,8 +2,10 @@
  * Table 1, "Projected Jacobi").
  *
  * On the dual form u = W z + q the formulation layer builds (--formulation
- * lcp-st, lcp-ap or mlcp; mcb_accepts_lcp()), every row is updated from the
- * same previous iterate:
+ * lcp-st, lcp-ap or mlcp; mcb_accepts_lcp()), with W standing for
+ * W + diag(r) when the problem has per-row compliance r (u = W z + q + r∘z,
+ * mcb_problem.h; lcp_rows.h, built once in setup), every row is updated
+ * from the same previous iterate:
  *     u = W z^l + q,
  *     z_r^{l+1} = z_r^l - omega u_r / d_r,  then max(0, .) on unilateral
  *     rows (bilateral rows: free),  d_r = W_rr + reg.
@@ -48,8 +50,8 @@ static const mcb_param_desc pj_lcp_desc[] = {
     {"omega", 'd', offsetof(pj_lcp_params, omega),
      "step scale, >= 0 (0: automatic, 1 / spectral radius of D^-1 W by power iteration)"},
     {"reg", 'd', offsetof(pj_lcp_params, reg),
-     "added to every diagonal weight d_r = W_rr + reg, >= 0 (0: a row with W_rr <= 0 fails "
-     "setup; > 0: a proximal step on such rows, the fixed points unchanged)"},
+     "added to every diagonal weight d_r = W_rr + r_r + reg, >= 0 (0: a row with W_rr + r_r "
+     "<= 0 fails setup; > 0: a proximal step on such rows, the fixed points unchanged)"},
     {"power_iters", 'i', offsetof(pj_lcp_params, power_iters),
      "power iterations used to estimate the spectral radius for the automatic omega"},
     {"own_tol", 'd', offsetof(pj_lcp_params, own_tol),
@@ -59,7 +61,7 @@ static const mcb_param_desc pj_lcp_desc[] = {
 typedef struct {
     const mcb_problem *P;
     pj_lcp_params prm;
-    mcb_csc *WT;          /* column r = row r of W */
+    mcb_csc *WT;          /* column r = row r of W + diag(r) */
     double *d;            /* m diagonal weights */
     unsigned char *freer; /* m: 1 for a bilateral (free) row */
     double *z, *next, *u, *dz2;
@@ -136,7 +138,7 @@ static mcb_rc pj_lcp_setup(const mcb_problem *P, const mcb_settings *s, const vo
     w->P = P;
     w->prm = *(const pj_lcp_params *)params;
     size_t m = (size_t)P->m;
-    w->WT = mcb_csc_transpose(P->W);
+    w->WT = mcb_lcp_rows(P); /* rows of W + diag(r) */
     w->d = mcb_calloc(m + 1, sizeof(double));
     w->freer = mcb_calloc(m + 1, 1);
     w->z = mcb_calloc(m + 1, sizeof(double));
@@ -204,8 +206,8 @@ static void pj_lcp_iterate(void *work, double *v, double *lambda)
     memcpy(lambda, w->z, (size_t)w->P->m * sizeof(double));
 }
 
-/* The state (solver.h): z (the other vectors are scratch; the weights and
- * the damping are fixed at setup). */
+/* The state (solver.h): z (the other vectors are scratch; the rows of
+ * W + diag(r), the weights and the damping are fixed at setup). */
 static size_t pj_lcp_state_size(void *work) { return (size_t)((pj_lcp_work *)work)->P->m * sizeof(double); }
 
 static void pj_lcp_save_state(void *work, void *buf)
@@ -222,8 +224,8 @@ static void pj_lcp_load_state(void *work, const void *buf)
 
 const mcb_solver_def mcb_solver_pj_lcp = {
     .name = "pj-lcp",
-    .description = "projected Jacobi on an LCP/MLCP u = W z + q (free rows for bilateral), "
-                   "automatic damping 1 / rho(D^-1 W), OpenMP over rows",
+    .description = "projected Jacobi on an LCP/MLCP u = W z + q + r z (free rows for "
+                   "bilateral), automatic damping 1 / rho(D^-1 W), OpenMP over rows",
     .reference = "RPIsim Table 1 (projected Jacobi)",
     .accepts = MCB_ACCEPTS_DUAL,
     .accepts_problem = mcb_accepts_lcp,

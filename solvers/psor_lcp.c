@@ -5,10 +5,12 @@
  * The problem is the dual form u = W z + q the formulation layer builds
  * (--formulation lcp-st, lcp-ap or mlcp; mcb_accepts_lcp()): unilateral
  * rows 0 <= z_r ⊥ u_r >= 0, bilateral rows z_r free with u_r = 0 (the
- * mixed part of an MLCP). One sweep visits the rows in order, u_r from the
+ * mixed part of an MLCP). Per-row compliance r (mcb_problem.h: u = W z +
+ * q + r∘z) is honoured: W below stands for W + diag(r) (lcp_rows.h, built
+ * once in setup). One sweep visits the rows in order, u_r from the
  * freshest z (Gauss-Seidel),
  *     z_r <- z_r - omega u_r / d_r,   then max(0, z_r) on unilateral rows,
- *     d_r = W_rr + reg.
+ *     d_r = W_rr + reg  (W_rr + r_r + reg in the problem's terms).
  * Every fixed point is a solution of the LCP for any d_r > 0 (z_r =
  * max(0, z_r - c u_r) with c > 0 is complementarity), so reg changes the
  * path, never the answer. Zero diagonal entries: Stewart-Trinkle's LCP has
@@ -51,9 +53,9 @@ static const mcb_param_desc psor_lcp_desc[] = {
     {"omega", 'd', offsetof(psor_lcp_params, omega),
      "relaxation factor, 0 < omega < 2 (1: projected Gauss-Seidel, RPIsim's PGS)"},
     {"reg", 'd', offsetof(psor_lcp_params, reg),
-     "added to every diagonal weight d_r = W_rr + reg, >= 0 (0: none, and a row with W_rr "
-     "<= 0 fails setup; > 0 lets Stewart-Trinkle's sigma rows and the mlcp's contact rows "
-     "take a proximal step; the fixed points stay the LCP's solutions)"},
+     "added to every diagonal weight d_r = W_rr + r_r + reg, >= 0 (0: none, and a row with "
+     "W_rr + r_r <= 0 fails setup; > 0 lets Stewart-Trinkle's sigma rows and the mlcp's "
+     "contact rows take a proximal step; the fixed points stay the LCP's solutions)"},
     {"own_tol", 'd', offsetof(psor_lcp_params, own_tol),
      "stop when the own residual falls below this (0: only the harness stops it)"},
 };
@@ -61,7 +63,7 @@ static const mcb_param_desc psor_lcp_desc[] = {
 typedef struct {
     const mcb_problem *P;
     psor_lcp_params prm;
-    mcb_csc *WT;          /* column r = row r of W */
+    mcb_csc *WT;          /* column r = row r of W + diag(r) */
     double *d;            /* m diagonal weights */
     unsigned char *freer; /* m: 1 for a bilateral (free) row */
     double *z;
@@ -103,7 +105,7 @@ static mcb_rc psor_lcp_setup(const mcb_problem *P, const mcb_settings *s, const 
     w->P = P;
     w->prm = *(const psor_lcp_params *)params;
     size_t m = (size_t)P->m;
-    w->WT = mcb_csc_transpose(P->W);
+    w->WT = mcb_lcp_rows(P); /* rows of W + diag(r) */
     w->d = mcb_calloc(m + 1, sizeof(double));
     w->freer = mcb_calloc(m + 1, 1);
     w->z = mcb_calloc(m + 1, sizeof(double));
@@ -163,8 +165,8 @@ static void psor_lcp_iterate(void *work, double *v, double *lambda)
     memcpy(lambda, w->z, (size_t)w->P->m * sizeof(double));
 }
 
-/* The state (solver.h): z (the other vectors are scratch; the weights and
- * the damping are fixed at setup). */
+/* The state (solver.h): z (the other vectors are scratch; the rows of
+ * W + diag(r), the weights and the damping are fixed at setup). */
 static size_t psor_lcp_state_size(void *work) { return (size_t)((psor_lcp_work *)work)->P->m * sizeof(double); }
 
 static void psor_lcp_save_state(void *work, void *buf)
@@ -181,8 +183,8 @@ static void psor_lcp_load_state(void *work, const void *buf)
 
 const mcb_solver_def mcb_solver_psor_lcp = {
     .name = "psor-lcp",
-    .description = "projected SOR on an LCP/MLCP u = W z + q (free rows for bilateral), row by "
-                   "row, diagonal weight W_rr + reg",
+    .description = "projected SOR on an LCP/MLCP u = W z + q + r z (free rows for bilateral), "
+                   "row by row, diagonal weight W_rr + r_r + reg",
     .reference = "RPIsim Table 1 (PGS/projected SOR); Cottle-Pang-Stone Sec. 5.2",
     .accepts = MCB_ACCEPTS_DUAL,
     .accepts_problem = mcb_accepts_lcp,

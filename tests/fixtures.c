@@ -43,6 +43,26 @@ mcb_problem *fx_dense_primal(int n, int m, const double *A, const double *b, con
     return P;
 }
 
+mcb_problem *fx_dense_lcp(int m, const double *W, const double *q, const double *r)
+{
+    mcb_problem *P = mcb_problem_new();
+    P->form = MCB_DUAL;
+    P->m = m;
+    P->W = dense_to_csc(m, m, W);
+    P->q = malloc(sizeof(double) * (size_t)(m + 1));
+    if (m) memcpy(P->q, q, sizeof(double) * (size_t)m);
+    if (r) {
+        P->r = malloc(sizeof(double) * (size_t)(m + 1));
+        if (m) memcpy(P->r, r, sizeof(double) * (size_t)m);
+    }
+    P->nblocks = m;
+    P->blocks = calloc((size_t)m + 1, sizeof(mcb_block));
+    for (int i = 0; i < m; i++) P->blocks[i] = (mcb_block){MCB_UNILATERAL, i, 1, 0, 0, 0};
+    free(P->name);
+    P->name = strdup(r ? "compliant_lcp" : "lcp");
+    return P;
+}
+
 static const double vfree[3][3] = {{0, 0, 1}, {0.1, 0, -1}, {2, 0, -1}};
 
 mcb_problem *fx_point_contact(int state)

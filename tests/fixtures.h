@@ -50,6 +50,10 @@ mcb_problem *fx_small_stack(void);
 /* Siconos' GFC3D_Example1 (one contact on a dense 3-DOF body, mu 0.5). */
 mcb_problem *fx_gfc3d_example1(void);
 
+/* An LCP in dual form from dense row-major arrays: u = W z + q + r∘z
+ * (r may be NULL: no compliance), every row its own unilateral block. */
+mcb_problem *fx_dense_lcp(int m, const double *W, const double *q, const double *r);
+
 /* Builds a primal problem from dense row-major arrays (for tests). */
 mcb_problem *fx_dense_primal(int n, int m, const double *A, const double *b, const double *J,
                              const double *e);

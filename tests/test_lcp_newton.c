@@ -6,6 +6,7 @@
  *     W = B^T B + delta I (symmetric positive definite), the same plus a
  *     skew-symmetric part (unsymmetric, still a P-matrix), and B^T B alone
  *     with B wide (positive semidefinite, singular);
+ *   - the same with per-row compliance r (u = W z + q + r∘z);
  *   - an MLCP (bilateral and unilateral rows);
  *   - a Stewart-Trinkle LCP built by hand (one particle on a plane, four
  *     friction directions: W unsymmetric with a zero diagonal entry),
@@ -205,13 +206,15 @@ static int run_direct(const char *name, const mcb_problem *P, const char *const 
     return work ? -1 : st;
 }
 
-/* The natural merit ||min(z, u)|| (bilateral rows: u_i), recomputed here. */
+/* The natural merit ||min(z, u)|| (bilateral rows: u_i), recomputed here
+ * with u = W z + q + r∘z. */
 static double natural_merit(const mcb_problem *P, const double *z)
 {
     int m = P->m;
     double *u = malloc((size_t)m * sizeof(double)), s = 0.0;
     memcpy(u, P->q, (size_t)m * sizeof(double));
     mcb_csc_gaxpy(P->W, z, u);
+    for (int i = 0; P->r && i < m; i++) u[i] += P->r[i] * z[i];
     for (int b = 0; b < P->nblocks; b++)
         for (int i = P->blocks[b].row; i < P->blocks[b].row + P->blocks[b].nrows; i++) {
             double r = P->blocks[b].type == MCB_BILATERAL ? u[i] : fmin(z[i], u[i]);
@@ -224,23 +227,38 @@ static double natural_merit(const mcb_problem *P, const double *z)
 /* ---- tests ---- */
 
 /* Both Newton solvers, both strategies, on the three random kinds: the
- * planted solution (unique for the P-matrices) or the natural merit (PSD). */
+ * planted solution (unique for the P-matrices) or the natural merit (PSD).
+ * Cases 12 to 19 (issue 22): the SPD and unsymmetric kinds with per-row
+ * compliance r on every other row (u = W z + q + r∘z) and q shifted by
+ * -r∘z*, so that z* stays the solution (ignoring r, the solvers would
+ * solve another LCP). */
 START_TEST(newton_random_planted)
 {
-    int kind = _i / 4, solver = (_i / 2) % 2, strategy = _i % 2;
+    int compliant = _i >= 12, c = _i % 12;
+    int kind = c / 4, solver = (c / 2) % 2, strategy = c % 2;
     const char *kv[1] = {strategy ? "strategy=1" : "strategy=0"};
     int m = 60;
     double zs[60], z[60];
-    mcb_problem *P = random_lcp(m, kind, 1234 + (unsigned)kind, zs);
+    mcb_problem *P = random_lcp(m, kind, (compliant ? 4321 : 1234) + (unsigned)kind, zs);
+    if (compliant) {
+        P->r = calloc((size_t)m, sizeof(double));
+        for (int i = 0; i < m; i += 2) {
+            P->r[i] = 0.5 + 0.01 * i;
+            P->q[i] -= P->r[i] * zs[i];
+        }
+    }
     trace_ctx ctx;
     mcb_info info;
     int st = run_direct(lcp_solvers[solver], P, kv, 1, 200, 1e-12, z, &ctx, &info);
-    ck_assert_msg(st == MCB_ST_SOLVED, "%s strategy %d kind %d: %s (%s) own %g after %d",
-                  lcp_solvers[solver], strategy, kind, mcb_status_name(st), info.reason,
-                  info.own_residual, info.iterations);
+    ck_assert_msg(st == MCB_ST_SOLVED, "%s strategy %d kind %d%s: %s (%s) own %g after %d",
+                  lcp_solvers[solver], strategy, kind, compliant ? " with r" : "",
+                  mcb_status_name(st), info.reason, info.own_residual, info.iterations);
     ck_assert_msg(natural_merit(P, z) < 1e-10, "natural merit %g", natural_merit(P, z));
     if (kind != LCP_PSD)
-        for (int i = 0; i < m; i++) ck_assert_double_eq_tol(z[i], zs[i], 1e-9);
+        for (int i = 0; i < m; i++)
+            ck_assert_msg(fabs(z[i] - zs[i]) <= 1e-9, "%s strategy %d kind %d%s: z_%d = %.12g, "
+                          "planted %.12g", lcp_solvers[solver], strategy, kind,
+                          compliant ? " with r" : "", i, z[i], zs[i]);
     ck_assert_int_le(info.iterations, 60);
     if (strategy == 1) ck_assert_int_gt(info.inner_iterations, 0);
     else ck_assert_int_eq(info.inner_iterations, 0);
@@ -658,7 +676,7 @@ int main(int argc, char **argv)
     Suite *s = suite_create("lcp_newton");
     TCase *tc = tcase_create("lcp solvers");
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, newton_random_planted, 0, 12);
+    tcase_add_loop_test(tc, newton_random_planted, 0, 20); /* 12-19: with compliance */
     tcase_add_loop_test(tc, fixed_point_random_planted, 0, 2);
     tcase_add_test(tc, projected_line_search);
     tcase_add_test(tc, gmres_lu_preconditioner);

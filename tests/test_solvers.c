@@ -333,6 +333,25 @@ static mcb_cb_action stop_at(void *ctx, int iter, double own)
     return iter >= *(const int *)ctx ? MCB_CB_CONVERGED : MCB_CB_CONTINUE;
 }
 
+/* Settings without a tolerance (the callback or the budget stops) and a
+ * solver's default parameters (calloc'd: the caller frees them). */
+static mcb_settings untoleranced(int max_iters, int threads)
+{
+    mcb_settings st;
+    mcb_settings_default(&st);
+    st.max_iters = max_iters;
+    st.tol = 0;
+    st.threads = threads;
+    return st;
+}
+
+static double *default_params(const mcb_solver_def *d)
+{
+    double *prm = calloc(d->params_size / sizeof(double) + 1, sizeof(double));
+    d->default_params(prm);
+    return prm;
+}
+
 static void solve_for(const mcb_solver_def *d, void *w, const mcb_settings *st, int k)
 {
     mcb_info info;
@@ -368,13 +387,8 @@ START_TEST(state_resumes_exactly)
             unsigned need = P->form == MCB_PRIMAL ? MCB_ACCEPTS_PRIMAL : MCB_ACCEPTS_DUAL;
             if (!(d->accepts & need) || (d->accepts_problem && !d->accepts_problem(P, why, 256)))
                 continue;
-            mcb_settings st;
-            mcb_settings_default(&st);
-            st.max_iters = 1000;
-            st.tol = 0;
-            st.threads = 2;
-            double *prm = calloc(d->params_size / sizeof(double) + 1, sizeof(double));
-            d->default_params(prm);
+            mcb_settings st = untoleranced(1000, 2);
+            double *prm = default_params(d);
             /* the LCP's sigma rows have W_rr = 0: the LCP solvers' proximal step */
             mcb_err perr;
             if (p == 1) (void)mcb_param_set(d, prm, "reg", "1", &perr);
@@ -430,6 +444,87 @@ START_TEST(state_resumes_exactly)
 }
 END_TEST
 
+/* Issue 22: per-row compliance on an LCP, u = W z + q + r∘z, that is the
+ * LCP of W + diag(r). Every LCP solver honours it. */
+static const char *const lcp_cols[6] = {"psor-lcp", "pj-lcp",  "fischer-newton",
+                                        "minmap-newton", "lemke", "ip-lcp"};
+
+/* The counterexample m = 1, unilateral, W = 1, q = -1, r = 1: z = 0.5
+ * (u = 1 0.5 - 1 + 1 0.5 = 0). A solver that ignores r returns z = 1,
+ * which the harness judges with u = 1 (natmap 1: not solved). Through the
+ * harness, every LCP solver reaches z = 0.5, judged solved. */
+START_TEST(lcp_compliance_counterexample)
+{
+    const double W = 1.0, q = -1.0, r = 1.0;
+    mcb_problem *P = fx_dense_lcp(1, &W, &q, &r);
+    mcb_err err;
+    ck_assert_msg(mcb_problem_validate(P, P->name, &err) == MCB_OK, "%s", err.msg);
+    char wrong[2048] = "";
+    size_t len = 0;
+    for (int s = 0; s < 6; s++) { /* every solver's verdict, the wrong ones listed */
+        mcb_run run;
+        check_run(P, lcp_cols[s], NULL, 1e-10, 1000, 1, MCB_LAW_NCP, &run);
+        if (!(run.info.status == MCB_ST_SOLVED && fabs(run.lambda[0] - 0.5) <= 1e-9))
+            len += (size_t)snprintf(wrong + len, sizeof wrong - len,
+                                    "; %s: %s, z = %.12g, natmap %g", lcp_cols[s],
+                                    mcb_status_name(run.info.status), run.lambda[0],
+                                    run.final.val[MCB_M_NATMAP]);
+        mcb_run_clear(&run);
+    }
+    ck_assert_msg(len == 0, "W = 1, q = -1, r = 1 (expected solved, z = 0.5)%s", wrong);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* The LCP solvers with state functions (psor-lcp, pj-lcp) keep only z:
+ * a state saved after 7 iterations on a compliant LCP and loaded into a
+ * fresh workspace continues on W + diag(r) and converges to lemke's
+ * answer (z = (1/13, 10/13, 0); without r it would be (0, 1, 0)). */
+START_TEST(lcp_compliance_resumes)
+{
+    const double W[9] = {2, 1, 0, 1, 2, 1, 0, 1, 2}, q[3] = {-1, -2, 1}, r[3] = {1, 0.5, 0};
+    const double zref[3] = {1.0 / 13.0, 10.0 / 13.0, 0.0};
+    mcb_problem *P = fx_dense_lcp(3, W, q, r);
+    mcb_run ref;
+    check_run(P, "lemke", NULL, 1e-14, 100, 1, MCB_LAW_NCP, &ref);
+    ck_assert_int_eq(ref.info.status, MCB_ST_SOLVED);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(ref.lambda[k], zref[k], 1e-14);
+    mcb_run_clear(&ref);
+    int resumable = 0;
+    for (int s = 0; s < 6; s++) {
+        const mcb_solver_def *d = mcb_solver_find(lcp_cols[s]);
+        if (!mcb_solver_resumable(d)) continue;
+        resumable++;
+        mcb_settings st = untoleranced(5000, 1);
+        double *prm = default_params(d);
+        void *w = NULL, *w2 = NULL;
+        mcb_err err;
+        ck_assert_int_eq(d->setup(P, &st, prm, &w, &err), MCB_OK);
+        ck_assert_int_eq(d->setup(P, &st, prm, &w2, &err), MCB_OK);
+        solve_for(d, w, &st, 7);
+        unsigned char *buf = malloc(d->state_size(w) + 1);
+        d->save_state(w, buf);
+        d->load_state(w2, buf);
+        int never = st.max_iters + 1;
+        mcb_info info;
+        memset(&info, 0, sizeof info);
+        int status = d->solve(w2, &st, stop_at, &never, &info);
+        double z[4];
+        d->iterate(w2, NULL, z);
+        for (int k = 0; k < 3; k++)
+            ck_assert_msg(fabs(z[k] - zref[k]) <= 1e-10,
+                          "%s resumed on a compliant LCP: z_%d = %.12g, expected %.12g (%s)",
+                          d->name, k, z[k], zref[k], mcb_status_name(status));
+        free(buf);
+        free(prm);
+        d->free(&w);
+        d->free(&w2);
+    }
+    ck_assert_int_eq(resumable, 2); /* psor-lcp, pj-lcp */
+    mcb_problem_free(&P);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("solvers");
@@ -444,6 +539,8 @@ int main(void)
     tcase_add_test(tc, deterministic_for_fixed_threads);
     tcase_add_test(tc, subadmm_delassus_beta_rule);
     tcase_add_test(tc, state_resumes_exactly);
+    tcase_add_test(tc, lcp_compliance_counterexample);
+    tcase_add_test(tc, lcp_compliance_resumes);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
