@@ -240,9 +240,9 @@ void mcb_html_more_profiles(FILE *html, const char *base, const char *scope)
     fprintf(html, "<details><summary>More profiles%s: iterations, and the data profile of "
                   "the time</summary>\n", scope);
     mcb_html_figure(html, base, "_pp-iter", mcb_profile_kinds[1].title,
-                    "Performance profile of the iterations");
+                    "Performance profile of the iterations. " MCB_REFUSAL_NOTE);
     mcb_html_figure(html, base, "_dp-time", mcb_profile_kinds[2].title,
                     "Data profile: the fraction of the problems solved within a time to "
-                    "tolerance, against that time");
+                    "tolerance, against that time. " MCB_REFUSAL_NOTE);
     fputs("</details>\n", html);
 }

@@ -103,18 +103,30 @@ k=$(awk -F, 'NR > 1 && $3 == "" { k++ } END { print k + 0 }' rep/problems.csv)
 grep -q "<h2>Summary</h2>" rep/index.html && ok || bad "no summary"
 awk "/class='sortable ranking'/ { r = NR } /all.sets_pp-time.svg/ && !p { p = NR } /class='sortable sets'/ { s = NR }
      END { exit !(r && p && s && r < p && p < s) }" rep/index.html && ok || bad "summary order: ranking, profile, sets"
-# the ranking follows problems.csv: more problems solved first, then the
-# smaller median time to tolerance over the problems solved
-expect=$(awk -F, 'NR == 1 { for (c = 4; c <= NF; c += 3) { name[c] = $c; sub(/_status$/, "", name[c]) } next }
-  { for (c = 4; c <= NF; c += 3) if ($(c + 1) != "") { n[c]++; t[c, n[c]] = $(c + 1) } }
-  END { for (c in name) {
-      k = n[c] + 0; for (i = 1; i <= k; i++) v[i] = t[c, i] + 0
-      for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
-      med = k == 0 ? 1e300 : k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-      printf "%d %.17g %s\n", -k, med, name[c] } }' rep/problems.csv | sort -k1,1n -k2,2g | awk '{ print $3 }' | tr '\n' ' ')
-got=$(sed -n "/class='sortable ranking'/,/<\/table>/p" rep/index.html | grep -oE "^<tr><td class='n'>[0-9]+</td><td>[^<]*" |
-      sed -E 's/.*<td>//' | tr '\n' ' ')
-[ -n "$got" ] && [ "$expect" = "$got" ] && ok || bad "ranking: '$got', expected '$expect'"
+# ranked NAME DIR [SET]: the ranking of the summary (of SET's page) follows
+# problems.csv (its rows of SET): each solver
+# over the problems it accepted (status neither skipped nor "no run"): one
+# that accepted none last; then the fraction of those it solved, higher
+# first; then the problems solved, more first; then the median time to
+# tolerance over the problems solved, less first; then column order. Each
+# row shows "solved/accepted" and "accepted of problems".
+ranked() {
+  local n=$1 dir=$2 set=${3:-} page=index.html expect got
+  [ -n "$set" ] && page=${set}_set.html
+  expect=$(awk -F, -v set="$set" 'NR == 1 { for (c = 4; c <= NF; c += 3) { name[c] = $c; sub(/_status$/, "", name[c]) } next }
+    set == "" || $1 == set { np++; for (c = 4; c <= NF; c += 3) { if ($c != "skipped" && $c != "no run") a[c]++
+        if ($(c + 1) != "") { k[c]++; t[c, k[c]] = $(c + 1) } } }
+    END { for (c in name) {
+        m = k[c] + 0; for (i = 1; i <= m; i++) v[i] = t[c, i] + 0
+        for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
+        med = m == 0 ? 1e300 : m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+        printf "%d %.17g %d %.17g %d %s %d/%d %d of %d\n", a[c] == 0, a[c] ? m / a[c] : 0, -m, med, c, name[c], m, a[c], a[c], np } }' \
+    "$dir/problems.csv" | sort -k1,1n -k2,2gr -k3,3n -k4,4g -k5,5n | cut -d' ' -f6- | tr '\n' ';')
+  got=$(sed -n "/class='sortable ranking'/,/<\/table>/p" "$dir/$page" |
+    sed -nE "s|^<tr><td class='n'>[0-9]+</td><td>([^<]*)</td><td class='n'>([0-9]+/[0-9]+)</td><td class='n'>([0-9]+ of [0-9]+)</td>.*|\1 \2 \3|p" | tr '\n' ';')
+  [ -n "$got" ] && [ "$expect" = "$got" ] && ok || bad "$n: ranking '$got', expected '$expect'"
+}
+ranked report rep
 # runs still going: at each iteration of s.dat's curve of solver k (pgs, pj),
 # the first repetitions of set s whose run reached that iteration (r.csv)
 for k in 1 2; do
@@ -154,6 +166,35 @@ pages one-set one s
 grep -qF "<a href='r.h5'>" one/index.html && grep -qF "<a href='r.csv'>" one/index.html && ok ||
   bad "results beside the report not named r.h5 and r.csv"
 links one-set one
+
+# a solver that accepts some problems only: subadmm takes primal problems,
+# not the dual-form ones imported from FCLIB local files (W, q), so it
+# accepts the 2 problems of set p out of 5 and none of set dual; it is
+# ranked over those 2, each row shows solved/accepted and accepted of all,
+# and every profile says that a refusal counts as a failure there
+run acc-gen-p "$mcb" gen stack --nx 2 --ny 2 --nz 2 --steps 2 -o p.h5
+run acc-gen "$mcb" gen stack --nx 2 --ny 2 --nz 2 --steps 3 -o acc0.h5
+run acc-export "$mcb" export fclib acc0.h5 --all --form local -o acc-fclib
+run acc-import "$mcb" import fclib acc-fclib/stack-2x2x2-step0000.hdf5 \
+  acc-fclib/stack-2x2x2-step0001.hdf5 acc-fclib/stack-2x2x2-step0002.hdf5 -o dual.h5
+run acc-run "$mcb" run p.h5 dual.h5 -o acc/r.h5 --solvers subadmm,pgs --iters 300
+run acc-report "$mcb" report acc/r.h5 -o acc/rep
+[ "$(grep -c '^dual,.*,subadmm,0,skipped,' acc/r.csv)" = 3 ] &&
+  [ "$(grep -c '^p,.*,subadmm,0,skipped,' acc/r.csv)" = 0 ] && ok || bad "accepted: subadmm does not skip exactly set dual"
+links accepted acc/rep
+ranked accepted acc/rep
+ranked accepted-p acc/rep p
+ranked accepted-dual acc/rep dual
+grep -qE "^<tr><td class='n'>[12]</td><td>subadmm</td><td class='n'>[0-2]/2</td><td class='n'>2 of 5</td>" acc/rep/index.html &&
+  ok || bad "accepted: the summary does not show subadmm accepting 2 of 5"
+grep -qE "^<tr><td class='n'>2</td><td>subadmm</td><td class='n'>0/0</td><td class='n'>0 of 3</td><td class='n' data-v='-1'>-</td>" \
+  acc/rep/dual_set.html && ok || bad "accepted: set dual does not rank subadmm last, accepting none"
+grep -qE "<td>pgs \([0-3]/3 solved, accepted 3 of 3\)</td>" acc/rep/index.html &&
+  ok || bad "accepted: the sets table does not show pgs first on set dual with its accepted count"
+for page in index.html p_set.html dual_set.html; do
+  [ "$(grep -c "counts as a failure of that solver here" "acc/rep/$page")" = 3 ] &&
+    ok || bad "accepted: $page: not every profile says a refusal counts as a failure"
+done
 
 cd - >/dev/null || exit 1
 echo "report: $pass passed, $fail failed"
