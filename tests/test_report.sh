@@ -9,7 +9,9 @@
 # count, then median time over the problems solved); the convergence data's
 # "runs still going" count is, at every iteration, the number of first
 # repetitions whose run lasted that long (r.csv); set names needing escaping
-# or mapping onto one file name; a single solver and a single set.
+# or mapping onto one file name; a single solver and a single set; a solver
+# that accepts some problems only (ranked over those); readable log axes in
+# plots.gp; a campaign solved at iteration 0 (nothing on the log axes).
 set -u
 mcb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 d=$(mktemp -d)
@@ -195,6 +197,43 @@ for page in index.html p_set.html dual_set.html; do
   [ "$(grep -c "counts as a failure of that solver here" "acc/rep/$page")" = 3 ] &&
     ok || bad "accepted: $page: not every profile says a refusal counts as a failure"
 done
+
+# readable log axes (plots.gp): per plot (from one `set terminal` to the
+# next), every axis of a `set logscale` has its tic format 10^{%L} (then on
+# an enhanced terminal) or %g, never gnuplot's default (1.000000) or %.0e;
+# on an enhanced terminal every title, axis label and the key are
+# noenhanced, so that names show '_' as it is
+logaxes() {
+  local n=$1 gp=$2
+  awk '
+    function flush() {
+      if (!term) return
+      for (a in logax) if (!(a in fmt)) { print "plot " out ": log axis " a " without a format"; bad++ }
+      for (a in fmt) if (fmt[a] == "10^{%L}" && !enh) { print "plot " out ": 10^{%L} on a terminal not enhanced"; bad++ }
+      for (k = 1; k <= ntext; k++) if (enh && text[k] !~ / noenhanced$/) { print "plot " out ": enhanced text: " text[k]; bad++ }
+      delete logax; delete fmt; ntext = 0
+    }
+    /^set terminal / { flush(); term = 1; enh = $0 ~ / enhanced/ && $0 !~ /noenhanced/; plots++ }
+    /^set output / { out = $3 }
+    /^set logscale / { ax = $3; if (ax == "") ax = "xy"; for (i = 1; i <= length(ax); i++) logax[substr(ax, i, 1)] = 1 }
+    /^set format [xy] / { f = $0; sub(/^set format [xy] \047/, "", f); sub(/\047$/, "", f)
+      if (f != "10^{%L}" && f != "%g") { print "plot " out ": format " f; bad++ }; fmt[$3] = f }
+    /^set (title|xlabel|ylabel|y2label|key|label) / { text[++ntext] = $0 }
+    END { flush(); if (!plots) { print "no plot"; bad++ }; exit bad > 0 }' "$gp" && ok || bad "$n: $gp: log axes or text"
+}
+logaxes report rep/plots.gp
+logaxes accepted acc/rep/plots.gp
+grep -qF "set output 'difficulty.cond.svg'" acc/rep/plots.gp && ok || bad "accepted: no difficulty plot to check"
+awk "/set output 'difficulty.cond.png'/ { d = 1 } d && /^set format y '10\^\{%L\}'\$/ { f = 1 } d && /^plot / { exit !f }" \
+  acc/rep/plots.gp && ok || bad "accepted: the difficulty plot's time axis has no 10^{%L} format"
+
+# every run solved at iteration 0 (a tolerance above every initial
+# residual; so are steps without a contact): no convergence point lies on
+# the log axes, the report still completes and its plots say so
+run zero-run "$mcb" run s.h5 -o zero/r.h5 --solvers pgs,pj --tol 1000
+run zero-report "$mcb" report zero/r.h5 -o zero/rep
+nonempty zero zero/rep index.html s_iter.svg s_time.svg
+[ "$(grep -c "nothing to draw" zero/rep/plots.gp)" = 4 ] && ok || bad "zero: the convergence plots do not say there is nothing to draw"
 
 cd - >/dev/null || exit 1
 echo "report: $pass passed, $fail failed"
