@@ -105,17 +105,19 @@ static void solver_stats(const mcb_results_data *D, const char *set, const char 
 #undef COLLECT
 }
 
-/* The table's columns: header, and whether the HTML page folds it away. */
+/* The table's columns: header, and whether the HTML page folds it away.
+ * runs: the first repetitions not skipped (the problems the solver
+ * accepted); success: solved / runs. */
 enum { NCOLS = 16 };
 static const struct {
     const char *head;
     int folded;
 } cols[NCOLS] = {
-    {"runs (accepted)", 0}, {"solved", 0},         {"skipped", 0},
-    {"success (of accepted)", 0},       {"median iterations", 0}, {"median setup (ms)", 1},
-    {"median solve (ms)", 0}, {"min solve (ms)", 1}, {"median natmap", 1},
-    {"median fb", 1},     {"median zres", 1},      {"median dyn_rel", 1},
-    {"rep spread", 1},    {"time/iter (us)", 1},   {"to 1e-6 (ms)", 0},
+    {"runs (accepted)", 0},   {"solved", 0},           {"skipped", 0},
+    {"success (of accepted)", 0}, {"median iterations", 0}, {"median setup (ms)", 1},
+    {"median solve (ms)", 0}, {"min solve (ms)", 1},   {"median natmap", 1},
+    {"median fb", 1},         {"median zres", 1},      {"median dyn_rel", 1},
+    {"rep spread", 1},        {"time/iter (us)", 1},   {"to 1e-6 (ms)", 0},
     {"to 1e-8 (ms)", 0}};
 
 static void stats_cells(const row_stats *st, char f[NCOLS][48])

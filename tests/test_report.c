@@ -2,7 +2,8 @@
  * and data profiles (reports/profile.c) on hand-computed matrices with
  * ties, failures, a problem no solver solved, a zero time and a single
  * solver; the problems x solvers matrix over repetitions
- * (reports/outcomes.c) and the solvers' ranking on it; the convergence
+ * (reports/outcomes.c) and the solvers' ranking on it, each over the
+ * problems it accepted (skipped and missing runs not accepted); the convergence
  * curve over the runs still going, with their count (reports/curves.c);
  * names relative to the output directory (mcb_path_relative). */
 #include <check.h>
