@@ -49,6 +49,13 @@ void mcb_gp_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+void mcb_gp_text(FILE *f, const char *what, const char *text)
+{
+    fprintf(f, "set %s ", what);
+    mcb_gp_quote(f, text);
+    fputs(" noenhanced\n", f);
+}
+
 void mcb_csv_field(FILE *f, const char *s)
 {
     if (!s) return;

@@ -15,6 +15,13 @@ void mcb_html_escape(FILE *f, const char *s); /* NULL writes nothing */
 void mcb_url_escape(FILE *f, const char *s);
 /* A gnuplot single-quoted string ('' is a quote; control characters '?'). */
 void mcb_gp_quote(FILE *f, const char *s);
+/* The report's gnuplot terminals are enhanced, so that a log axis labels
+ * its tics 10^{n} (MCB_GP_LOG_FORMAT; %g where plain numbers read better),
+ * and every text of ours (titles, axis labels, the key: names read from a
+ * results file) is set noenhanced, so that '_' or '^' in a name shows as
+ * itself. mcb_gp_text writes `set WHAT 'text' noenhanced` and a newline. */
+#define MCB_GP_LOG_FORMAT "10^{%L}"
+void mcb_gp_text(FILE *f, const char *what, const char *text);
 /* Runs gnuplot (the program `gnuplot`, or "gnuplot" when NULL) on `script`
  * inside dir, so that the script names only files of that directory; its
  * messages go to dir/log. */

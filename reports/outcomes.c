@@ -144,16 +144,27 @@ void mcb_outcome_status_text(const mcb_outcomes *O, int p, int s, char *buf, siz
     else snprintf(buf, len, "%s", mcb_status_name(O->status[c]));
 }
 
+int mcb_outcome_accepted(const mcb_outcomes *O, int p, int s)
+{
+    int st = O->status[(size_t)p * O->nsolvers + (size_t)s];
+    return st != MCB_OUTCOME_NONE && st != MCB_ST_SKIPPED;
+}
+
 /* The ranking's keys, for qsort (no global state: the keys travel with
  * the index). */
 typedef struct {
-    int s, solved;
+    int s, solved, accepted;
     double med;
 } rank_key;
 
 static int cmp_rank(const void *a, const void *b)
 {
     const rank_key *x = a, *y = b;
+    if ((x->accepted > 0) != (y->accepted > 0)) return x->accepted > 0 ? -1 : 1;
+    /* solved / accepted compared exactly: x->solved * y->accepted against
+     * y->solved * x->accepted (both accepted counts > 0 here, or both 0) */
+    long long fx = (long long)x->solved * y->accepted, fy = (long long)y->solved * x->accepted;
+    if (fx != fy) return fx > fy ? -1 : 1;
     if (x->solved != y->solved) return x->solved > y->solved ? -1 : 1;
     int xn = isnan(x->med), yn = isnan(y->med);
     if (xn != yn) return xn - yn;
@@ -162,7 +173,7 @@ static int cmp_rank(const void *a, const void *b)
 }
 
 mcb_rc mcb_outcomes_rank(const mcb_outcomes *O, int set, int *order, int *solved,
-                         double *med_time_s, mcb_err *err)
+                         int *accepted, double *med_time_s, mcb_err *err)
 {
     int ns = O->nsolvers;
     double *buf = mcb_malloc((size_t)O->nproblems + 1, sizeof *buf);
@@ -173,13 +184,16 @@ mcb_rc mcb_outcomes_rank(const mcb_outcomes *O, int set, int *order, int *solved
         return mcb_fail(err, MCB_E_NOMEM, "ranking of %d solvers: out of memory", ns);
     }
     for (int s = 0; s < ns; s++) {
-        int n = 0;
+        int n = 0, acc = 0;
         for (int p = 0; p < O->nproblems; p++) {
+            if (set >= 0 && O->set[p] != set) continue;
             double t = O->time_s[(size_t)p * ns + s];
-            if ((set < 0 || O->set[p] == set) && isfinite(t)) buf[n++] = t;
+            acc += mcb_outcome_accepted(O, p, s);
+            if (isfinite(t)) buf[n++] = t;
         }
-        keys[s] = (rank_key){s, n, mcb_median(buf, n)};
+        keys[s] = (rank_key){s, n, acc, mcb_median(buf, n)};
         solved[s] = n;
+        accepted[s] = acc;
         med_time_s[s] = keys[s].med;
     }
     qsort(keys, (size_t)ns, sizeof *keys, cmp_rank);

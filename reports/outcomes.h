@@ -35,14 +35,22 @@ mcb_rc mcb_outcomes_build(const mcb_results_data *D, mcb_outcomes *O, mcb_err *e
 /* Accepts a zeroed or already freed matrix. */
 void mcb_outcomes_free(mcb_outcomes *O);
 
-/* The ranking of the solvers on the problems of set `set` (-1: every set):
- * by the number of problems solved, more first; then by the median time to
- * tolerance over the problems each solved, less first (a solver that solved
- * nothing last); then in order of first appearance. order[0..nsolvers) gets
- * the solver indices, best first; solved[s] and med_time_s[s] (NaN when s
- * solved nothing) the two keys of solver s. MCB_E_NOMEM. */
+/* 1 when solver s accepted problem p: it has a run there and its
+ * repetitions did not all end `skipped` (the solver cannot take the
+ * problem's form or law). A cell without a run (an unfinished campaign)
+ * is not accepted either. */
+int mcb_outcome_accepted(const mcb_outcomes *O, int p, int s);
+
+/* The ranking of the solvers on the problems of set `set` (-1: every set),
+ * each over the problems it accepted: a solver that accepted none last;
+ * then by the fraction of its accepted problems it solved, higher first;
+ * then by the number solved, more first; then by the median time to
+ * tolerance over the problems it solved, less first (none solved: last);
+ * then in order of first appearance. order[0..nsolvers) gets the solver
+ * indices, best first; solved[s], accepted[s] and med_time_s[s] (NaN when
+ * s solved nothing) the keys of solver s. MCB_E_NOMEM. */
 mcb_rc mcb_outcomes_rank(const mcb_outcomes *O, int set, int *order, int *solved,
-                         double *med_time_s, mcb_err *err);
+                         int *accepted, double *med_time_s, mcb_err *err);
 
 /* The status of (p, s) as shown in tables: the status name, "K/R solved"
  * when the repetitions disagree, "no run". */

@@ -50,17 +50,19 @@ static void trace_plot(const mcb_report_ctx *C, const char *page, const char *ba
 {
     FILE *gp = C->gp;
     const mcb_outcomes *O = C->O;
-    fprintf(gp, "reset\nset terminal svg size 1400,650 noenhanced font 'Sans,14' background "
-                "rgb 'white'\nset output '%s.svg'\nset title ", page);
+    /* enhanced for the log axis' 10^n, every text noenhanced (html.h) */
+    fprintf(gp, "reset\nset terminal svg size 1400,650 enhanced font 'Sans,14' background "
+                "rgb 'white'\nset output '%s.svg'\n", page);
     char title[600];
     snprintf(title, sizeof title, "%s: %s residual against iteration (first repetition)",
              problem, C->D->stop_metric);
-    mcb_gp_quote(gp, title);
-    fprintf(gp, "\nset xlabel 'iteration'\nset ylabel ");
+    mcb_gp_text(gp, "title", title);
+    mcb_gp_text(gp, "xlabel", "iteration");
     snprintf(title, sizeof title, "%s residual", C->D->stop_metric);
-    mcb_gp_quote(gp, title);
-    fputs("\nset logscale y\nset format y '%.0e'\nset grid\n"
-          "set key outside bottom center horizontal spacing 1.2\nplot ", gp);
+    mcb_gp_text(gp, "ylabel", title);
+    fprintf(gp, "set logscale y\nset format y '%s'\nset grid\n"
+                "set key outside bottom center horizontal spacing 1.2 noenhanced\nplot ",
+            MCB_GP_LOG_FORMAT);
     int any = 0;
     for (int s = 0; s < O->nsolvers; s++) {
         if (!has[s]) continue;

@@ -105,17 +105,19 @@ static void solver_stats(const mcb_results_data *D, const char *set, const char 
 #undef COLLECT
 }
 
-/* The table's columns: header, and whether the HTML page folds it away. */
+/* The table's columns: header, and whether the HTML page folds it away.
+ * runs: the first repetitions not skipped (the problems the solver
+ * accepted); success: solved / runs. */
 enum { NCOLS = 16 };
 static const struct {
     const char *head;
     int folded;
 } cols[NCOLS] = {
-    {"runs", 0},          {"solved", 0},           {"skipped", 1},
-    {"success", 0},       {"median iterations", 0}, {"median setup (ms)", 1},
-    {"median solve (ms)", 0}, {"min solve (ms)", 1}, {"median natmap", 1},
-    {"median fb", 1},     {"median zres", 1},      {"median dyn_rel", 1},
-    {"rep spread", 1},    {"time/iter (us)", 1},   {"to 1e-6 (ms)", 0},
+    {"runs (accepted)", 0},   {"solved", 0},           {"skipped", 0},
+    {"success (of accepted)", 0}, {"median iterations", 0}, {"median setup (ms)", 1},
+    {"median solve (ms)", 0}, {"min solve (ms)", 1},   {"median natmap", 1},
+    {"median fb", 1},         {"median zres", 1},      {"median dyn_rel", 1},
+    {"rep spread", 1},        {"time/iter (us)", 1},   {"to 1e-6 (ms)", 0},
     {"to 1e-8 (ms)", 0}};
 
 static void stats_cells(const row_stats *st, char f[NCOLS][48])
@@ -202,7 +204,7 @@ static mcb_rc write_tables(const mcb_report_ctx *C, int set, FILE *md, FILE *csv
                 st.reached[1]);
     }
     html_stats_table(html, O->solvers, ns, f, 0);
-    fputs("<details><summary>More columns: skipped runs, setup time, fastest repetition, final "
+    fputs("<details><summary>More columns: setup time, fastest repetition, final "
           "residuals, spread over repetitions, time per iteration</summary>\n", html);
     html_stats_table(html, O->solvers, ns, f, 1);
     fputs("</details>\n", html);
@@ -211,20 +213,32 @@ static mcb_rc write_tables(const mcb_report_ctx *C, int set, FILE *md, FILE *csv
     return MCB_OK;
 }
 
+/* The ranking's rule, under every ranking table (docs/reports.md). */
+static const char ranking_rule[] =
+    "<p class='meta'>Each solver is ranked over the problems it <b>accepted</b> (a run that "
+    "ended <code>skipped</code>, the solver cannot take the problem&#39;s form or law, is not "
+    "accepted): by the fraction of those it solved, higher first; then by the problems "
+    "solved, more first; then by the median time to tolerance (setup + solve) over the "
+    "problems it solved, less first; a solver that accepted nothing comes last. With "
+    "repetitions, a problem counts as solved when more than half of them solved it.</p>\n";
+
 mcb_rc mcb_html_ranking(FILE *html, const mcb_outcomes *O, int set, mcb_err *err)
 {
     int ns = O->nsolvers, np = 0;
     int *order = mcb_malloc((size_t)ns + 1, sizeof *order);
     int *solved = mcb_malloc((size_t)ns + 1, sizeof *solved);
+    int *accepted = mcb_malloc((size_t)ns + 1, sizeof *accepted);
     double *med = mcb_malloc((size_t)ns + 1, sizeof *med);
     double *it = mcb_malloc((size_t)O->nproblems + 1, sizeof *it);
-    mcb_rc rc = order && solved && med && it ? MCB_OK
-                : mcb_fail(err, MCB_E_NOMEM, "ranking: out of memory");
-    if (!rc) rc = mcb_outcomes_rank(O, set, order, solved, med, err);
+    mcb_rc rc = order && solved && accepted && med && it
+                    ? MCB_OK
+                    : mcb_fail(err, MCB_E_NOMEM, "ranking: out of memory");
+    if (!rc) rc = mcb_outcomes_rank(O, set, order, solved, accepted, med, err);
     for (int p = 0; p < O->nproblems && !rc; p++) np += set < 0 || O->set[p] == set;
     if (!rc) {
         fputs("<div class='tw'><table class='sortable ranking'><thead><tr><th class='n'>rank</th>"
-              "<th>solver</th><th class='n'>solved</th><th class='n'>success</th>"
+              "<th>solver</th><th class='n'>solved / accepted</th>"
+              "<th class='n'>accepted / problems</th><th class='n'>success (of accepted)</th>"
               "<th class='n'>median time to tolerance (ms)</th>"
               "<th class='n'>median iterations</th></tr></thead><tbody>\n", html);
         for (int k = 0; k < ns; k++) {
@@ -233,23 +247,26 @@ mcb_rc mcb_html_ranking(FILE *html, const mcb_outcomes *O, int set, mcb_err *err
                 double v = O->iters[(size_t)p * ns + s];
                 if ((set < 0 || O->set[p] == set) && isfinite(v)) it[n++] = v;
             }
-            char t[48], i[48];
+            char t[48], i[48], rate[16];
             mcb_fmt_num(t, sizeof t, 1e3 * med[s]);
             mcb_fmt_num(i, sizeof i, mcb_median(it, n));
+            if (accepted[s]) snprintf(rate, sizeof rate, "%.0f%%", 100.0 * solved[s] / accepted[s]);
+            else snprintf(rate, sizeof rate, "-");
             fprintf(html, "<tr><td class='n'>%d</td><td>", k + 1);
             mcb_html_escape(html, O->solvers[s]);
-            fprintf(html, "</td><td class='n'>%d/%d</td><td class='n'>%.0f%%</td>"
+            fprintf(html, "</td><td class='n'>%d/%d</td><td class='n'>%d of %d</td>"
+                          "<td class='n' data-v='%.9g'>%s</td>"
                           "<td class='n' data-v='%.9g'>%s</td><td class='n'>%s</td></tr>\n",
-                    solved[s], np, np ? 100.0 * solved[s] / np : 0.0,
+                    solved[s], accepted[s], accepted[s], np,
+                    accepted[s] ? (double)solved[s] / accepted[s] : -1.0, rate,
                     isfinite(med[s]) ? med[s] : 1e300, t, i);
         }
-        fputs("</tbody></table></div>\n<p class='meta'>Ranked by the problems solved, then by "
-              "the median time to tolerance (setup + solve) over the problems each solved; "
-              "with repetitions, a problem counts as solved when more than half of them "
-              "solved it.</p>\n", html);
+        fputs("</tbody></table></div>\n", html);
+        fputs(ranking_rule, html);
     }
     free(order);
     free(solved);
+    free(accepted);
     free(med);
     free(it);
     return rc;
@@ -324,7 +341,7 @@ static void set_page_body(const mcb_report_ctx *C, FILE *html, int set, int np, 
     mcb_html_figure(html, base, "_pp-time", "performance profile of the time to tolerance",
                     "Performance profile of the time to tolerance: the fraction of the set's "
                     "problems each solver solved within a factor tau of the best solver's time; "
-                    "higher and further left is better");
+                    "higher and further left is better. " MCB_REFUSAL_NOTE);
     fputs("<h2>Convergence</h2>\n", html);
     mcb_html_figure(html, base, "_iter", "residual against iteration",
                     "Stop-metric residual against iteration: per solver, the median (thick "

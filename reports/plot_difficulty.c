@@ -56,16 +56,18 @@ static int write_points(FILE *dat, const mcb_outcomes *O, const double *cond)
 static void write_script(FILE *gp, const mcb_outcomes *O)
 {
     static const char *const term[2][2] = {
-        {"pngcairo size 1200,700 noenhanced font 'Sans,12'", "png"},
-        {"svg size 1200,700 noenhanced font 'Sans,12'", "svg"}};
+        {"pngcairo size 1200,700 enhanced font 'Sans,12'", "png"},
+        {"svg size 1200,700 enhanced font 'Sans,12' background rgb 'white'", "svg"}};
     for (int t = 0; t < 2; t++) {
+        /* enhanced for the log axes' 10^n, every text noenhanced (html.h) */
         fprintf(gp, "reset\nset terminal %s\nset output '%s.%s'\n", term[t][0], DIFF_BASE,
                 term[t][1]);
-        fputs("set title 'time to tolerance against cond(W) (one point per problem solved)'\n"
-              "set xlabel 'cond(W) over its nonzero spectrum (Lanczos estimate)'\n"
-              "set ylabel 'time to tolerance (s, setup + solve, median of repetitions)'\n"
-              "set logscale xy\nset format x '%.0e'\nset grid\nset key outside right\nplot ",
-              gp);
+        mcb_gp_text(gp, "title", "time to tolerance against cond(W) (one point per problem solved)");
+        mcb_gp_text(gp, "xlabel", "cond(W) over its nonzero spectrum (Lanczos estimate)");
+        mcb_gp_text(gp, "ylabel", "time to tolerance (s, setup + solve, median of repetitions)");
+        fprintf(gp, "set logscale xy\nset format x '%s'\nset format y '%s'\nset grid\n"
+                    "set key outside right noenhanced\nplot ",
+                MCB_GP_LOG_FORMAT, MCB_GP_LOG_FORMAT);
         for (int s = 0; s < O->nsolvers; s++) {
             fprintf(gp, "%s'%s.dat' index %d using 1:2 with points pt %d ps 1.2 title ",
                     s ? ", " : "", DIFF_BASE, s, 5 + 2 * (s % 4));

@@ -3,9 +3,11 @@
  * set (curves.h: median and quartiles over the runs still going, with their
  * count on the right axis). Plots are wide (1400 x 700, profiles 1400 x 540), with a 14-point
  * font and the key below the plot, so that a page can show them at its
- * full width and the legend stays legible with a dozen solvers. Every name
- * is quoted for gnuplot; data files are named relative to the output
- * directory, where gnuplot runs. */
+ * full width and the legend stays legible with a dozen solvers. Log axes
+ * label their tics 10^n (iterations 1, 10, 100) on enhanced terminals,
+ * every text set noenhanced (html.h). Every name is quoted for gnuplot;
+ * data files are named relative to the output directory, where gnuplot
+ * runs. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +18,17 @@
 #include "report_pages.h"
 
 static const char *const terms[2][2] = {
-    {"pngcairo size 1400,700 noenhanced font 'Sans,14'", "png"},
-    {"svg size 1400,700 noenhanced font 'Sans,14' background rgb 'white'", "svg"}};
+    {"pngcairo size 1400,700 enhanced font 'Sans,14'", "png"},
+    {"svg size 1400,700 enhanced font 'Sans,14' background rgb 'white'", "svg"}};
 /* Profiles are lower, so that the summary shows one with its key at once. */
 static const char *const profile_terms[2][2] = {
-    {"pngcairo size 1400,540 noenhanced font 'Sans,14'", "png"},
-    {"svg size 1400,540 noenhanced font 'Sans,14' background rgb 'white'", "svg"}};
+    {"pngcairo size 1400,540 enhanced font 'Sans,14'", "png"},
+    {"svg size 1400,540 enhanced font 'Sans,14' background rgb 'white'", "svg"}};
 
-/* Below the plot, as many columns as fit. */
-static const char key_below[] = "set key outside bottom center horizontal spacing 1.2 width 1\n";
+/* Below the plot, as many columns as fit; solver names as they are
+ * (the terminals are enhanced for the log axes' tic labels: html.h). */
+static const char key_below[] =
+    "set key outside bottom center horizontal spacing 1.2 width 1 noenhanced\n";
 
 const mcb_profile_kind mcb_profile_kinds[3] = {
     {"_pp-time", "performance profile of the time to tolerance",
@@ -43,12 +47,14 @@ static void solver_style(FILE *gp, int s)
 
 /* Profile P into dat (indices first ..) and its two plots into gp. Each
  * curve is carried on to the plot's right end, beyond P->hi, so that even
- * a single point shows as a line. */
+ * a single point shows as a line. The data profile's log axis spans whole
+ * decades around [lo / 2, 2 hi], so that it has labelled tics (gnuplot
+ * labels only powers of ten on a log axis). */
 static void plot_profile(FILE *dat, FILE *gp, int first, const char *base, const char *label,
                          const mcb_profile_kind *K, const mcb_profile *P, const char **solvers)
 {
-    double xmin = K->relative ? 0 : P->lo / 2;
-    double xmax = K->relative ? fmax(1, 1.1 * log2(P->hi)) : 2 * P->hi;
+    double xmin = K->relative ? 0 : pow(10, floor(log10(P->lo / 2)));
+    double xmax = K->relative ? fmax(1, 1.1 * log2(P->hi)) : pow(10, ceil(log10(2 * P->hi)));
     double end = K->relative ? exp2(xmax) : xmax;
     size_t stride = (size_t)P->nproblems + 2;
     for (int s = 0; s < P->nsolvers; s++) {
@@ -63,16 +69,15 @@ static void plot_profile(FILE *dat, FILE *gp, int first, const char *base, const
     snprintf(title, sizeof title, "%s: %s (%d problems, %d solved by no solver)", label,
              K->title, P->nproblems, P->unsolved);
     for (int t = 0; t < 2; t++) {
-        fprintf(gp, "reset\nset terminal %s\nset output '%s%s.%s'\nset title ",
-                profile_terms[t][0], base, K->suffix, profile_terms[t][1]);
-        mcb_gp_quote(gp, title);
-        fprintf(gp, "\nset xlabel ");
-        mcb_gp_quote(gp, K->xlabel);
-        fprintf(gp, "\nset ylabel 'fraction of problems solved'\nset yrange [0:1.05]\n"
-                    "set grid\n%s", key_below);
+        fprintf(gp, "reset\nset terminal %s\nset output '%s%s.%s'\n", profile_terms[t][0], base,
+                K->suffix, profile_terms[t][1]);
+        mcb_gp_text(gp, "title", title);
+        mcb_gp_text(gp, "xlabel", K->xlabel);
+        mcb_gp_text(gp, "ylabel", "fraction of problems solved");
+        fprintf(gp, "set yrange [0:1.05]\nset grid\n%s", key_below);
         if (K->relative) fprintf(gp, "set xrange [0:%.9g]\n", xmax);
-        else fprintf(gp, "set logscale x\nset format x '%%.0e'\nset xrange [%.9g:%.9g]\n",
-                     xmin, xmax);
+        else fprintf(gp, "set logscale x\nset format x '%s'\nset xrange [%.9g:%.9g]\n",
+                     MCB_GP_LOG_FORMAT, xmin, xmax);
         fprintf(gp, "plot ");
         for (int s = 0; s < P->nsolvers; s++) {
             fprintf(gp, "%s'%s.dat' index %d using %s with steps lw 3 ", s ? ", " : "", base,
@@ -115,9 +120,10 @@ mcb_rc mcb_plot_profiles(const mcb_report_ctx *C, FILE *dat, int first, const ch
 
 /* The curve of solver s on set `set` into dat (one gnuplot index): rows
  * "x median q1 q3 going time" where the median is defined; a residual of 0
- * is raised to 1e-300 for the log axis. 1 when it has rows. */
+ * is raised to 1e-300 for the log axis. 1 when it has rows; *positive is
+ * set when one has x > 0 (the log axis shows only those). */
 static int write_curve(FILE *dat, const mcb_curve *c, const char *solver, const char *metric,
-                       int xcol)
+                       int xcol, int *positive)
 {
     fprintf(dat, "# solver %s: %s, median %s, first quartile, third quartile, runs "
                  "still going, median solver time (s); over the runs still going\n",
@@ -128,6 +134,7 @@ static int write_curve(FILE *dat, const mcb_curve *c, const char *solver, const 
         fprintf(dat, "%.9g %.6e %.6e %.6e %d %.6e\n", c->iter[k], fmax(c->median[k], 1e-300),
                 fmax(c->q1[k], 1e-300), fmax(c->q3[k], 1e-300), c->going[k], c->time_s[k]);
         rows++;
+        if (c->iter[k] > 0) *positive = 1;
     }
     if (!rows) fprintf(dat, "nan nan nan nan nan nan\n");
     fprintf(dat, "\n\n");
@@ -135,10 +142,13 @@ static int write_curve(FILE *dat, const mcb_curve *c, const char *solver, const 
 }
 
 /* Two plots (png, svg) per abscissa: kind 0 iteration (gnuplot indices
- * 0 .. ns-1 of the set's data), kind 1 solver time (ns .. 2 ns - 1). */
+ * 0 .. ns-1 of the set's data), kind 1 solver time (ns .. 2 ns - 1).
+ * positive[kind]: some row has an abscissa > 0; without one (every run
+ * ended at iteration 0, e.g. steps without a contact) the log axis gets a
+ * fixed range and the plot says there is nothing to draw. */
 static void convergence_script(FILE *gp, const char *base, const char *set, const char **solvers,
-                               const int *has, int ns, int maxgoing, const char *metric,
-                               double tol)
+                               const int *has, const int *positive, int ns, int maxgoing,
+                               const char *metric, double tol)
 {
     for (int t = 0; t < 2; t++)
         for (int kind = 0; kind < 2; kind++) {
@@ -147,20 +157,25 @@ static void convergence_script(FILE *gp, const char *base, const char *set, cons
             char title[512];
             snprintf(title, sizeof title, "%s: %s residual against %s, over the runs still going",
                      set, metric, kind ? "solver time" : "iteration");
-            fprintf(gp, "set title ");
-            mcb_gp_quote(gp, title);
-            fprintf(gp, "\nset xlabel '%s'\nset ylabel ",
-                    kind ? "solver time (s, setup excluded; log scale)"
-                         : "iteration (log scale; iteration 0 not shown)");
+            mcb_gp_text(gp, "title", title);
+            mcb_gp_text(gp, "xlabel", kind ? "solver time (s, setup excluded; log scale)"
+                                           : "iteration (log scale; iteration 0 not shown)");
             snprintf(title, sizeof title, "%s residual (median; band: first to third quartile)",
                      metric);
-            mcb_gp_quote(gp, title);
-            fprintf(gp, "\nset logscale y\nset format y '%%.0e'\nset grid\n%s"
+            mcb_gp_text(gp, "ylabel", title);
+            mcb_gp_text(gp, "y2label", "runs still going (thin steps)");
+            /* iterations as plain numbers (1, 10, 100), times and residuals 10^n */
+            fprintf(gp, "set logscale y\nset format y '%s'\nset grid\n%s"
                         "set style fill transparent solid 0.15 noborder\nset logscale x\n"
-                        "set ytics nomirror\nset y2tics\nset y2range [0:%d]\n"
-                        "set y2label 'runs still going (thin steps)'\n",
-                    key_below, maxgoing > 0 ? maxgoing + (maxgoing + 9) / 10 : 1);
-            if (kind) fprintf(gp, "set format x '%%.0e'\n");
+                        "set format x '%s'\nset ytics nomirror\nset y2tics\n"
+                        "set y2range [0:%d]\n",
+                    MCB_GP_LOG_FORMAT, key_below, kind ? MCB_GP_LOG_FORMAT : "%g",
+                    maxgoing > 0 ? maxgoing + (maxgoing + 9) / 10 : 1);
+            if (!positive[kind]) {
+                fputs(kind ? "set xrange [1e-6:1]\n" : "set xrange [1:10]\n", gp);
+                fputs("set label 1 'no traced point after the start (iteration 0): nothing to "
+                      "draw' at graph 0.5, 0.8 center noenhanced\n", gp);
+            }
             fprintf(gp, "plot ");
             int first = 1;
             for (int s = 0; s < ns; s++) {
@@ -187,7 +202,7 @@ mcb_rc mcb_plot_convergence(const mcb_report_ctx *C, FILE *dat, int set, mcb_err
 {
     const mcb_results_data *D = C->D;
     const mcb_outcomes *O = C->O;
-    int ns = O->nsolvers, maxgoing = 0;
+    int ns = O->nsolvers, maxgoing = 0, positive[2] = {0, 0};
     const mcb_run_rec **runs = mcb_malloc((size_t)D->count + 1, sizeof *runs);
     int *has = mcb_calloc((size_t)ns + 1, sizeof *has);
     mcb_rc rc = runs && has ? MCB_OK
@@ -202,14 +217,15 @@ mcb_rc mcb_plot_convergence(const mcb_report_ctx *C, FILE *dat, int set, mcb_err
         }
         mcb_curve c;
         if ((rc = mcb_curve_compute(runs, n, xcol, C->col, MCB_CURVE_POINTS, &c, err))) break;
-        int rows = write_curve(dat, &c, O->solvers[s], mcb_trace_column(C->col), xcol);
+        int rows = write_curve(dat, &c, O->solvers[s], mcb_trace_column(C->col), xcol,
+                               &positive[xcol]);
         if (!xcol) has[s] = rows; /* a traced run has rows against both */
         if (c.nruns > maxgoing) maxgoing = c.nruns;
         mcb_curve_free(&c);
     }
     if (!rc)
-        convergence_script(C->gp, C->bases[set], O->sets[set], O->solvers, has, ns, maxgoing,
-                           C->D->stop_metric, C->D->tol);
+        convergence_script(C->gp, C->bases[set], O->sets[set], O->solvers, has, positive, ns,
+                           maxgoing, C->D->stop_metric, C->D->tol);
     free(runs);
     free(has);
     return rc;
@@ -240,9 +256,9 @@ void mcb_html_more_profiles(FILE *html, const char *base, const char *scope)
     fprintf(html, "<details><summary>More profiles%s: iterations, and the data profile of "
                   "the time</summary>\n", scope);
     mcb_html_figure(html, base, "_pp-iter", mcb_profile_kinds[1].title,
-                    "Performance profile of the iterations");
+                    "Performance profile of the iterations. " MCB_REFUSAL_NOTE);
     mcb_html_figure(html, base, "_dp-time", mcb_profile_kinds[2].title,
                     "Data profile: the fraction of the problems solved within a time to "
-                    "tolerance, against that time");
+                    "tolerance, against that time. " MCB_REFUSAL_NOTE);
     fputs("</details>\n", html);
 }

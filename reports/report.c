@@ -1,7 +1,9 @@
 /* report.c: `mcbench report`: the summary page (index.html) and the
- * orchestration of the others. The summary comes first: the solvers ranked
- * over every problem by success, then time to tolerance; the performance
- * profile over every problem; one row per problem set linking to its page
+ * orchestration of the others. The summary comes first: the solvers ranked,
+ * each over the problems it accepted, by success, then time to tolerance
+ * (outcomes.h); the performance profile over every problem (a problem a
+ * solver does not accept is its failure there, as said under it); one row
+ * per problem set linking to its page
  * (page_set.c), whose problem table links to one page per problem
  * (page_problem.c); the problems no solver solved and, folded away, every
  * problem, linked to their pages; the other profiles folded away; how to
@@ -261,9 +263,11 @@ static mcb_rc sets_table(FILE *html, const mcb_outcomes *O, const base_name *bas
     int ns = O->nsolvers;
     int *order = mcb_malloc((size_t)ns + 1, sizeof *order);
     int *solved = mcb_malloc((size_t)ns + 1, sizeof *solved);
+    int *accepted = mcb_malloc((size_t)ns + 1, sizeof *accepted);
     double *med = mcb_malloc((size_t)ns + 1, sizeof *med);
-    mcb_rc rc = order && solved && med ? MCB_OK
-                : mcb_fail(err, MCB_E_NOMEM, "sets table: out of memory");
+    mcb_rc rc = order && solved && accepted && med
+                    ? MCB_OK
+                    : mcb_fail(err, MCB_E_NOMEM, "sets table: out of memory");
     if (!rc)
         fputs("<div class='tw'><table class='sortable sets'><thead><tr><th>problem set</th>"
               "<th class='n'>problems</th><th class='n'>solved by no solver</th>"
@@ -275,19 +279,22 @@ static mcb_rc sets_table(FILE *html, const mcb_outcomes *O, const base_name *bas
                 np++;
                 unsolved += !solved_by_any(O, p);
             }
-        if ((rc = mcb_outcomes_rank(O, set, order, solved, med, err))) break;
+        if ((rc = mcb_outcomes_rank(O, set, order, solved, accepted, med, err))) break;
         fputs("<tr><td><a href='", html);
         mcb_url_escape(html, bases[set]);
         fputs("_set.html'>", html);
         mcb_html_escape(html, O->sets[set]);
         fprintf(html, "</a></td><td class='n'>%d</td><td class='n%s'>%d</td><td>", np,
                 unsolved ? " bad" : "", unsolved);
-        mcb_html_escape(html, O->solvers[order[0]]);
-        fprintf(html, " (%d/%d solved)</td></tr>\n", solved[order[0]], np);
+        int s = order[0];
+        mcb_html_escape(html, O->solvers[s]);
+        fprintf(html, " (%d/%d solved, accepted %d of %d)</td></tr>\n", solved[s], accepted[s],
+                accepted[s], np);
     }
     if (!rc) fputs("</tbody></table></div>\n", html);
     free(order);
     free(solved);
+    free(accepted);
     free(med);
     return rc;
 }
@@ -351,7 +358,9 @@ static const char how_to_read[] =
     "fraction of the problems it solved within a factor tau of the best solver on each "
     "problem, against log2(tau); at log2(tau) = 0, the fraction on which it was the best "
     "(ties count for every tied solver), on the right the fraction it solved at all. Every "
-    "problem counts in the denominator, those no solver solved included. The <b>data "
+    "problem counts in the denominator, those no solver solved included, and a problem a "
+    "solver does not accept (its run ended <code>skipped</code>) is a failure of that solver "
+    "there; the ranking instead compares each solver over the problems it accepted. The <b>data "
     "profile</b>: the fraction of the problems solved within a time to tolerance, against "
     "that time. Times below %g s and iteration counts below %g are raised to those "
     "floors.</p>\n"
@@ -380,7 +389,7 @@ static mcb_rc write_index(const mcb_report_ctx *C, FILE *html, const char *resul
     mcb_html_figure(html, ALL_SETS_BASE, "_pp-time", "performance profile over every problem",
                     "Performance profile of the time to tolerance over every problem: the "
                     "fraction of the problems each solver solved within a factor tau of the "
-                    "best solver's time; higher and further left is better");
+                    "best solver's time; higher and further left is better. " MCB_REFUSAL_NOTE);
     fputs("<h2>Problem sets</h2>\n<p class='meta'>Each set's page has its convergence plots, "
           "its solver table and one row per problem, linking to the problem's page.</p>\n",
           html);

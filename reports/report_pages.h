@@ -29,6 +29,13 @@ typedef struct {
 /* The most points of a convergence curve (the traced iterations are thinned). */
 #define MCB_CURVE_POINTS 600
 
+/* Said under every profile (HTML): a refusal is a failure there. */
+#define MCB_REFUSAL_NOTE                                                                      \
+    "A problem a solver does not accept (its run ended <code>skipped</code>: it cannot take "  \
+    "the problem&#39;s form or law) counts as a failure of that solver here, so its curve "     \
+    "stays at or below the fraction of the problems it accepted; the ranking compares each "   \
+    "solver over the problems it accepted"
+
 /* ---- plots.c */
 typedef struct {
     const char *suffix, *title, *xlabel;

@@ -10,8 +10,8 @@
 #     the budgets differ;
 #   - files with no problem or no solver in common are refused (exit 2),
 #     naming what is only in one of them;
-#   - -o DIR writes compare.md, compare.csv and the plot; the CSV has one
-#     row per shared pair;
+#   - -o DIR writes compare.md, compare.csv and the plot (its log axis
+#     labelled %g); the CSV has one row per shared pair;
 #   - the results hold the problems' descriptors (format 5) and `mcbench
 #     describe` prints and writes them (-o CSV), `--describe never` leaves
 #     them out.
@@ -65,6 +65,10 @@ done
 rows=$(($(wc -l < cmp/compare.csv) - 1))
 [ "$rows" = 6 ] && ok || bad "omega: compare.csv has $rows rows, expected 6"
 has omega-csv "^set,problem,solver,status_old,status_new,iters_old,iters_new" cmp/compare.csv
+# the ratio axis is logarithmic: tics as plain numbers (0.1, 1, 10), names as they are
+has omega-gp "^set logscale y$" cmp/compare.gp
+has omega-gp "^set format y '%g'$" cmp/compare.gp
+has omega-gp "^set terminal pngcairo .* noenhanced " cmp/compare.gp
 
 # a budget too small for NEW: status changes, the budgets' note
 run tight "$mcb" run stack.h5 -o tight.h5 --solvers pgs,pj --iters 5 --tol 1e-6 --check-every 1 --isolate never

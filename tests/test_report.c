@@ -2,7 +2,8 @@
  * and data profiles (reports/profile.c) on hand-computed matrices with
  * ties, failures, a problem no solver solved, a zero time and a single
  * solver; the problems x solvers matrix over repetitions
- * (reports/outcomes.c) and the solvers' ranking on it; the convergence
+ * (reports/outcomes.c) and the solvers' ranking on it, each over the
+ * problems it accepted (skipped and missing runs not accepted); the convergence
  * curve over the runs still going, with their count (reports/curves.c);
  * names relative to the output directory (mcb_path_relative). */
 #include <check.h>
@@ -275,25 +276,26 @@ START_TEST(ranking_known_answer)
     D.runs = runs;
     mcb_outcomes O;
     ck_assert_int_eq(mcb_outcomes_build(&D, &O, NULL), MCB_OK);
-    int order[4], solved[4];
+    int order[4], solved[4], accepted[4];
     double med[4];
-    ck_assert_int_eq(mcb_outcomes_rank(&O, -1, order, solved, med, NULL), MCB_OK);
+    ck_assert_int_eq(mcb_outcomes_rank(&O, -1, order, solved, accepted, med, NULL), MCB_OK);
     /* every set: slow 3 (5, 7, 2 s: median 5) before broad 3 (median 9), fast 2, none 0 */
     const char *want[4] = {"slow", "broad", "fast", "none"};
     for (int k = 0; k < 4; k++)
         ck_assert_msg(!strcmp(O.solvers[order[k]], want[k]), "rank %d: %s, expected %s", k + 1,
                       O.solvers[order[k]], want[k]);
     ck_assert_int_eq(solved[1], 3); /* slow */
+    ck_assert_int_eq(accepted[1], 4); /* every run accepted */
     ck_assert_double_eq(med[1], 5); /* of 5, 7, 2 */
     ck_assert(isnan(med[3]));
-    ck_assert_int_eq(mcb_outcomes_rank(&O, 0, order, solved, med, NULL), MCB_OK);
+    ck_assert_int_eq(mcb_outcomes_rank(&O, 0, order, solved, accepted, med, NULL), MCB_OK);
     const char *want_a[4] = {"broad", "fast", "slow", "none"}; /* 2 solved each: 1 s < 6 s */
     for (int k = 0; k < 4; k++)
         ck_assert_msg(!strcmp(O.solvers[order[k]], want_a[k]), "set A rank %d: %s, expected %s",
                       k + 1, O.solvers[order[k]], want_a[k]);
     ck_assert_double_eq(med[0], 1);
     ck_assert_double_eq(med[1], 6);
-    ck_assert_int_eq(mcb_outcomes_rank(&O, 1, order, solved, med, NULL), MCB_OK);
+    ck_assert_int_eq(mcb_outcomes_rank(&O, 1, order, solved, accepted, med, NULL), MCB_OK);
     const char *want_b[4] = {"slow", "fast", "broad", "none"};
     for (int k = 0; k < 4; k++)
         ck_assert_msg(!strcmp(O.solvers[order[k]], want_b[k]), "set B rank %d: %s, expected %s",
@@ -301,6 +303,67 @@ START_TEST(ranking_known_answer)
     /* the first repetition's run of each cell */
     ck_assert_int_eq(O.run[0], 0);
     ck_assert_int_eq(O.run[(size_t)3 * O.nsolvers + 1], 13);
+    mcb_outcomes_free(&O);
+}
+END_TEST
+
+/* Ranking over the problems each solver accepted: 5 problems of one set,
+ * 6 solvers (S solved, M max-iterations, K skipped, - no run; seconds):
+ *              p0  p1  p2  p3  p4   accepted  solved  fraction  median
+ *   wide       S1  S1  S1  S1  M       5        4       4/5       1
+ *   narrow     K   K   K   S5  S5      2        2       2/2       5
+ *   full       S9  S9  S9  S9  S9      5        5       5/5       9
+ *   half       K   K   S2  M   -       2        1       1/2       2
+ *   refuser    K   K   K   K   K       0        0        -        -
+ *   none       M   M   M   M   M       5        0       0/5       -
+ * Expected: full (5/5, more solved than narrow's 2/2), narrow, wide
+ * (4/5), half (1/2), none (0/5), refuser (accepted nothing). Ranked by the
+ * problems solved out of all five, wide (4) would come before narrow (2)
+ * and half (1) before none only by its count. */
+START_TEST(ranking_over_accepted_problems)
+{
+    char A[] = "A", pn[5][3] = {"p0", "p1", "p2", "p3", "p4"};
+    char names[6][8] = {"wide", "narrow", "full", "half", "refuser", "none"};
+    const char *cells[6] = {"SSSSM", "KKKSS", "SSSSS", "KKSM-", "KKKKK", "MMMMM"};
+    const double secs[6] = {1, 5, 9, 2, 1, 1};
+    mcb_run_rec runs[30];
+    int n = 0;
+    for (int s = 0; s < 6; s++)
+        for (int p = 0; p < 5; p++) {
+            char c = cells[s][p];
+            if (c == '-') continue;
+            int st = c == 'S' ? MCB_ST_SOLVED : c == 'K' ? MCB_ST_SKIPPED : MCB_ST_MAX_ITERS;
+            runs[n++] = rec(A, pn[p], p, names[s], 0, st, 0, c == 'K' ? 0 : secs[s], 10);
+        }
+    mcb_results_data D;
+    memset(&D, 0, sizeof D);
+    D.count = n;
+    D.runs = runs;
+    mcb_outcomes O;
+    ck_assert_int_eq(mcb_outcomes_build(&D, &O, NULL), MCB_OK);
+    ck_assert_int_eq(O.nsolvers, 6);
+    ck_assert(mcb_outcome_accepted(&O, 3, 1));  /* narrow on p3: solved */
+    ck_assert(!mcb_outcome_accepted(&O, 0, 1)); /* narrow on p0: skipped */
+    ck_assert(mcb_outcome_accepted(&O, 3, 3));  /* half on p3: max-iterations */
+    ck_assert(!mcb_outcome_accepted(&O, 4, 3)); /* half on p4: no run */
+    int order[6], solved[6], accepted[6];
+    double med[6];
+    for (int set = -1; set <= 0; set++) {
+        ck_assert_int_eq(mcb_outcomes_rank(&O, set, order, solved, accepted, med, NULL), MCB_OK);
+        const char *want[6] = {"full", "narrow", "wide", "half", "none", "refuser"};
+        for (int k = 0; k < 6; k++)
+            ck_assert_msg(!strcmp(O.solvers[order[k]], want[k]), "rank %d: %s, expected %s",
+                          k + 1, O.solvers[order[k]], want[k]);
+        const int want_acc[6] = {5, 2, 5, 2, 0, 5}, want_solved[6] = {4, 2, 5, 1, 0, 0};
+        for (int s = 0; s < 6; s++) {
+            ck_assert_msg(accepted[s] == want_acc[s], "%s: accepted %d, expected %d",
+                          O.solvers[s], accepted[s], want_acc[s]);
+            ck_assert_msg(solved[s] == want_solved[s], "%s: solved %d, expected %d",
+                          O.solvers[s], solved[s], want_solved[s]);
+        }
+        ck_assert_double_eq(med[1], 5);
+        ck_assert(isnan(med[4]) && isnan(med[5]));
+    }
     mcb_outcomes_free(&O);
 }
 END_TEST
@@ -460,6 +523,7 @@ int main(void)
     tcase_add_test(tc, median_counts_infinity);
     tcase_add_test(tc, outcomes_over_repetitions);
     tcase_add_test(tc, ranking_known_answer);
+    tcase_add_test(tc, ranking_over_accepted_problems);
     tcase_add_test(tc, curve_over_runs_still_going);
     tcase_add_test(tc, quantiles);
     tcase_add_test(tc, relative_paths);

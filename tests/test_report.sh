@@ -9,7 +9,9 @@
 # count, then median time over the problems solved); the convergence data's
 # "runs still going" count is, at every iteration, the number of first
 # repetitions whose run lasted that long (r.csv); set names needing escaping
-# or mapping onto one file name; a single solver and a single set.
+# or mapping onto one file name; a single solver and a single set; a solver
+# that accepts some problems only (ranked over those); readable log axes in
+# plots.gp; a campaign solved at iteration 0 (nothing on the log axes).
 set -u
 mcb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 d=$(mktemp -d)
@@ -103,18 +105,30 @@ k=$(awk -F, 'NR > 1 && $3 == "" { k++ } END { print k + 0 }' rep/problems.csv)
 grep -q "<h2>Summary</h2>" rep/index.html && ok || bad "no summary"
 awk "/class='sortable ranking'/ { r = NR } /all.sets_pp-time.svg/ && !p { p = NR } /class='sortable sets'/ { s = NR }
      END { exit !(r && p && s && r < p && p < s) }" rep/index.html && ok || bad "summary order: ranking, profile, sets"
-# the ranking follows problems.csv: more problems solved first, then the
-# smaller median time to tolerance over the problems solved
-expect=$(awk -F, 'NR == 1 { for (c = 4; c <= NF; c += 3) { name[c] = $c; sub(/_status$/, "", name[c]) } next }
-  { for (c = 4; c <= NF; c += 3) if ($(c + 1) != "") { n[c]++; t[c, n[c]] = $(c + 1) } }
-  END { for (c in name) {
-      k = n[c] + 0; for (i = 1; i <= k; i++) v[i] = t[c, i] + 0
-      for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
-      med = k == 0 ? 1e300 : k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-      printf "%d %.17g %s\n", -k, med, name[c] } }' rep/problems.csv | sort -k1,1n -k2,2g | awk '{ print $3 }' | tr '\n' ' ')
-got=$(sed -n "/class='sortable ranking'/,/<\/table>/p" rep/index.html | grep -oE "^<tr><td class='n'>[0-9]+</td><td>[^<]*" |
-      sed -E 's/.*<td>//' | tr '\n' ' ')
-[ -n "$got" ] && [ "$expect" = "$got" ] && ok || bad "ranking: '$got', expected '$expect'"
+# ranked NAME DIR [SET]: the ranking of the summary (of SET's page) follows
+# problems.csv (its rows of SET): each solver
+# over the problems it accepted (status neither skipped nor "no run"): one
+# that accepted none last; then the fraction of those it solved, higher
+# first; then the problems solved, more first; then the median time to
+# tolerance over the problems solved, less first; then column order. Each
+# row shows "solved/accepted" and "accepted of problems".
+ranked() {
+  local n=$1 dir=$2 set=${3:-} page=index.html expect got
+  [ -n "$set" ] && page=${set}_set.html
+  expect=$(awk -F, -v set="$set" 'NR == 1 { for (c = 4; c <= NF; c += 3) { name[c] = $c; sub(/_status$/, "", name[c]) } next }
+    set == "" || $1 == set { np++; for (c = 4; c <= NF; c += 3) { if ($c != "skipped" && $c != "no run") a[c]++
+        if ($(c + 1) != "") { k[c]++; t[c, k[c]] = $(c + 1) } } }
+    END { for (c in name) {
+        m = k[c] + 0; for (i = 1; i <= m; i++) v[i] = t[c, i] + 0
+        for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
+        med = m == 0 ? 1e300 : m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+        printf "%d %.17g %d %.17g %d %s %d/%d %d of %d\n", a[c] == 0, a[c] ? m / a[c] : 0, -m, med, c, name[c], m, a[c], a[c], np } }' \
+    "$dir/problems.csv" | sort -k1,1n -k2,2gr -k3,3n -k4,4g -k5,5n | cut -d' ' -f6- | tr '\n' ';')
+  got=$(sed -n "/class='sortable ranking'/,/<\/table>/p" "$dir/$page" |
+    sed -nE "s|^<tr><td class='n'>[0-9]+</td><td>([^<]*)</td><td class='n'>([0-9]+/[0-9]+)</td><td class='n'>([0-9]+ of [0-9]+)</td>.*|\1 \2 \3|p" | tr '\n' ';')
+  [ -n "$got" ] && [ "$expect" = "$got" ] && ok || bad "$n: ranking '$got', expected '$expect'"
+}
+ranked report rep
 # runs still going: at each iteration of s.dat's curve of solver k (pgs, pj),
 # the first repetitions of set s whose run reached that iteration (r.csv)
 for k in 1 2; do
@@ -154,6 +168,72 @@ pages one-set one s
 grep -qF "<a href='r.h5'>" one/index.html && grep -qF "<a href='r.csv'>" one/index.html && ok ||
   bad "results beside the report not named r.h5 and r.csv"
 links one-set one
+
+# a solver that accepts some problems only: subadmm takes primal problems,
+# not the dual-form ones imported from FCLIB local files (W, q), so it
+# accepts the 2 problems of set p out of 5 and none of set dual; it is
+# ranked over those 2, each row shows solved/accepted and accepted of all,
+# and every profile says that a refusal counts as a failure there
+run acc-gen-p "$mcb" gen stack --nx 2 --ny 2 --nz 2 --steps 2 -o p.h5
+run acc-gen "$mcb" gen stack --nx 2 --ny 2 --nz 2 --steps 3 -o acc0.h5
+run acc-export "$mcb" export fclib acc0.h5 --all --form local -o acc-fclib
+run acc-import "$mcb" import fclib acc-fclib/stack-2x2x2-step0000.hdf5 \
+  acc-fclib/stack-2x2x2-step0001.hdf5 acc-fclib/stack-2x2x2-step0002.hdf5 -o dual.h5
+run acc-run "$mcb" run p.h5 dual.h5 -o acc/r.h5 --solvers subadmm,pgs --iters 300
+run acc-report "$mcb" report acc/r.h5 -o acc/rep
+[ "$(grep -c '^dual,.*,subadmm,0,skipped,' acc/r.csv)" = 3 ] &&
+  [ "$(grep -c '^p,.*,subadmm,0,skipped,' acc/r.csv)" = 0 ] && ok || bad "accepted: subadmm does not skip exactly set dual"
+links accepted acc/rep
+ranked accepted acc/rep
+ranked accepted-p acc/rep p
+ranked accepted-dual acc/rep dual
+grep -qE "^<tr><td class='n'>[12]</td><td>subadmm</td><td class='n'>[0-2]/2</td><td class='n'>2 of 5</td>" acc/rep/index.html &&
+  ok || bad "accepted: the summary does not show subadmm accepting 2 of 5"
+grep -qE "^<tr><td class='n'>2</td><td>subadmm</td><td class='n'>0/0</td><td class='n'>0 of 3</td><td class='n' data-v='-1'>-</td>" \
+  acc/rep/dual_set.html && ok || bad "accepted: set dual does not rank subadmm last, accepting none"
+grep -qE "<td>pgs \([0-3]/3 solved, accepted 3 of 3\)</td>" acc/rep/index.html &&
+  ok || bad "accepted: the sets table does not show pgs first on set dual with its accepted count"
+for page in index.html p_set.html dual_set.html; do
+  [ "$(grep -c "counts as a failure of that solver here" "acc/rep/$page")" = 3 ] &&
+    ok || bad "accepted: $page: not every profile says a refusal counts as a failure"
+done
+
+# readable log axes (plots.gp): per plot (from one `set terminal` to the
+# next), every axis of a `set logscale` has its tic format 10^{%L} (then on
+# an enhanced terminal) or %g, never gnuplot's default (1.000000) or %.0e;
+# on an enhanced terminal every title, axis label and the key are
+# noenhanced, so that names show '_' as it is
+logaxes() {
+  local n=$1 gp=$2
+  awk '
+    function flush() {
+      if (!term) return
+      for (a in logax) if (!(a in fmt)) { print "plot " out ": log axis " a " without a format"; bad++ }
+      for (a in fmt) if (fmt[a] == "10^{%L}" && !enh) { print "plot " out ": 10^{%L} on a terminal not enhanced"; bad++ }
+      for (k = 1; k <= ntext; k++) if (enh && text[k] !~ / noenhanced$/) { print "plot " out ": enhanced text: " text[k]; bad++ }
+      delete logax; delete fmt; ntext = 0
+    }
+    /^set terminal / { flush(); term = 1; enh = $0 ~ / enhanced/ && $0 !~ /noenhanced/; plots++ }
+    /^set output / { out = $3 }
+    /^set logscale / { ax = $3; if (ax == "") ax = "xy"; for (i = 1; i <= length(ax); i++) logax[substr(ax, i, 1)] = 1 }
+    /^set format [xy] / { f = $0; sub(/^set format [xy] \047/, "", f); sub(/\047$/, "", f)
+      if (f != "10^{%L}" && f != "%g") { print "plot " out ": format " f; bad++ }; fmt[$3] = f }
+    /^set (title|xlabel|ylabel|y2label|key|label) / { text[++ntext] = $0 }
+    END { flush(); if (!plots) { print "no plot"; bad++ }; exit bad > 0 }' "$gp" && ok || bad "$n: $gp: log axes or text"
+}
+logaxes report rep/plots.gp
+logaxes accepted acc/rep/plots.gp
+grep -qF "set output 'difficulty.cond.svg'" acc/rep/plots.gp && ok || bad "accepted: no difficulty plot to check"
+awk "/set output 'difficulty.cond.png'/ { d = 1 } d && /^set format y '10\^\{%L\}'\$/ { f = 1 } d && /^plot / { exit !f }" \
+  acc/rep/plots.gp && ok || bad "accepted: the difficulty plot's time axis has no 10^{%L} format"
+
+# every run solved at iteration 0 (a tolerance above every initial
+# residual; so are steps without a contact): no convergence point lies on
+# the log axes, the report still completes and its plots say so
+run zero-run "$mcb" run s.h5 -o zero/r.h5 --solvers pgs,pj --tol 1000
+run zero-report "$mcb" report zero/r.h5 -o zero/rep
+nonempty zero zero/rep index.html s_iter.svg s_time.svg
+[ "$(grep -c "nothing to draw" zero/rep/plots.gp)" = 4 ] && ok || bad "zero: the convergence plots do not say there is nothing to draw"
 
 cd - >/dev/null || exit 1
 echo "report: $pass passed, $fail failed"
