@@ -133,7 +133,7 @@ typedef struct {
     int rank;
     double rank_tol;
 
-    /* optional descriptor (format 4, optional, since 0.17; last, as above):
+    /* optional descriptor (format 4, optional; last, as above):
      * psd_defect = max(0, -lambda_min(W)) / ||W||_2 of a dual W
      * (mcb_psd.h), measured on import; 0 when W is positive semidefinite
      * to working precision; NaN when unknown or primal */
