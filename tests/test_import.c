@@ -291,6 +291,23 @@ START_TEST(imports_global_in_each_storage)
 }
 END_TEST
 
+/* A local problem of two contacts (W dense row-major 6 x 6 in the given
+ * storage, q, mu) written by libfclib to tmp. */
+static void write_local_2c(const double *W, int storage, double *q, double *mu)
+{
+    struct fclib_local l;
+    memset(&l, 0, sizeof l);
+    l.W = fc_matrix(6, 6, W, storage);
+    l.q = q;
+    l.mu = mu;
+    l.spacedim = 3;
+    l.info = &fc_info;
+    snprintf(tmp, sizeof tmp, "/tmp/mcb_fclib_local_%ld.hdf5", (long)getpid());
+    unlink(tmp);
+    ck_assert_int_eq(fclib_write_local(&l, tmp), 1);
+    fc_matrix_free(l.W);
+}
+
 /* A local problem with a non-symmetric W (so rows and columns cannot be
  * confused) in each storage. */
 START_TEST(imports_local_in_each_storage)
@@ -302,17 +319,7 @@ START_TEST(imports_local_in_each_storage)
                     0, 0, 0, 0, 1, 0, /* */
                     0, 0, 0.7, 0.8, 0, 2.5};
     double q[6] = {-1, 0.5, 0, 0.2, -0.3, 0}, mu[2] = {0.7, 0.4};
-    struct fclib_local l;
-    memset(&l, 0, sizeof l);
-    l.W = fc_matrix(6, 6, W, _i);
-    l.q = q;
-    l.mu = mu;
-    l.spacedim = 3;
-    l.info = &fc_info;
-    snprintf(tmp, sizeof tmp, "/tmp/mcb_fclib_st_%ld.hdf5", (long)getpid());
-    unlink(tmp);
-    ck_assert_int_eq(fclib_write_local(&l, tmp), 1);
-    fc_matrix_free(l.W);
+    write_local_2c(W, _i, q, mu);
     mcb_problem *P = NULL;
     mcb_err err;
     ck_assert_msg(mcb_import_fclib(tmp, &P, &err) == MCB_OK, "%s: %s", storage_name[_i], err.msg);
@@ -364,17 +371,7 @@ START_TEST(judges_indefinite_w_relative_to_its_norm)
     const double delta[3] = {1e-13, 1e-3, 0};
     double W[36], q[6] = {-1, 0.5, 0, 0.2, -0.3, 0}, mu[2] = {0.5, 0.5};
     indefinite_w(delta[_i], W);
-    struct fclib_local l;
-    memset(&l, 0, sizeof l);
-    l.W = fc_matrix(6, 6, W, ST_CSC);
-    l.q = q;
-    l.mu = mu;
-    l.spacedim = 3;
-    l.info = &fc_info;
-    snprintf(tmp, sizeof tmp, "/tmp/mcb_fclib_psd_%ld.hdf5", (long)getpid());
-    unlink(tmp);
-    ck_assert_int_eq(fclib_write_local(&l, tmp), 1);
-    fc_matrix_free(l.W);
+    write_local_2c(W, ST_CSC, q, mu);
     mcb_problem *P = NULL;
     mcb_err err;
     mcb_rc rc = mcb_import_fclib(tmp, &P, &err);
