@@ -601,7 +601,8 @@ static int write_problem(hid_t g, const mcb_problem *P)
     if (!rc && P->rank >= 0) rc = mcb_h5_attr_write_int(g, "rank", P->rank);
     if (!rc && P->rank >= 0 && !isnan(P->rank_tol))
         rc = mcb_h5_attr_write_double(g, "rank_tol", P->rank_tol);
-    if (!rc && !isnan(P->psd_defect)) rc = mcb_h5_attr_write_double(g, "psd_defect", P->psd_defect);
+    if (!rc && !isnan(P->psd_defect))
+        rc = mcb_h5_attr_write_double(g, "psd_defect", P->psd_defect);
     if (rc) return rc;
     if (P->form == MCB_PRIMAL) {
         rc = write_csc(g, "A", P->A) || write_csc(g, "J", P->J) ||

@@ -304,7 +304,8 @@ static mcb_rc check_spd(const mcb_csc *M, const char *where, const char *name, i
     mcb_rc rc;
     if (psd) {
         mcb_psd r;
-        if ((rc = mcb_psd_measure(M, 0, &r, &ferr))) return mcb_fail(err, rc, "%s: %s", where, ferr.msg);
+        if ((rc = mcb_psd_measure(M, 0, &r, &ferr)))
+            return mcb_fail(err, rc, "%s: %s", where, ferr.msg);
         if (!r.accepted)
             return mcb_fail(err, MCB_E_INPUT,
                             "%s: %s is not positive semidefinite: its smallest eigenvalue is "

@@ -473,7 +473,8 @@ char *mcb_describe_csv_row(const mcb_descriptors *d, char *buf, size_t len)
     if (at < len) at += (size_t)snprintf(buf + at, len - at, ",%s", mcb_desc_from_name(d->cond_from));
     at = put_num(buf, len, at, d->cond_steps);
     at = put_num(buf, len, at, d->mass_ratio);
-    if (at < len) at += (size_t)snprintf(buf + at, len - at, ",%s", mcb_desc_from_name(d->mass_from));
+    if (at < len)
+        at += (size_t)snprintf(buf + at, len - at, ",%s", mcb_desc_from_name(d->mass_from));
     at = put_num(buf, len, at, d->psd_defect);
     if (at < len) snprintf(buf + at, len - at, ",%s", mcb_desc_from_name(d->psd_from));
     return buf;
