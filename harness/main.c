@@ -176,7 +176,8 @@ static const char *validate_help =
     "usage: mcbench validate FILE...   (mcbench problem files or FCLIB files)\n"
     "Checks every problem of every file against docs/problem-format.md (shapes,\n"
     "finite values, sparse structure, symmetry and positive definiteness of A,\n"
-    "symmetry and positive semidefiniteness of a dual-form W, constraint blocks\n"
+    "symmetry and positive semidefiniteness of a dual-form W up to round-off (no\n"
+    "eigenvalue below -1e-6 ||W||_2; docs/problem-format.md), constraint blocks\n"
     "and parameters, partition, unique names). The file is read first in an\n"
     "isolated process, so a damaged file is reported, never a crash. Prints 'ok'\n"
     "or the reason for each file; exits 2 if any file is invalid, 1 on an\n"
@@ -1124,9 +1125,11 @@ static const char *describe_help =
     "or import is used as is unless --recompute), mu min/median/max, cond(W) over its\n"
     "nonzero spectrum (Lanczos on W = J A^-1 J^T, at most K steps, default 80; an\n"
     "estimate stored by the scene engine, gen stack or import is used as is unless\n"
-    "--recompute) and the largest mass ratio. Problems above N rows (default 60000)\n"
-    "get no cond(W) and no rank. Prints a table; -o also writes the descriptors as\n"
-    "CSV.\n";
+    "--recompute), the largest mass ratio and, for a dual problem, psd_defect: how\n"
+    "far W is from positive semidefinite, -lambda_min(W) / ||W||_2 (0: W is to working\n"
+    "precision; stored by import, else shifted sparse Cholesky). Problems above N rows\n"
+    "(default 60000) get no cond(W), no rank and no computed psd_defect. Prints a\n"
+    "table; -o also writes the descriptors as CSV.\n";
 
 static void describe_row(const char *file, const mcb_problem *P, const mcb_descriptors *d)
 {
@@ -1135,13 +1138,14 @@ static void describe_row(const char *file, const mcb_problem *P, const mcb_descr
     else snprintf(rank, sizeof rank, "-");
     if (d->contacts) snprintf(mu, sizeof mu, "%.3g/%.3g/%.3g", d->mu_min, d->mu_med, d->mu_max);
     else snprintf(mu, sizeof mu, "-");
-    char rpd[32], cond[32], mass[32];
+    char rpd[32], cond[32], mass[32], psd[32];
     snprintf(rpd, sizeof rpd, isfinite(d->rows_per_dof) ? "%.3g" : "-", d->rows_per_dof);
+    snprintf(psd, sizeof psd, isfinite(d->psd_defect) ? "%.2g" : "-", d->psd_defect);
     snprintf(cond, sizeof cond, isfinite(d->cond_w) ? "%.4g" : "-", d->cond_w);
     snprintf(mass, sizeof mass, isfinite(d->mass_ratio) ? "%.4g" : "-", d->mass_ratio);
-    printf("%-20.20s %-28.28s %-6s %7d %7d %6d %8s %8s %-17s %10s %-8s %10s %s\n", file, P->name,
-           mcb_form_name(d->form), d->n, d->m, d->contacts, rpd, rank, mu, cond,
-           mcb_desc_from_name(d->cond_from), mass, mcb_desc_from_name(d->mass_from));
+    printf("%-20.20s %-28.28s %-6s %7d %7d %6d %8s %8s %-17s %10s %-8s %10s %-10s %s\n", file,
+           P->name, mcb_form_name(d->form), d->n, d->m, d->contacts, rpd, rank, mu, cond,
+           mcb_desc_from_name(d->cond_from), mass, mcb_desc_from_name(d->mass_from), psd);
 }
 
 static int cmd_describe(int argc, char **argv)
@@ -1177,9 +1181,9 @@ static int cmd_describe(int argc, char **argv)
     }
     if (csv) fprintf(csv, "file,problem,%s\n", mcb_describe_csv_header());
     if (!status)
-        printf("%-20s %-28s %-6s %7s %7s %6s %8s %8s %-17s %10s %-8s %10s %s\n", "file", "problem",
-               "form", "dofs", "rows", "cont", "rows/dof", "rank_def", "mu min/med/max", "cond(W)",
-               "from", "mass_ratio", "from");
+        printf("%-20s %-28s %-6s %7s %7s %6s %8s %8s %-17s %10s %-8s %10s %-10s %s\n", "file",
+               "problem", "form", "dofs", "rows", "cont", "rows/dof", "rank_def", "mu min/med/max",
+               "cond(W)", "from", "mass_ratio", "from", "psd_defect");
     for (int k = 0; k < nfiles && !status; k++) {
         mcb_problem_set *S = NULL;
         mcb_err err;

@@ -5,7 +5,9 @@
  *   /problems/NNNNNN     one group per problem, in name order, attrs
  *                        name, source, scene, notes, h, step, form,
  *                        mass_ratio, cond_est (v3, optional: NaN = unknown),
- *                        rank, rank_tol (v4, optional: rank of J or W)
+ *                        rank, rank_tol (v4, optional: rank of J or W),
+ *                        psd_defect (v4, optional: how far a dual W is
+ *                        from positive semidefinite, mcb_psd.h)
  *     A/ J/ (primal) or W/ (dual): CSC groups, attr shape = [rows, cols],
  *                        datasets colptr, rowind (int32), values (float64)
  *     b, e (primal) or q (dual)
@@ -282,7 +284,8 @@ static mcb_rc read_problem(hid_t g, const char *ctx, int validate, mcb_problem *
         goto fail;
     if ((rc = attr_double_opt(g, "mass_ratio", ctx, &P->mass_ratio, err)) ||
         (rc = attr_double_opt(g, "cond_est", ctx, &P->cond_est, err)) ||
-        (rc = attr_double_opt(g, "rank_tol", ctx, &P->rank_tol, err)))
+        (rc = attr_double_opt(g, "rank_tol", ctx, &P->rank_tol, err)) ||
+        (rc = attr_double_opt(g, "psd_defect", ctx, &P->psd_defect, err)))
         goto fail;
     long rank = -1;
     if (mcb_h5_attr_exists(g, "rank") && (rc = mcb_h5_attr_get_int(g, "rank", ctx, &rank, err)))
@@ -598,6 +601,8 @@ static int write_problem(hid_t g, const mcb_problem *P)
     if (!rc && P->rank >= 0) rc = mcb_h5_attr_write_int(g, "rank", P->rank);
     if (!rc && P->rank >= 0 && !isnan(P->rank_tol))
         rc = mcb_h5_attr_write_double(g, "rank_tol", P->rank_tol);
+    if (!rc && !isnan(P->psd_defect))
+        rc = mcb_h5_attr_write_double(g, "psd_defect", P->psd_defect);
     if (rc) return rc;
     if (P->form == MCB_PRIMAL) {
         rc = write_csc(g, "A", P->A) || write_csc(g, "J", P->J) ||

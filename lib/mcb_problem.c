@@ -3,6 +3,8 @@
  * uncoupled: see mcb_problem_infer_subsystems). */
 #include "mcb_problem.h"
 
+#include "mcb_psd.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,7 @@ mcb_problem *mcb_problem_new(void)
     P->cond_est = NAN;
     P->rank = -1;
     P->rank_tol = NAN;
+    P->psd_defect = NAN;
     if (!P->name || !P->source || !P->scene || !P->notes) mcb_problem_free(&P);
     return P;
 }
@@ -419,27 +422,51 @@ mcb_rc mcb_problem_set_push(mcb_problem_set *S, mcb_problem *P, mcb_err *err)
     return MCB_OK;
 }
 
+/* Appends a note to P->notes ("; " between notes). */
+static mcb_rc append_note(mcb_problem *P, const char *note, mcb_err *err)
+{
+    const char *old = P->notes ? P->notes : "";
+    size_t len = strlen(old) + strlen(note) + 8;
+    char *notes = malloc(len);
+    if (!notes) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    snprintf(notes, len, "%s%s%s", old, old[0] ? "; " : "", note);
+    free(P->notes);
+    P->notes = notes;
+    return MCB_OK;
+}
+
 mcb_rc mcb_problem_symmetrize_w(mcb_problem *P, mcb_err *err)
 {
     if (!P || !P->W) return MCB_OK;
     double asym = mcb_csc_asymmetry(P->W);
     if (!(asym > MCB_SYM_TOL)) return MCB_OK;
     mcb_csc *S = mcb_csc_symmetric_part(P->W);
+    if (!S) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     char note[256];
     snprintf(note, sizeof note, "W symmetrized on import: (W + W^T) / 2, the file's W had "
              "max |W_ij - W_ji| / max |W_ij| = %.3g", asym);
-    const char *old = P->notes ? P->notes : "";
-    size_t len = strlen(old) + strlen(note) + 8;
-    char *notes = malloc(len);
-    if (!S || !notes) {
+    mcb_rc rc = append_note(P, note, err);
+    if (rc) {
         mcb_csc_free(&S);
-        free(notes);
-        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        return rc;
     }
-    snprintf(notes, len, "%s%s%s", old, old[0] ? "; " : "", note);
-    free(P->notes);
-    P->notes = notes;
     mcb_csc_free(&P->W);
     P->W = S;
     return MCB_OK;
+}
+
+mcb_rc mcb_problem_note_psd(mcb_problem *P, mcb_err *err)
+{
+    if (!P || P->form != MCB_DUAL || P->m <= 0 || !P->W) return MCB_OK;
+    mcb_psd r;
+    mcb_rc rc = mcb_psd_measure(P->W, 1, &r, err);
+    if (rc) return rc;
+    P->psd_defect = r.defect;
+    if (!(r.defect > 0)) return MCB_OK;
+    char note[320];
+    snprintf(note, sizeof note,
+             "W indefinite by round-off: smallest eigenvalue about -%.2g ||W||_2 (||W||_2 = "
+             "%.3g; accepted as positive semidefinite, within the allowance of %g ||W||_2; "
+             "attribute psd_defect)", r.defect, r.norm, MCB_PSD_TOL);
+    return append_note(P, note, err);
 }

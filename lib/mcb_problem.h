@@ -132,6 +132,12 @@ typedef struct {
      * (-1 and NaN when unknown) */
     int rank;
     double rank_tol;
+
+    /* optional descriptor (format 4, optional; last, as above):
+     * psd_defect = max(0, -lambda_min(W)) / ||W||_2 of a dual W
+     * (mcb_psd.h), measured on import; 0 when W is positive semidefinite
+     * to working precision; NaN when unknown or primal */
+    double psd_defect;
 } mcb_problem;
 
 mcb_problem *mcb_problem_new(void);
@@ -141,6 +147,13 @@ void mcb_problem_free(mcb_problem **P); /* accepts NULL */
  * stores what its simulator assembled) becomes (W + W^T) / 2, and the notes
  * say by how much; a symmetric W is left alone. */
 mcb_rc mcb_problem_symmetrize_w(mcb_problem *P, mcb_err *err);
+
+/* Measures a dual problem's psd_defect (mcb_psd_measure, the full figure)
+ * into P->psd_defect; a W indefinite beyond working precision but within
+ * the round-off allowance MCB_PSD_TOL also gets a note saying by how much.
+ * For a validated problem (an importer calls it after
+ * mcb_problem_validate); a primal problem or m = 0 is left alone. */
+mcb_rc mcb_problem_note_psd(mcb_problem *P, mcb_err *err);
 
 /* Row i's compliance: 0 when the problem has none. */
 static inline double mcb_problem_r(const mcb_problem *P, int i)

@@ -6,14 +6,12 @@
  * a later check read out of bounds. */
 #include "mcb_chol.h"
 #include "mcb_problem.h"
+#include "mcb_psd.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 #define SYM_TOL MCB_SYM_TOL
-/* W is accepted as positive semidefinite when W + PSD_SHIFT max_i W_ii I has
- * a Cholesky factorization: every eigenvalue >= -PSD_SHIFT max_i W_ii. */
-#define PSD_SHIFT 1e-10
 
 /* Structure of a CSC matrix: pointers, index range, strictly increasing
  * rows per column (no duplicates), finite values. */
@@ -281,10 +279,11 @@ static mcb_rc check_bodies(const mcb_problem *P, const char *where, mcb_err *err
     return check_body_product(P, where, err);
 }
 
-/* A symmetric matrix (both triangles stored) with a positive diagonal and
- * no eigenvalue below -shift_rel * max diagonal (checked by factorizing
- * M + shift I); `name` and `extra` go into the messages. */
-static mcb_rc check_spd(const mcb_csc *M, const char *where, const char *name, double shift_rel,
+/* A symmetric matrix (both triangles stored) with a positive diagonal,
+ * positive definite (A: its Cholesky factorization succeeds) or, psd = 1,
+ * positive semidefinite up to round-off (W: psd_defect(W) <= MCB_PSD_TOL,
+ * mcb_psd.h; a refused W's figure goes into the message). */
+static mcb_rc check_spd(const mcb_csc *M, const char *where, const char *name, int psd,
                         mcb_err *err)
 {
     double asym = mcb_csc_asymmetry(M);
@@ -292,60 +291,38 @@ static mcb_rc check_spd(const mcb_csc *M, const char *where, const char *name, d
         return mcb_fail(err, MCB_E_INPUT,
                         "%s: %s is not symmetric (max |%s_ij - %s_ji| / max |%s_ij| = %.3g > %g)",
                         where, name, name, name, name, asym, SYM_TOL);
-    int n = M->n, nnz = mcb_csc_nnz(M);
-    double dmax = 0;
-    int *ri = mcb_malloc((size_t)nnz + (size_t)n, sizeof(int));
-    int *ci = mcb_malloc((size_t)nnz + (size_t)n, sizeof(int));
-    double *x = mcb_malloc((size_t)nnz + (size_t)n, sizeof(double));
-    double *diag = mcb_calloc((size_t)n, sizeof(double));
-    mcb_rc rc = MCB_OK;
-    if (!ri || !ci || !x || !diag) rc = mcb_fail(err, MCB_E_NOMEM, "%s: out of memory", where);
-    int t = 0;
-    for (int j = 0; !rc && j < n; j++)
-        for (int k = M->p[j]; k < M->p[j + 1]; k++) {
-            if (M->i[k] == j) diag[j] = M->x[k];
-            ri[t] = M->i[k];
-            ci[t] = j;
-            x[t++] = M->x[k];
-        }
-    for (int j = 0; !rc && j < n; j++) {
-        if (!(diag[j] > 0))
-            rc = mcb_fail(err, MCB_E_INPUT,
-                          "%s: %s is not positive %sdefinite: diagonal entry %d is %g (a row with "
-                          "no positive diagonal)", where, name, shift_rel > 0 ? "semi" : "", j,
-                          diag[j]);
-        else if (diag[j] > dmax) dmax = diag[j];
+    for (int j = 0; j < M->n; j++) {
+        double d = 0;
+        for (int k = M->p[j]; k < M->p[j + 1]; k++)
+            if (M->i[k] == j) d = M->x[k];
+        if (!(d > 0))
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: %s is not positive %sdefinite: diagonal entry %d is %g (a row "
+                            "with no positive diagonal)", where, name, psd ? "semi" : "", j, d);
     }
-    mcb_csc *S = NULL;
-    if (!rc) {
-        for (int j = 0; j < n; j++) {
-            ri[t] = ci[t] = j;
-            x[t++] = shift_rel * dmax;
-        }
-        S = mcb_csc_from_triplets(n, n, t, ri, ci, x);
-        if (!S) rc = mcb_fail(err, MCB_E_NOMEM, "%s: out of memory", where);
+    mcb_err ferr;
+    mcb_rc rc;
+    if (psd) {
+        mcb_psd r;
+        if ((rc = mcb_psd_measure(M, 0, &r, &ferr)))
+            return mcb_fail(err, rc, "%s: %s", where, ferr.msg);
+        if (!r.accepted)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: %s is not positive semidefinite: its smallest eigenvalue is "
+                            "about -%.2g ||%s||_2 (||%s||_2 = %.3g), beyond the round-off "
+                            "allowance of %g ||%s||_2 (Cholesky of %s + %g ||%s||_2 I fails)",
+                            where, name, r.defect, name, name, r.norm, MCB_PSD_TOL, name, name,
+                            MCB_PSD_TOL, name);
+        return MCB_OK;
     }
-    if (!rc) {
-        mcb_chol *F = NULL;
-        mcb_err ferr;
-        rc = mcb_chol_factor(S, &F, &ferr);
-        mcb_chol_free(&F);
-        if (rc == MCB_E_NUMERIC && shift_rel > 0)
-            rc = mcb_fail(err, MCB_E_INPUT,
-                          "%s: %s is not positive semidefinite (Cholesky of %s + %g max_i %s_ii I "
-                          "fails: %s)", where, name, name, shift_rel, name, ferr.msg);
-        else if (rc == MCB_E_NUMERIC)
-            rc = mcb_fail(err, MCB_E_INPUT, "%s: %s is not positive definite: %s", where, name,
-                          ferr.msg);
-        else if (rc)
-            rc = mcb_fail(err, rc, "%s: %s", where, ferr.msg);
-    }
-    mcb_csc_free(&S);
-    free(ri);
-    free(ci);
-    free(x);
-    free(diag);
-    return rc;
+    mcb_chol *F = NULL;
+    rc = mcb_chol_factor(M, &F, &ferr);
+    mcb_chol_free(&F);
+    if (rc == MCB_E_NUMERIC)
+        return mcb_fail(err, MCB_E_INPUT, "%s: %s is not positive definite: %s", where, name,
+                        ferr.msg);
+    if (rc) return mcb_fail(err, rc, "%s: %s", where, ferr.msg);
+    return MCB_OK;
 }
 
 mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *err)
@@ -377,11 +354,15 @@ mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *er
     if ((rc = check_descriptor(P->mass_ratio, where, "mass_ratio", err))) return rc;
     if ((rc = check_descriptor(P->cond_est, where, "cond_est", err))) return rc;
     if ((rc = check_rank(P, where, err))) return rc;
+    if (!isnan(P->psd_defect) && (!isfinite(P->psd_defect) || P->psd_defect < 0))
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: attribute psd_defect = %g is invalid (NaN for unknown, else finite "
+                        "and >= 0)", where, P->psd_defect);
     if ((rc = check_bodies(P, where, err))) return rc;
     if ((rc = mcb_mujoco_check(P, where, err))) return rc;
     /* A: symmetric positive definite; W: symmetric positive semidefinite
      * (a Delassus operator J A^-1 J^T is singular when J has dependent rows) */
-    if (P->form == MCB_PRIMAL) return check_spd(P->A, where, "A", 0.0, err);
-    if (P->m > 0) return check_spd(P->W, where, "W", PSD_SHIFT, err);
+    if (P->form == MCB_PRIMAL) return check_spd(P->A, where, "A", 0, err);
+    if (P->m > 0) return check_spd(P->W, where, "W", 1, err);
     return MCB_OK;
 }

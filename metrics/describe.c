@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "mcb_chol.h"
+#include "mcb_psd.h"
 #include "mcb_rng.h"
 
 #define DESC_SEED 20260101ull
@@ -28,8 +29,9 @@
 
 const char *mcb_desc_from_name(int from)
 {
-    static const char *names[] = {"none", "stored", "lanczos", "spqr", "subsystems", "diagonal"};
-    return from >= 0 && from <= MCB_DESC_DIAG ? names[from] : "none";
+    static const char *names[] = {"none",       "stored",   "lanczos", "spqr",
+                                  "subsystems", "diagonal", "cholesky"};
+    return from >= 0 && from <= MCB_DESC_CHOLESKY ? names[from] : "none";
 }
 
 void mcb_describe_defaults(mcb_describe_opts *o)
@@ -415,6 +417,24 @@ mcb_rc mcb_describe(const mcb_problem *P, const mcb_describe_opts *o, mcb_descri
             d->rank_from = MCB_DESC_SPQR;
         }
     }
+
+    d->psd_defect = NAN;
+    d->psd_from = MCB_DESC_NONE;
+    if (P->form != MCB_DUAL || P->m == 0 || !P->W) {
+        /* primal: J A^-1 J^T is positive semidefinite by construction */
+    } else if (o->use_stored && !isnan(P->psd_defect)) {
+        d->psd_defect = P->psd_defect;
+        d->psd_from = MCB_DESC_STORED;
+    } else if (small) {
+        mcb_psd r;
+        mcb_err perr;
+        if ((rc = mcb_psd_measure(P->W, 1, &r, &perr)) == MCB_E_NOMEM)
+            return mcb_fail(err, rc, "describe: %s", perr.msg);
+        if (!rc) {
+            d->psd_defect = r.defect;
+            d->psd_from = MCB_DESC_CHOLESKY;
+        }
+    }
     return MCB_OK;
 }
 
@@ -423,7 +443,7 @@ mcb_rc mcb_describe(const mcb_problem *P, const mcb_describe_opts *o, mcb_descri
 const char *mcb_describe_csv_header(void)
 {
     return "form,n,m,contacts,subsystems,rows_per_dof,rank,rank_def,rank_tol,mu_min,mu_med,"
-           "mu_max,cond_w,cond_from,cond_steps,mass_ratio,mass_from";
+           "mu_max,cond_w,cond_from,cond_steps,mass_ratio,mass_from,psd_defect,psd_from";
 }
 
 /* A number, or nothing for NaN / a negative "unknown" integer. */
@@ -453,6 +473,9 @@ char *mcb_describe_csv_row(const mcb_descriptors *d, char *buf, size_t len)
     if (at < len) at += (size_t)snprintf(buf + at, len - at, ",%s", mcb_desc_from_name(d->cond_from));
     at = put_num(buf, len, at, d->cond_steps);
     at = put_num(buf, len, at, d->mass_ratio);
-    if (at < len) snprintf(buf + at, len - at, ",%s", mcb_desc_from_name(d->mass_from));
+    if (at < len)
+        at += (size_t)snprintf(buf + at, len - at, ",%s", mcb_desc_from_name(d->mass_from));
+    at = put_num(buf, len, at, d->psd_defect);
+    if (at < len) snprintf(buf + at, len - at, ",%s", mcb_desc_from_name(d->psd_from));
     return buf;
 }

@@ -1,7 +1,8 @@
 /* describe.h: difficulty descriptors of a problem, pure functions of the
  * problem alone (primal or dual, generated or imported): its size, the
  * numerical rank deficiency of J, the friction coefficients, an estimate of
- * cond(W) over W's nonzero spectrum and the largest mass ratio.
+ * cond(W) over W's nonzero spectrum, the largest mass ratio and, dual, how
+ * far W is from positive semidefinite.
  * docs/describe.md defines each one and how it is computed.
  *
  * Nothing here fails on a hard problem: a descriptor that cannot be
@@ -22,7 +23,8 @@ typedef enum {
     MCB_DESC_LANCZOS = 2, /* cond(W): Lanczos on W (mcb_describe_cond) */
     MCB_DESC_SPQR = 3,    /* rank: SuiteSparseQR's rank-revealing QR */
     MCB_DESC_SUBSYS = 4,  /* mass ratio: A's diagonal per subsystem */
-    MCB_DESC_DIAG = 5     /* mass ratio: A's (primal) or W's (dual) diagonal */
+    MCB_DESC_DIAG = 5,    /* mass ratio: A's (primal) or W's (dual) diagonal */
+    MCB_DESC_CHOLESKY = 6 /* psd_defect: shifted sparse Cholesky (mcb_psd.h) */
 } mcb_desc_from;
 const char *mcb_desc_from_name(int from); /* "none", "stored", ... */
 
@@ -42,6 +44,9 @@ typedef struct {
     int cond_steps;      /* Lanczos steps taken (0 when stored or unknown) */
     double mass_ratio;   /* >= 1; NaN unknown */
     int mass_from;
+    double psd_defect;   /* max(0, -lambda_min(W)) / ||W||_2 of a dual W
+                          * (mcb_psd.h); NaN unknown or primal */
+    int psd_from;
 } mcb_descriptors;
 
 typedef struct {
@@ -49,9 +54,9 @@ typedef struct {
     int max_rows;        /* above this many rows, cond(W) and the rank are
                           * skipped (NaN, -1): default 60000 */
     int rank;            /* 0: skip the rank (a sparse QR) */
-    int use_stored;      /* 1 (default): a finite stored cond_est / mass_ratio
-                          * and a stored rank are taken as is; 0: always
-                          * recompute */
+    int use_stored;      /* 1 (default): a finite stored cond_est / mass_ratio,
+                          * a stored rank and a stored psd_defect are taken
+                          * as is; 0: always recompute */
 } mcb_describe_opts;
 
 void mcb_describe_defaults(mcb_describe_opts *o);
@@ -101,7 +106,8 @@ int mcb_describe_rank(const mcb_problem *P, double *tol);
 /* The CSV columns (no newline) of mcb_describe_csv_row, after a caller's
  * own leading columns:
  * form,n,m,contacts,subsystems,rows_per_dof,rank,rank_def,rank_tol,
- * mu_min,mu_med,mu_max,cond_w,cond_from,cond_steps,mass_ratio,mass_from */
+ * mu_min,mu_med,mu_max,cond_w,cond_from,cond_steps,mass_ratio,mass_from,
+ * psd_defect,psd_from */
 const char *mcb_describe_csv_header(void);
 /* One CSV row of d (no newline; NaN and -1 as empty fields) into buf;
  * returns buf. */

@@ -342,6 +342,7 @@ static mcb_rc import_fclib(const char *path, mcb_problem **out, mcb_err *err)
     H5Fclose(f);
     if (!rc) rc = mcb_problem_infer_subsystems(P, err);
     if (!rc) rc = mcb_problem_validate(P, path, err);
+    if (!rc) rc = mcb_problem_note_psd(P, err); /* psd_defect, and a note when W is indefinite */
     if (rc) {
         mcb_problem_free(&P);
         return rc;

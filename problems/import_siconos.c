@@ -309,6 +309,7 @@ static mcb_rc import_siconos(const char *path, int form, mcb_problem **out, mcb_
     if (!rc && P->form == MCB_DUAL) rc = mcb_problem_symmetrize_w(P, err);
     if (!rc) rc = mcb_problem_infer_subsystems(P, err);
     if (!rc) rc = mcb_problem_validate(P, path, err);
+    if (!rc) rc = mcb_problem_note_psd(P, err); /* psd_defect, and a note when W is indefinite */
     if (rc) {
         mcb_problem_free(&P);
         return rc;

@@ -30,15 +30,15 @@
  * header changes incompatibly for compiled code (a struct's layout, a
  * function's signature or meaning, a function removed, an enum renumbered);
  * adding a function does not change it. Version 3 appended two fields to
- * mcb_problem (what solvers read before them is where it was: the solver
- * interface version stays 2).
+ * mcb_problem, version 4 one more (psd_defect); what solvers read before
+ * them is where it was: the solver interface version stays 2.
  * MCB_SOLVER_INTERFACE_VERSION goes up when what a solver sees changes
  * incompatibly (version 2 added the state functions to mcb_solver_def): mcb_solver_def, mcb_settings, mcb_info, the callback, the
  * status and action codes, mcb_param_desc, and the problem model a solver
  * reads (mcb_problem, mcb_block, mcb_csc, mcb_err). mcbench refuses a plugin
  * compiled against another interface version; such a change bumps the ABI
  * version too. */
-#define MCB_ABI_VERSION 3 /* 3: mcb_problem gained rank and rank_tol at its end */
+#define MCB_ABI_VERSION 4 /* 3: mcb_problem gained rank and rank_tol at its end; 4: psd_defect */
 #define MCB_SOLVER_INTERFACE_VERSION 2
 
 /* The budget shared by every solver of a campaign. */

@@ -328,6 +328,15 @@ if "$mcb" solvers | grep -q '^siconos_'; then
     "$data/GFC3D_Example1.dat" -o sic.h5
   "$mcb" info sic.h5 2>/dev/null | grep -q "GFC3D_Example1 *primal n 3 *m 3 *contacts 1" ||
     { fail=$((fail+1)); echo "FAIL import-siconos: GFC3D_Example1 not primal"; }
+  # Siconos' Confeti problems: W indefinite by round-off (down to -9.2e-8
+  # ||W||_2), refused before issue 22; imported with psd_defect, solved by
+  # pgs and Siconos' own solvers
+  check import-confeti 0 "$mcb" import siconos "$data"/Confeti-*.dat -o confeti.h5
+  [ "$("$mcb" describe confeti.h5 2>/dev/null | grep -cE ' [0-9.]+e-0[89]$')" = 3 ] ||
+    { fail=$((fail+1)); echo "FAIL import-confeti: psd_defect not described:";
+      "$mcb" describe confeti.h5; }
+  check run-confeti 0 "$mcb" run confeti.h5 -o confr.h5 --solvers pgs,siconos_nsgs,siconos_nsn_ac
+  [ "$(grep -c ',solved,' confr.csv)" = 9 ] || { fail=$((fail+1)); echo "FAIL run-confeti:"; cat confr.csv; }
   check import-siconos-2d 2 "$mcb" import siconos "$data/FC2D_SliderCrankLagrangian00000.dat" -o s2.h5
   expect_err import-siconos-2d "2D friction-contact problem"
   check import-siconos-wrong-form 2 "$mcb" import siconos --form global "$data/FrictionContact3D_1c.dat" -o s3.h5

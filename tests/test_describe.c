@@ -1,7 +1,8 @@
 /* test_describe.c: the difficulty descriptors (metrics/describe.h) on
  * problems whose answers are known by hand: W = diag(1, 100) (cond 100),
  * a duplicated row of J (rank deficiency 1), three contacts' mu, a dual
- * problem, the stored scene descriptors, and NULL arguments. */
+ * problem, a dual W indefinite by round-off (psd_defect), the stored scene
+ * descriptors, and NULL arguments. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,54 @@ START_TEST(dual_problem)
 }
 END_TEST
 
+/* psd_defect = max(0, -lambda_min(W)) / ||W||_2 of a dual W (lib/mcb_psd.h):
+ * W = [1 a 0; a 1 0; 0 0 1] has eigenvalues 1 - a, 1, 1 + a: 0 for a = 1
+ * (singular, positive semidefinite), (a - 1) / (1 + a) for a = 1 + 1e-8
+ * (about 5e-9: indefinite by round-off); a stored figure is taken as is
+ * unless use_stored = 0; a primal problem has none. */
+START_TEST(psd_defect_of_dual_w)
+{
+    mcb_problem *P = fx_point_contact_dual(FX_OPEN);
+    const int ri[5] = {0, 1, 0, 1, 2}, ci[5] = {0, 0, 1, 1, 2};
+    double x[5] = {1, 1, 1, 1, 1};
+    mcb_csc_free(&P->W);
+    P->W = mcb_csc_from_triplets(3, 3, 5, ri, ci, x);
+    mcb_descriptors d;
+    ck_assert_int_eq(mcb_describe(P, NULL, &d, NULL), MCB_OK);
+    ck_assert_double_eq(d.psd_defect, 0);
+    ck_assert_int_eq(d.psd_from, MCB_DESC_CHOLESKY);
+    const double a = 1 + 1e-8, want = (a - 1) / (1 + a);
+    x[1] = x[2] = a;
+    mcb_csc_free(&P->W);
+    P->W = mcb_csc_from_triplets(3, 3, 5, ri, ci, x);
+    ck_assert_int_eq(mcb_describe(P, NULL, &d, NULL), MCB_OK);
+    ck_assert_msg(d.psd_defect > want / 1.06 && d.psd_defect < want * 1.06, "%g, want %g",
+                  d.psd_defect, want);
+    ck_assert_int_eq(d.psd_from, MCB_DESC_CHOLESKY);
+    char row[512];
+    mcb_describe_csv_row(&d, row, sizeof row);
+    ck_assert_msg(strstr(row, ",cholesky") == row + strlen(row) - 9, "%s", row);
+    const char *h = mcb_describe_csv_header();
+    ck_assert_str_eq(h + strlen(h) - 20, ",psd_defect,psd_from");
+    P->psd_defect = 7e-9;
+    ck_assert_int_eq(mcb_describe(P, NULL, &d, NULL), MCB_OK);
+    ck_assert_double_eq(d.psd_defect, 7e-9);
+    ck_assert_int_eq(d.psd_from, MCB_DESC_STORED);
+    mcb_describe_opts o;
+    mcb_describe_defaults(&o);
+    o.use_stored = 0;
+    ck_assert_int_eq(mcb_describe(P, &o, &d, NULL), MCB_OK);
+    ck_assert(d.psd_defect > want / 1.06 && d.psd_defect < want * 1.06);
+    mcb_problem_free(&P);
+    mcb_problem *Q = diag_problem();
+    ck_assert_int_eq(mcb_describe(Q, NULL, &d, NULL), MCB_OK);
+    ck_assert(isnan(d.psd_defect));
+    ck_assert_int_eq(d.psd_from, MCB_DESC_NONE);
+    ck_assert_str_eq(mcb_desc_from_name(MCB_DESC_CHOLESKY), "cholesky");
+    mcb_problem_free(&Q);
+}
+END_TEST
+
 /* A finite stored descriptor is taken as is unless use_stored = 0; the
  * size limit skips cond and rank. */
 START_TEST(stored_descriptors_and_limits)
@@ -247,6 +296,7 @@ int main(void)
     tcase_add_test(tc, mu_statistics_and_mass_ratio);
     tcase_add_test(tc, dual_problem);
     tcase_add_test(tc, stored_descriptors_and_limits);
+    tcase_add_test(tc, psd_defect_of_dual_w);
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, matches_scene_estimate);
     suite_add_tcase(s, tc);

@@ -1,7 +1,8 @@
 /* test_import.c: FCLIB import of the shared problems (one ctest entry per
  * file, reported as skipped when ../shared/fclib lacks it), of problems
- * written by libfclib in triplet, CSC and CSR storage, and rejection of
- * malformed or unsupported FCLIB files. */
+ * written by libfclib in triplet, CSC and CSR storage, rejection of
+ * malformed or unsupported FCLIB files, and the judging of a W indefinite
+ * by round-off (accepted, measured and noted) or beyond (refused). */
 #include <check.h>
 
 #include "check_main.h"
@@ -290,6 +291,23 @@ START_TEST(imports_global_in_each_storage)
 }
 END_TEST
 
+/* A local problem of two contacts (W dense row-major 6 x 6 in the given
+ * storage, q, mu) written by libfclib to tmp. */
+static void write_local_2c(const double *W, int storage, double *q, double *mu)
+{
+    struct fclib_local l;
+    memset(&l, 0, sizeof l);
+    l.W = fc_matrix(6, 6, W, storage);
+    l.q = q;
+    l.mu = mu;
+    l.spacedim = 3;
+    l.info = &fc_info;
+    snprintf(tmp, sizeof tmp, "/tmp/mcb_fclib_local_%ld.hdf5", (long)getpid());
+    unlink(tmp);
+    ck_assert_int_eq(fclib_write_local(&l, tmp), 1);
+    fc_matrix_free(l.W);
+}
+
 /* A local problem with a non-symmetric W (so rows and columns cannot be
  * confused) in each storage. */
 START_TEST(imports_local_in_each_storage)
@@ -301,17 +319,7 @@ START_TEST(imports_local_in_each_storage)
                     0, 0, 0, 0, 1, 0, /* */
                     0, 0, 0.7, 0.8, 0, 2.5};
     double q[6] = {-1, 0.5, 0, 0.2, -0.3, 0}, mu[2] = {0.7, 0.4};
-    struct fclib_local l;
-    memset(&l, 0, sizeof l);
-    l.W = fc_matrix(6, 6, W, _i);
-    l.q = q;
-    l.mu = mu;
-    l.spacedim = 3;
-    l.info = &fc_info;
-    snprintf(tmp, sizeof tmp, "/tmp/mcb_fclib_st_%ld.hdf5", (long)getpid());
-    unlink(tmp);
-    ck_assert_int_eq(fclib_write_local(&l, tmp), 1);
-    fc_matrix_free(l.W);
+    write_local_2c(W, _i, q, mu);
     mcb_problem *P = NULL;
     mcb_err err;
     ck_assert_msg(mcb_import_fclib(tmp, &P, &err) == MCB_OK, "%s: %s", storage_name[_i], err.msg);
@@ -329,6 +337,72 @@ START_TEST(imports_local_in_each_storage)
     ck_assert_double_eq(P->blocks[1].mu, 0.4);
     mcb_problem_free(&P);
     unlink(tmp);
+}
+END_TEST
+
+/* A 6 x 6 W = Q diag(lambda) Q^T with lambda_max = 1 (= ||W||_2) and
+ * lambda_min = -delta, Q the Householder reflection of v = (1, ..., 6):
+ * symmetric to the last bit (lambda_k (Q_rk Q_ck) is the same product
+ * for (r, c) and (c, r)), row-major. */
+static void indefinite_w(double delta, double *W)
+{
+    const double lambda[6] = {1, 0.8, 0.5, 0.3, 0.1, -delta};
+    double v[6], vv = 0, Q[36];
+    for (int k = 0; k < 6; k++) vv += (v[k] = k + 1) * (k + 1);
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) Q[r * 6 + c] = (r == c) - 2 * v[r] * v[c] / vv;
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) {
+            double w = 0;
+            for (int k = 0; k < 6; k++) w += lambda[k] * (Q[r * 6 + k] * Q[c * 6 + k]);
+            W[r * 6 + c] = w;
+        }
+}
+
+/* W's positive semidefiniteness is judged relative to ||W||_2 with the
+ * round-off allowance MCB_PSD_TOL = 1e-6 (lib/mcb_psd.h): a W indefinite
+ * by 1e-13 of its norm (round-off) is imported, its psd_defect measured
+ * and noted; one indefinite by 1e-3 is refused with the figure in the
+ * message; an exactly singular one (delta 0) is positive semidefinite to
+ * working precision (psd_defect 0, no note). Loop index: 0: 1e-13, 1: 1e-3,
+ * 2: 0. */
+START_TEST(judges_indefinite_w_relative_to_its_norm)
+{
+    const double delta[3] = {1e-13, 1e-3, 0};
+    double W[36], q[6] = {-1, 0.5, 0, 0.2, -0.3, 0}, mu[2] = {0.5, 0.5};
+    indefinite_w(delta[_i], W);
+    write_local_2c(W, ST_CSC, q, mu);
+    mcb_problem *P = NULL;
+    mcb_err err;
+    mcb_rc rc = mcb_import_fclib(tmp, &P, &err);
+    unlink(tmp);
+    if (_i == 1) {
+        ck_assert_int_eq(rc, MCB_E_INPUT);
+        ck_assert_ptr_null(P);
+        ck_assert_msg(strstr(err.msg, "W is not positive semidefinite") != NULL, "%s", err.msg);
+        const char *at = strstr(err.msg, "smallest eigenvalue is about -");
+        double figure = 0;
+        ck_assert_msg(at && sscanf(at, "smallest eigenvalue is about -%lf", &figure) == 1, "%s",
+                      err.msg);
+        ck_assert_msg(figure > 0.9e-3 && figure < 1.1e-3, "figure %g: %s", figure, err.msg);
+        ck_assert_msg(strstr(err.msg, "allowance of 1e-06") != NULL, "%s", err.msg);
+        return;
+    }
+    ck_assert_msg(rc == MCB_OK, "delta %g: %s", delta[_i], err.msg);
+    if (_i == 0) {
+        ck_assert_msg(P->psd_defect > 0.9e-13 && P->psd_defect < 1.1e-13, "psd_defect %g",
+                      P->psd_defect);
+        const char *at = strstr(P->notes, "W indefinite by round-off: smallest eigenvalue about -");
+        double figure = 0;
+        ck_assert_msg(at && sscanf(at, "W indefinite by round-off: smallest eigenvalue about -%lf",
+                                   &figure) == 1, "notes: %s", P->notes);
+        ck_assert_msg(figure > 0.9e-13 && figure < 1.1e-13, "notes: %s", P->notes);
+    } else {
+        ck_assert_double_eq(P->psd_defect, 0);
+        ck_assert_msg(strstr(P->notes, "indefinite") == NULL, "notes: %s", P->notes);
+    }
+    ck_assert_int_eq(mcb_problem_validate(P, tmp, &err), MCB_OK);
+    mcb_problem_free(&P);
 }
 END_TEST
 
@@ -356,6 +430,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, imports_handmade_global);
         tcase_add_loop_test(tc, imports_global_in_each_storage, ST_TRIPLET, ST_CSR + 1);
         tcase_add_loop_test(tc, imports_local_in_each_storage, ST_TRIPLET, ST_CSR + 1);
+        tcase_add_loop_test(tc, judges_indefinite_w_relative_to_its_norm, 0, 3);
     }
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);

@@ -482,6 +482,7 @@ static void write_bodies(void)
 {
     snprintf(path, sizeof path, "/tmp/mcb_test_io3_%ld.h5", (long)getpid());
     mcb_problem *P[2] = {fx_bodies(), fx_point_contact_dual(FX_SLIP)};
+    P[1]->psd_defect = 3e-9; /* as an importer measures it (lib/mcb_psd.h) */
     ck_assert_int_eq(mcb_problem_validate(P[0], "fx_bodies", NULL), MCB_OK);
     ck_assert_int_eq(mcb_write_problems(path, P, 2, NULL), MCB_OK);
     mcb_problem_free(&P[0]);
@@ -506,7 +507,9 @@ START_TEST(round_trip_format3)
     ck_assert_int_eq(memcmp(a->body_parent, b->body_parent, 2 * sizeof(int)), 0);
     ck_assert_int_eq(memcmp(a->body_sub, b->body_sub, 2 * sizeof(int)), 0);
     ck_assert_int_eq(b->nsub, 2);
-    /* the dual problem: descriptors unknown, no bodies */
+    ck_assert(isnan(b->psd_defect)); /* primal: none */
+    /* the dual problem: descriptors unknown but psd_defect, no bodies */
+    ck_assert(S->items[1]->psd_defect == 3e-9);
     ck_assert(isnan(S->items[1]->mass_ratio) && isnan(S->items[1]->cond_est));
     ck_assert(S->items[1]->rank == -1 && isnan(S->items[1]->rank_tol));
     ck_assert_int_eq(S->items[1]->nbodies, 0);
@@ -699,6 +702,18 @@ START_TEST(bad_format3)
         double v = 1e-12;
         attr_replace("/problems/000001", "rank_tol", H5T_NATIVE_DOUBLE, &v);
         expect_error("/problems/000001: attribute rank_tol = 1e-12 is invalid", "with a rank");
+        break;
+    }
+    case 16: {
+        double v = -1e-9;
+        attr_replace("/problems/000001", "psd_defect", H5T_NATIVE_DOUBLE, &v);
+        expect_error("/problems/000001: attribute psd_defect = -1e-09 is invalid", ">= 0");
+        break;
+    }
+    case 17: {
+        double v = INFINITY;
+        attr_replace("/problems/000001", "psd_defect", H5T_NATIVE_DOUBLE, &v);
+        expect_error("/problems/000001: attribute psd_defect = inf is invalid", NULL);
         break;
     }
     }
@@ -1062,7 +1077,7 @@ int main(void)
     tcase_add_test(tc, round_trip_format3);
     tcase_add_test(tc, reads_version2);
     tcase_add_test(tc, writes_are_reproducible);
-    tcase_add_loop_test(tc, bad_format3, 0, 16);
+    tcase_add_loop_test(tc, bad_format3, 0, 18);
     tcase_add_test(tc, body_product_tolerance);
     tcase_add_test(tc, round_trip_compliance);
     tcase_add_test(tc, reads_version3);
