@@ -244,6 +244,7 @@ static mcb_rc record_step(const mcb_record_mujoco_opts *o, rec_state *R, int ste
         free(fwarm);
         return rc;
     }
+    keep->contacts = cnt.contacts;
     P->mujoco = keep;
     P->step = step;
     P->v_ref = mcb_malloc((size_t)P->n, sizeof(double));

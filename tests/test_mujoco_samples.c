@@ -15,6 +15,8 @@
  *     solved by the harness;
  *   - at least one of our solvers (nncg, pgs, subadmm, nnewton, tried in
  *     that order) solves it to natmap 1e-8 within 5000 iterations.
+ * And the record summary counts pyramidal contacts (their rows are
+ * unilateral, no contact blocks) as contacts, like elliptic ones.
  * composite/softbox.xml's free-fall steps (651 equality rows that need no
  * force) failed the last check before the natural map's round-off scale
  * was fixed (metrics.c): natmap stayed 1 for every one of our solvers.
@@ -33,7 +35,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mcb_io.h"
 #include "record_mujoco.h"
+#include "sets.h"
 #include "solver.h"
 
 #ifdef MCB_HAVE_MUJOCO
@@ -168,6 +172,75 @@ START_TEST(sample_model)
 }
 END_TEST
 
+/* The record summary's "contacts per step" counts MuJoCo's contacts whatever
+ * the cone: a sphere resting on a plane has one contact, which is one
+ * contact_ccp block (elliptic, condim 3), four unilateral edge rows and no
+ * contact block (pyramidal, condim 3) or one unilateral row (condim 1);
+ * the summary says 1/1/1 for each, also after a write and read
+ * (mujoco/contacts). The pyramidal and condim-1 recordings said 0/0/0. */
+static const char *ball_xml =
+    "<mujoco model='ball'>\n"
+    "  <option timestep='0.002' cone='%s'/>\n"
+    "  <worldbody>\n"
+    "    <geom type='plane' size='1 1 .1' condim='%s' friction='0.5'/>\n"
+    "    <body pos='0 0 0.1'>\n"
+    "      <freejoint/>\n"
+    "      <geom type='sphere' size='0.1' mass='1' condim='%s' friction='0.5'/>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "</mujoco>\n";
+
+static void ball_contacts(const char *cone, const char *condim, int blocks, int rows)
+{
+    char path[] = "/tmp/mcb_mj_ballXXXXXX", xml[64];
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fprintf(fp, ball_xml, cone, condim, condim);
+    fclose(fp);
+    snprintf(xml, sizeof xml, "%s.xml", path);
+    ck_assert(rename(path, xml) == 0);
+    mcb_record_mujoco_opts o;
+    mcb_record_mujoco_defaults(&o);
+    o.model_path = xml;
+    o.steps = 10;
+    o.every = 5;
+    o.timing = 0;
+    mcb_problem_set *S = NULL, *R = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_record_mujoco(&o, &S, NULL, 0, &err) == MCB_OK, "%s", err.msg);
+    unlink(xml);
+    ck_assert_int_eq(S->count, 2);
+    for (int k = 0; k < S->count; k++) {
+        ck_assert_int_eq(S->items[k]->m, rows);
+        ck_assert_int_eq(mcb_problem_contacts(S->items[k]), blocks);
+    }
+    mcb_gen_summary sum;
+    mcb_gen_summarize(S, "ball", "ball.h5", &sum);
+    char line[512];
+    mcb_gen_summary_line(&sum, line, sizeof line);
+    printf("cone %s, condim %s: %s\n", cone, condim, line);
+    ck_assert_msg(strstr(line, "contacts per step 1/1/1 "), "cone %s condim %s: %s", cone, condim,
+                  line);
+    ck_assert(mcb_write_problems("test_mujoco_samples_ball.h5", S->items, S->count, &err) ==
+              MCB_OK);
+    ck_assert_msg(mcb_read_problems("test_mujoco_samples_ball.h5", &R, &err) == MCB_OK, "%s",
+                  err.msg);
+    mcb_gen_summarize(R, "ball", "ball.h5", &sum);
+    ck_assert_int_eq(sum.contacts_min, 1);
+    ck_assert_int_eq(sum.contacts_max, 1);
+    mcb_problem_set_free(&R);
+    mcb_problem_set_free(&S);
+}
+
+START_TEST(pyramidal_contacts_counted)
+{
+    ball_contacts("elliptic", "3", 1, 3);
+    ball_contacts("pyramidal", "3", 0, 4);
+    ball_contacts("pyramidal", "1", 0, 1);
+}
+END_TEST
+
 int main(void)
 {
     if (access(MODELS "/humanoid/humanoid.xml", R_OK) != 0)
@@ -177,6 +250,7 @@ int main(void)
     TCase *tc = tcase_create("samples");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, table_is_the_package);
+    tcase_add_test(tc, pyramidal_contacts_counted);
     tcase_add_loop_test(tc, sample_model, 0, NSAMPLES);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
