@@ -228,8 +228,10 @@ static const char *record_help =
     "fixed seed (--seed, default 12). Rows with no mcbench type (friction loss,\n"
     "elliptic contacts of dimension 4 or 6) are left out with a warning (their force\n"
     "kept in b), or refused with --strict. --no-timing leaves MuJoCo's solve time out\n"
-    "of the notes, so that equal arguments give byte-identical files. Needs mcbench\n"
-    "built with MuJoCo (libmujoco-dev). See docs/mujoco.md.\n";
+    "of the notes, so that equal arguments give byte-identical files. A model with no\n"
+    "degrees of freedom (nv = 0) is refused. The summary line's contacts per step are\n"
+    "MuJoCo's contacts, whatever the cone (a pyramidal contact is unilateral rows).\n"
+    "Needs mcbench built with MuJoCo (libmujoco-dev). See docs/mujoco.md.\n";
 
 static int cmd_record(int argc, char **argv)
 {

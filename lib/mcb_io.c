@@ -21,7 +21,9 @@
  *     mujoco/            v4, optional (primal): a step recorded from MuJoCo:
  *                        model (uint8, mj_saveModel's bytes), qpos, qvel,
  *                        act (when na > 0), ctrl (when nu > 0),
- *                        qacc_warmstart, time (1 entry), all float64
+ *                        qacc_warmstart, time (1 entry), all float64;
+ *                        contacts (int32, 1 entry, optional: MuJoCo's
+ *                        contacts in the rows, any cone)
  *
  * Written files are byte-for-byte identical for identical content: no
  * object timestamps (mcb_h5 creates every group and dataset with
@@ -258,6 +260,16 @@ static mcb_rc read_mujoco(hid_t g, mcb_problem *P, const char *ctx, mcb_err *err
         return rc;
     s->time = t[0];
     free(t);
+    s->contacts = -1;
+    if (mcb_h5_exists(g, "mujoco/contacts")) {
+        int *c = NULL;
+        if ((rc = mcb_h5_read_ints(g, "mujoco/contacts", 1, ctx, &c, err))) return rc;
+        s->contacts = c[0];
+        free(c);
+        if (s->contacts < 0)
+            return mcb_fail(err, MCB_E_INPUT, "%s: mujoco/contacts = %d is negative", ctx,
+                            s->contacts);
+    }
     return MCB_OK;
 }
 
@@ -581,7 +593,8 @@ static int write_mujoco(hid_t g, const mcb_mujoco *s)
              (s->na > 0 && mcb_h5_write_doubles(mg, "act", s->act, s->na)) ||
              (s->nu > 0 && mcb_h5_write_doubles(mg, "ctrl", s->ctrl, s->nu)) ||
              mcb_h5_write_doubles(mg, "qacc_warmstart", s->qacc_warmstart, s->nv) ||
-             mcb_h5_write_doubles(mg, "time", &s->time, 1);
+             mcb_h5_write_doubles(mg, "time", &s->time, 1) ||
+             (s->contacts >= 0 && mcb_h5_write_ints(mg, "contacts", &s->contacts, 1));
     H5Gclose(mg);
     return rc;
 }

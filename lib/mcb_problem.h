@@ -66,6 +66,8 @@ typedef struct {
     double *qpos, *qvel, *act, *ctrl; /* nq, nv, na, nu (NULL when 0) */
     double *qacc_warmstart;           /* nv: MuJoCo's warm start */
     double time;                      /* simulation time (s) */
+    int contacts; /* MuJoCo's contacts in the step's rows, -1 unknown: pyramidal ones are
+                     unilateral rows, not contact blocks (the record summary counts them) */
 } mcb_mujoco;
 void mcb_mujoco_free(mcb_mujoco **S); /* accepts NULL */
 mcb_mujoco *mcb_mujoco_copy(const mcb_mujoco *S);

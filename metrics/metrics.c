@@ -330,11 +330,21 @@ static void projected_velocity(mcb_metrics_ws *ws, const double *lambda)
     }
 }
 
-static double rel(double x, double scale) { return scale > DBL_EPSILON ? x / scale : x; }
+/* The smallest scale a residual is divided by: Siconos' MIN_RELATIVE_SCALING
+ * (gfc3d_compute_error of later Siconos releases; 4.4 uses DBL_EPSILON). A
+ * scale below it is round-off of the problem's data, not a size: where the
+ * solution is lambda = 0 and u = 0 (composite/softbox.xml in free fall: 651
+ * equality rows with ||e|| = 6e-14, MuJoCo's ||lambda|| = 4e-15), ||u|| /
+ * max(||u||, ||lambda||) compares round-off with round-off and is 1 for
+ * every solution with ||lambda|| <= ||u||; the residual then stays absolute. */
+#define MIN_RELATIVE_SCALING 1.4901161193847656e-08 /* sqrt(DBL_EPSILON) */
+
+static double rel(double x, double scale) { return scale > MIN_RELATIVE_SCALING ? x / scale : x; }
 
 /* Siconos 4.4: local form sqrt(sum ||.||^2) / max(||q||, ||lambda||, ||u||);
  * global form dyn / max(||b||, ||Av||, ||J^T lambda||)
- *             + sqrt(sum ||.||^2) / max(||u||, ||lambda||). */
+ *             + sqrt(sum ||.||^2) / max(||u||, ||lambda||),
+ * each scale below MIN_RELATIVE_SCALING not divided by. */
 /* The natmap's scale: max(||q||, ||lambda||, ||u||) (dual) or
  * max(||u||, ||lambda||) (primal). */
 static double natmap_scale(const mcb_metrics_ws *ws, const double *lambda)

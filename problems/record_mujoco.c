@@ -244,6 +244,7 @@ static mcb_rc record_step(const mcb_record_mujoco_opts *o, rec_state *R, int ste
         free(fwarm);
         return rc;
     }
+    keep->contacts = cnt.contacts;
     P->mujoco = keep;
     P->step = step;
     P->v_ref = mcb_malloc((size_t)P->n, sizeof(double));
@@ -325,6 +326,15 @@ static mcb_rc load(const mcb_record_mujoco_opts *o, rec_state *R, mcb_err *err)
     if (!R->m)
         return mcb_fail(err, MCB_E_INPUT, "record mujoco: MuJoCo cannot load %s: %s",
                         o->model_path, msg[0] ? msg : mcb_mj_guard_warning());
+    /* nothing moves: no velocity-level problem (A would be 0 x 0; the
+     * state copies of zero length used to read as a failed allocation,
+     * "out of memory", for composite/scene.xml, the scene the composite
+     * models include) */
+    if (R->m->nv == 0)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "record mujoco: %s has no degrees of freedom (nv = 0: no joints, or only "
+                        "mocap and static bodies): it has no constraint problem to record",
+                        o->model_path);
     if (o->cone != MCB_MJ_CONE_MODEL) R->m->opt.cone = o->cone;
     R->nbytes = mj_sizeModel(R->m);
     R->bytes = mcb_malloc((size_t)R->nbytes, 1);

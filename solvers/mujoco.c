@@ -87,10 +87,17 @@ static int row_kind(const mjModel *m, const mjData *d, int i, mcb_mj_counts *cnt
     case mjCNSTR_EQUALITY: cnt->equality_rows++; return ROW_BIL;
     case mjCNSTR_LIMIT_JOINT:
     case mjCNSTR_LIMIT_TENDON: cnt->limit_rows++; return ROW_UNI;
-    case mjCNSTR_CONTACT_FRICTIONLESS: cnt->frictionless_rows++; return ROW_UNI;
-    case mjCNSTR_CONTACT_PYRAMIDAL: cnt->pyramidal_rows++; return ROW_UNI;
+    case mjCNSTR_CONTACT_FRICTIONLESS:
+        cnt->contacts++; /* one row per contact */
+        cnt->frictionless_rows++;
+        return ROW_UNI;
+    case mjCNSTR_CONTACT_PYRAMIDAL:
+        if (i == d->contact[d->efc_id[i]].efc_address) cnt->contacts++;
+        cnt->pyramidal_rows++;
+        return ROW_UNI;
     case mjCNSTR_CONTACT_ELLIPTIC: {
         const mjContact *c = &d->contact[d->efc_id[i]];
+        if (i == c->efc_address) cnt->contacts++;
         if (c->dim == 3 && c->friction[0] == c->friction[1]) {
             if (i == c->efc_address) cnt->elliptic3_contacts++;
             return ROW_CCP;

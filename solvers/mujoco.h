@@ -33,6 +33,8 @@ typedef struct {
     int equality_rows, limit_rows, frictionless_rows, pyramidal_rows, elliptic3_contacts;
     int left_out_rows;          /* friction loss and elliptic dim 4/6 rows */
     int frictionloss_rows, elliptic_other_contacts;
+    int contacts;               /* MuJoCo contacts with rows, any cone or condim: a pyramidal
+                                   contact's edges are unilateral rows, not contact blocks */
 } mcb_mj_counts;
 
 /* Builds the problem of d's last constraint solve (d after mj_forward or

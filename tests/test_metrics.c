@@ -438,6 +438,45 @@ START_TEST(compliant_scalar_row)
 }
 END_TEST
 
+/* A step whose constraint rows need no force (composite/softbox.xml in free
+ * fall: 651 equality rows, lambda = 0, ||e|| = 6e-14): two DOFs, A = I,
+ * b = (1, 0), one bilateral row J = (0, 1), e = 0, r = 1. The solution is
+ * v = (1, 0), lambda = 0, u = 0. A solver's answer off by round-off in the
+ * constrained DOF, v = (1, 3e-15), lambda = 1e-15, has u = 4e-15: the
+ * natural map's scale max(||u||, ||lambda||) = 4e-15 is round-off itself,
+ * and dividing by it gave natmap = 1 + dyn_rel whatever the solver did.
+ * Scales below sqrt(eps) are not divided by (Siconos' MIN_RELATIVE_SCALING):
+ * natmap = dyn_rel + |u| = |A v - b - J^T lambda| / ||b|| + 4e-15 =
+ * 2e-15 + 4e-15. A scale above it still divides: lambda = 1e-6 (u = 1e-6 +
+ * 3e-15) gives natmap = 1e-6 + (1e-6 + 3e-15) / (1e-6 + 3e-15) ~ 1. */
+START_TEST(round_off_scale_is_not_divided_by)
+{
+    double A[4] = {1, 0, 0, 1}, b[2] = {1, 0}, J[2] = {0, 1}, e[1] = {0};
+    mcb_problem *P = fx_dense_primal(2, 1, A, b, J, e);
+    P->nblocks = 1;
+    P->blocks = calloc(1, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){MCB_BILATERAL, 0, 1, 0, 0, 0};
+    P->r = malloc(sizeof(double));
+    P->r[0] = 1.0;
+    mcb_problem_infer_subsystems(P, NULL);
+    ck_assert_int_eq(mcb_problem_validate(P, "free fall", NULL), MCB_OK);
+    double v[2] = {1, 0}, l = 0;
+    mcb_metrics m = eval(P, v, &l);
+    ck_assert_double_eq(m.val[MCB_M_NATMAP], 0.0);
+    v[1] = 3e-15, l = 1e-15;
+    m = eval(P, v, &l);
+    ck_assert_double_eq_tol(m.val[MCB_M_DYN_REL], 2e-15, 1e-28);
+    ck_assert_double_eq_tol(m.val[MCB_M_FB], 4e-15, 1e-28);
+    ck_assert_msg(fabs(m.val[MCB_M_NATMAP] - 6e-15) <= 1e-28,
+                  "round-off answer: natmap %.17g, expected 6e-15 (a round-off scale "
+                  "max(||u||, ||lambda||) = 4e-15 divided by gives 1)", m.val[MCB_M_NATMAP]);
+    l = 1e-6;
+    m = eval(P, v, &l);
+    ck_assert_double_eq_tol(m.val[MCB_M_NATMAP], 1.0 + 1e-6, 1e-12);
+    mcb_problem_free(&P);
+}
+END_TEST
+
 /* A dual scalar row, W = 2, q = -1, r = 0.5: lambda = -q / (W + r) = 0.4,
  * u = 2 (0.4) - 1 + 0.5 (0.4) = 0. The rigid lambda = 0.5 has u = 0.25:
  * natmap = |0.5 - max(0, 0.25)| / max(|q|, |lambda|, |u|) = 0.25, zres the
@@ -548,6 +587,7 @@ int main(void)
     tcase_add_test(tc, compliant_contact_dual);
     tcase_add_test(tc, compliant_scalar_row);
     tcase_add_test(tc, compliant_scalar_dual);
+    tcase_add_test(tc, round_off_scale_is_not_divided_by);
     tcase_add_test(tc, compliant_penetration);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);

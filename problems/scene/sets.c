@@ -341,7 +341,10 @@ void mcb_gen_summarize(const mcb_problem_set *S, const char *scene, const char *
     int *c = n ? mcb_malloc((size_t)n, sizeof(int)) : NULL;
     for (int k = 0; k < n; k++) {
         const mcb_problem *P = S->items[k];
-        int cont = mcb_problem_contacts(P);
+        /* a MuJoCo step's contacts whatever its cone (pyramidal ones are
+         * unilateral rows, no contact blocks) */
+        int cont = P->mujoco && P->mujoco->contacts >= 0 ? P->mujoco->contacts
+                                                         : mcb_problem_contacts(P);
         if (k == 0 || P->n < o->dof_min) o->dof_min = P->n;
         if (k == 0 || P->n > o->dof_max) o->dof_max = P->n;
         if (k == 0 || P->nsub < o->sub_min) o->sub_min = P->nsub;
