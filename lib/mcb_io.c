@@ -30,6 +30,7 @@
  * H5Pset_obj_track_times(.., 0)), fixed group names, fixed types. */
 #include "mcb_io.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@
 
 #include "mcb_h5.h"
 #include "mcb_isolate.h"
+#include "mcb_untrusted.h"
 #include "mcb_paths.h"
 
 /* ---------------------------------------------------------------- reading */
@@ -407,10 +409,11 @@ static herr_t collect_name(hid_t g, const char *name, const H5L_info_t *info, vo
 
 /* Reads every problem of `path`; with validate = 0 only the HDF5 pass runs
  * (what mcb_read_problems_isolated does in its child process). */
-static mcb_rc read_problems(const char *path, int validate, mcb_problem_set **out, mcb_err *err)
+static mcb_rc read_problems_as(const char *file, const char *path, int validate,
+                               mcb_problem_set **out, mcb_err *err)
 {
     *out = NULL;
-    hid_t f = mcb_h5_open_ro(path, err);
+    hid_t f = mcb_h5_open_ro(file, err);
     if (f < 0) return MCB_E_INPUT;
     mcb_rc rc = MCB_OK;
     name_list L = {0, 0, NULL};
@@ -494,46 +497,181 @@ done:
     return rc;
 }
 
+static mcb_rc read_problems(const char *path, int validate, mcb_problem_set **out, mcb_err *err)
+{
+    return read_problems_as(path, path, validate, out, err);
+}
+
 mcb_rc mcb_read_problems(const char *path, mcb_problem_set **out, mcb_err *err)
 {
     return read_problems(path, 1, out, err);
 }
 
-static mcb_rc probe_problems(void *arg, mcb_err *err)
+/* ------------------------------------------------- untrusted files, isolated
+ *
+ * An untrusted file is parsed in a forked child only. The child reads it
+ * (and validates what it read) and writes the problems, as this module
+ * writes them, to a temporary file the parent made before the fork; the parent
+ * then reads that clean copy. The parent never hands the untrusted bytes to
+ * libhdf5: a fault that the child survives by chance (libhdf5 1.10's heap
+ * over-read of a damaged attribute message stays inside mapped memory in
+ * one heap layout and crosses into an unmapped page in another) cannot
+ * reach it. */
+
+static mcb_rc write_file(const char *path, int excl, mcb_problem *const *problems, int count);
+
+/* In the child: the job's reader, then its problems into the copy. */
+static mcb_rc copy_read_child(void *arg, mcb_err *err)
 {
+    mcb_copy_read *cr = arg;
     mcb_problem_set *S = NULL;
-    mcb_rc rc = read_problems(arg, 0, &S, err);
+    mcb_rc rc = cr->fn(cr->arg, &S, err);
+    if (!rc && write_file(cr->copy, 0, S->items, S->count))
+        rc = mcb_fail(err, MCB_E_IO, "%s: cannot hand what was read back to the parent (%s)",
+                      cr->path, cr->copy);
     mcb_problem_set_free(&S);
     return rc;
+}
+
+/* A new empty file for the copy: in $TMPDIR, else in /dev/shm (memory),
+ * else in /tmp; registered so that a signal removes it (mcb_paths.h). */
+static mcb_rc make_copy_file(mcb_copy_read *cr, mcb_err *err)
+{
+    const char *t = getenv("TMPDIR");
+    const char *dirs[] = {t && *t ? t : NULL, "/dev/shm", "/tmp"};
+    for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
+        if (!dirs[k] || access(dirs[k], W_OK | X_OK) != 0) continue;
+        snprintf(cr->copy, sizeof cr->copy, "%s/mcbench-read-XXXXXX", dirs[k]);
+        int fd = mkstemp(cr->copy);
+        if (fd < 0) continue;
+        close(fd);
+        if (mcb_tmp_register(cr->copy)) {
+            unlink(cr->copy);
+            cr->copy[0] = '\0';
+            return mcb_fail(err, MCB_E_IO, "%s: too many temporary files", cr->path);
+        }
+        return MCB_OK;
+    }
+    cr->copy[0] = '\0';
+    return mcb_fail(err, MCB_E_IO, "%s: cannot create a temporary file to read it through (%s)",
+                    cr->path, strerror(errno));
+}
+
+static void drop_copy_file(mcb_copy_read *cr)
+{
+    if (!cr->copy[0]) return;
+    unlink(cr->copy);
+    mcb_tmp_unregister(cr->copy);
+    cr->copy[0] = '\0';
+}
+
+mcb_rc mcb_copy_read_start(const char *path, mcb_untrusted_reader fn, void *arg,
+                           mcb_copy_read *cr, mcb_err *err)
+{
+    memset(cr, 0, sizeof *cr);
+    cr->ch.pid = cr->ch.fd = -1;
+    cr->path = path;
+    cr->fn = fn;
+    cr->arg = arg;
+    mcb_rc rc = make_copy_file(cr, err);
+    if (!rc) rc = mcb_isolate_probe_start(path, copy_read_child, cr, &cr->ch, err);
+    if (rc) drop_copy_file(cr);
+    return rc;
+}
+
+mcb_rc mcb_copy_read_finish(mcb_copy_read *cr, mcb_problem_set **out, mcb_err *err)
+{
+    *out = NULL;
+    mcb_rc rc = mcb_isolate_probe_wait(cr->path, &cr->ch, err);
+    /* our own writer's output, validated in the child: read as it is, the
+     * messages naming the file the user gave */
+    if (!rc) rc = read_problems_as(cr->copy, cr->path, 0, out, err);
+    drop_copy_file(cr);
+    return rc;
+}
+
+void mcb_copy_read_abandon(mcb_copy_read *cr)
+{
+    if (!cr) return;
+    mcb_isolate_abandon(&cr->ch);
+    drop_copy_file(cr);
+}
+
+typedef struct {
+    mcb_untrusted_one fn;
+    void *arg;
+} one_job;
+
+/* In the child: one problem as a set of one. */
+static mcb_rc read_one(void *arg, mcb_problem_set **out, mcb_err *err)
+{
+    const one_job *j = arg;
+    mcb_problem *P = NULL;
+    *out = NULL;
+    mcb_rc rc = j->fn(j->arg, &P, err);
+    mcb_problem_set *S = rc ? NULL : calloc(1, sizeof *S);
+    if (!rc && !S) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    if (!rc) rc = mcb_problem_set_push(S, P, err);
+    if (rc) {
+        mcb_problem_free(&P);
+        mcb_problem_set_free(&S);
+        return rc;
+    }
+    *out = S;
+    return MCB_OK;
+}
+
+mcb_rc mcb_read_one_isolated(const char *path, mcb_untrusted_one fn, void *arg,
+                             mcb_problem **out, mcb_err *err)
+{
+    *out = NULL;
+    one_job j = {fn, arg};
+    mcb_copy_read cr;
+    mcb_problem_set *S = NULL;
+    mcb_rc rc = mcb_copy_read_start(path, read_one, &j, &cr, err);
+    if (!rc) rc = mcb_copy_read_finish(&cr, &S, err);
+    if (!rc && S->count != 1)
+        rc = mcb_fail(err, MCB_E_INPUT, "%s: read %d problems, expected one", path, S->count);
+    if (!rc) {
+        *out = S->items[0]; /* taken out of the set */
+        S->count = 0;
+    }
+    mcb_problem_set_free(&S);
+    return rc;
+}
+
+static mcb_rc read_validated(void *path, mcb_problem_set **out, mcb_err *err)
+{
+    return read_problems(path, 1, out, err);
 }
 
 mcb_rc mcb_read_problems_isolated(const char *path, mcb_problem_set **out, mcb_err *err)
 {
     *out = NULL;
-    mcb_rc rc = mcb_isolate_probe(path, probe_problems, (void *)path, err);
-    return rc ? rc : read_problems(path, 1, out, err);
+    mcb_copy_read cr;
+    mcb_rc rc = mcb_copy_read_start(path, read_validated, (void *)path, &cr, err);
+    return rc ? rc : mcb_copy_read_finish(&cr, out, err);
 }
 
 mcb_rc mcb_read_problem_files_isolated(const char *const *paths, int n, mcb_problem_set **out,
                                        mcb_err *err)
 {
     for (int k = 0; k < n; k++) out[k] = NULL;
-    mcb_isolate_child ch[2];
-    mcb_rc next = n > 0 ? mcb_isolate_probe_start(paths[0], probe_problems, (void *)paths[0],
-                                                  &ch[0], err)
+    mcb_copy_read cr[2];
+    mcb_rc next = n > 0 ? mcb_copy_read_start(paths[0], read_validated, (void *)paths[0],
+                                              &cr[0], err)
                         : MCB_OK;
     mcb_rc rc = MCB_OK;
     int k = 0;
     for (; k < n && !rc; k++) {
-        rc = next; /* file k's probe started, or why not (err holds it) */
+        rc = next; /* file k's child started, or why not (err holds it) */
         if (rc) break;
-        /* file k + 1's probe runs while this process reads file k */
+        /* file k + 1's child reads while this process reads file k's copy */
         mcb_err nerr;
-        next = k + 1 < n ? mcb_isolate_probe_start(paths[k + 1], probe_problems,
-                                                   (void *)paths[k + 1], &ch[(k + 1) & 1], &nerr)
+        next = k + 1 < n ? mcb_copy_read_start(paths[k + 1], read_validated, (void *)paths[k + 1],
+                                               &cr[(k + 1) & 1], &nerr)
                          : MCB_OK;
-        rc = mcb_isolate_probe_wait(paths[k], &ch[k & 1], err);
-        if (!rc) rc = read_problems(paths[k], 1, &out[k], err);
+        rc = mcb_copy_read_finish(&cr[k & 1], &out[k], err);
         if (!rc && next) {
             *err = nerr;
             rc = next;
@@ -542,8 +680,8 @@ mcb_rc mcb_read_problem_files_isolated(const char *const *paths, int n, mcb_prob
         }
     }
     if (!rc) return MCB_OK;
-    /* a probe still running is abandoned (only when the next one started) */
-    if (k < n && !next) mcb_isolate_abandon(&ch[k & 1]);
+    /* a child still running is abandoned (only when the next one started) */
+    if (k < n && !next) mcb_copy_read_abandon(&cr[k & 1]);
     for (int j = 0; j < n; j++) mcb_problem_set_free(&out[j]);
     return rc;
 }
@@ -670,18 +808,11 @@ static int write_problem(hid_t g, const mcb_problem *P)
     return rc;
 }
 
-mcb_rc mcb_write_problems(const char *path, mcb_problem *const *problems, int count,
-                          mcb_err *err)
+/* Writes the file at `path` (excl: refuse an existing one); 0 or -1. */
+static mcb_rc write_file(const char *path, int excl, mcb_problem *const *problems, int count)
 {
-    mcb_h5_quiet();
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    if (mcb_tmp_register(tmp)) return mcb_fail(err, MCB_E_IO, "%s: too many temporary files", path);
-    hid_t f = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
-    if (f < 0) {
-        mcb_tmp_unregister(tmp);
-        return mcb_fail(err, MCB_E_IO, "%s: cannot create file", path);
-    }
+    hid_t f = H5Fcreate(path, excl ? H5F_ACC_EXCL : H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) return -1;
     int rc = mcb_h5_attr_write_str(f, "format", MCB_FORMAT_NAME) ||
              mcb_h5_attr_write_int(f, "format_version", MCB_FORMAT_VERSION);
     hid_t g = rc ? -1 : mcb_h5_create_group(f, "problems");
@@ -695,6 +826,17 @@ mcb_rc mcb_write_problems(const char *path, mcb_problem *const *problems, int co
     }
     if (g >= 0) H5Gclose(g);
     if (H5Fclose(f) < 0) rc = 1;
+    return rc ? -1 : 0;
+}
+
+mcb_rc mcb_write_problems(const char *path, mcb_problem *const *problems, int count,
+                          mcb_err *err)
+{
+    mcb_h5_quiet();
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    if (mcb_tmp_register(tmp)) return mcb_fail(err, MCB_E_IO, "%s: too many temporary files", path);
+    int rc = write_file(tmp, 1, problems, count);
     if (!rc && rename(tmp, path) != 0) rc = 1;
     if (rc) unlink(tmp);
     mcb_tmp_unregister(tmp);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "mcb_h5.h"
-#include "mcb_isolate.h"
+#include "mcb_untrusted.h"
 #include "problems.h"
 
 static const char *mat_fields[] = {"m", "n", "nz", "nzmax", "p", "i", "x"};
@@ -351,19 +351,15 @@ static mcb_rc import_fclib(const char *path, mcb_problem **out, mcb_err *err)
     return MCB_OK;
 }
 
-static mcb_rc probe_fclib(void *path, mcb_err *err)
+static mcb_rc import_in_child(void *path, mcb_problem **out, mcb_err *err)
 {
-    mcb_problem *P = NULL;
-    mcb_rc rc = import_fclib(path, &P, err);
-    mcb_problem_free(&P);
-    return rc;
+    return import_fclib(path, out, err);
 }
 
 mcb_rc mcb_import_fclib(const char *path, mcb_problem **out, mcb_err *err)
 {
-    *out = NULL;
-    mcb_rc rc = mcb_isolate_probe(path, probe_fclib, (void *)path, err);
-    return rc ? rc : import_fclib(path, out, err);
+    /* only the child parses the file; this process reads its clean copy */
+    return mcb_read_one_isolated(path, import_in_child, (void *)path, out, err);
 }
 
 mcb_rc mcb_import_fclib_unisolated(const char *path, mcb_problem **out, mcb_err *err)

@@ -16,7 +16,8 @@
  * MCB_SYM_TOL is replaced by (W + W^T) / 2 and the notes say by how much;
  * then the problem is validated like any other. Siconos' readers do not
  * check their input (a bad size is a huge allocation or a crash), so the
- * whole import runs first in an isolated child (mcb_isolate_probe).
+ * whole import runs only in an isolated child, which hands the problem back
+ * as a clean problem file (mcb_read_one_isolated, lib/mcb_untrusted.h).
  * Without Siconos (MCB_HAVE_SICONOS undefined) only the refusal remains. */
 #ifdef MCB_HAVE_SICONOS
 #include "CSparseMatrix_internal.h" /* first: Siconos' 64-bit sparse indices */
@@ -30,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_isolate.h"
+#include "mcb_untrusted.h"
 
 #ifdef MCB_HAVE_SICONOS
 #include "FrictionContactProblem.h"
@@ -318,21 +319,17 @@ static mcb_rc import_siconos(const char *path, int form, mcb_problem **out, mcb_
     return MCB_OK;
 }
 
-static mcb_rc probe(void *arg, mcb_err *err)
+static mcb_rc import_in_child(void *arg, mcb_problem **out, mcb_err *err)
 {
     const import_job *job = arg;
-    mcb_problem *P = NULL;
-    mcb_rc rc = import_siconos(job->path, job->form, &P, err);
-    mcb_problem_free(&P);
-    return rc;
+    return import_siconos(job->path, job->form, out, err);
 }
 
 mcb_rc mcb_import_siconos(const char *path, int form, mcb_problem **out, mcb_err *err)
 {
-    *out = NULL;
+    /* only the child parses the file; this process reads its clean copy */
     import_job job = {path, form};
-    mcb_rc rc = mcb_isolate_probe(path, probe, &job, err);
-    return rc ? rc : import_siconos(path, form, out, err);
+    return mcb_read_one_isolated(path, import_in_child, &job, out, err);
 }
 
 #endif
