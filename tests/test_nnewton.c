@@ -362,7 +362,8 @@ START_TEST(lu_refactor_and_repivot)
     mcb_csc *K = mcb_csc_from_triplets(2, 2, 4, ri, ci, xv);
     mcb_lu *F = NULL;
     mcb_err err;
-    ck_assert_int_eq(mcb_lu_analyze(K, &F, &err), MCB_OK);
+    ck_assert_int_eq(mcb_lu_analyze(K, MCB_LU_KLU, &F, &err), MCB_OK);
+    ck_assert_int_eq(mcb_lu_kind_of(F), MCB_LU_KLU);
     lu_check(F, K, 4.0);
     ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 1);
     lu_check(F, K, 5.0); /* new values, the same pivots: refactored in place */
@@ -370,21 +371,146 @@ START_TEST(lu_refactor_and_repivot)
     ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 1);
     lu_check(F, K, 1e-13); /* the (0,0) pivot collapses: new pivots */
     ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 2);
+    ck_assert_int_eq(mcb_lu_factorizations(F), 4);
     K->x[0] = 1.0 / 3.0; /* singular */
     ck_assert_int_eq(mcb_lu_factor(F, K), 1);
     mcb_lu_free(&F);
     mcb_lu_free(&F);
     ck_assert_ptr_null(F);
     mcb_csc_free(&K);
+}
+END_TEST
+
+/* UMFPACK (MCB_LU_UMFPACK) on the same matrix: the same answers, but every
+ * factorization chooses its pivots (a KLU factor would count 2 of 4). */
+START_TEST(lu_umfpack_fresh_pivots)
+{
+    int ri[4] = {0, 1, 0, 1}, ci[4] = {0, 0, 1, 1};
+    double xv[4] = {4.0, 1.0, 1.0, 3.0};
+    mcb_csc *K = mcb_csc_from_triplets(2, 2, 4, ri, ci, xv);
+    mcb_lu *F = NULL;
+    mcb_err err;
+    ck_assert_int_eq(mcb_lu_analyze(K, MCB_LU_UMFPACK, &F, &err), MCB_OK);
+    ck_assert_int_eq(mcb_lu_kind_of(F), MCB_LU_UMFPACK);
+    ck_assert_str_eq(mcb_lu_kind_name(mcb_lu_kind_of(F)), "umfpack");
+    double a[4] = {4.0, 5.0, 2.0, 1e-13};
+    for (int k = 0; k < 4; k++) {
+        lu_check(F, K, a[k]);
+        ck_assert_int_eq(mcb_lu_fresh_factorizations(F), k + 1);
+    }
+    ck_assert_int_eq(mcb_lu_factorizations(F), 4);
+    mcb_lu_free(&F);
+    mcb_lu_free(&F);
+    ck_assert_ptr_null(F);
+    mcb_csc_free(&K);
+}
+END_TEST
+
+/* Both backends: an unsymmetric 3 x 3 with a zero diagonal (pivoting
+ * needed) against its known solution; a singular matrix, NaN entries and a
+ * structurally singular pattern are status 1 (and a solve after them too),
+ * a good matrix afterwards factors again; 0 x 0; bad arguments. */
+START_TEST(lu_backends_known_answers)
+{
+    int kind = _i;
+    /* K = [[0, 2, 1], [1, 0, 0], [0, 1, 3]], x = (1, -1, 2), b = K x */
+    int ri[5] = {1, 0, 2, 0, 2}, ci[5] = {0, 1, 1, 2, 2};
+    double xv[5] = {1.0, 2.0, 1.0, 1.0, 3.0};
+    mcb_csc *K = mcb_csc_from_triplets(3, 3, 5, ri, ci, xv);
+    mcb_lu *F = NULL;
+    mcb_err err;
+    ck_assert_int_eq(mcb_lu_analyze(K, kind, &F, &err), MCB_OK);
+    ck_assert_int_eq(mcb_lu_solve(F, (double[3]){0, 0, 0}), 1); /* nothing factored yet */
+    for (int rep = 0; rep < 2; rep++) {
+        ck_assert_int_eq(mcb_lu_factor(F, K), 0);
+        double x[3] = {0.0, 1.0, 5.0}, xs[3] = {1.0, -1.0, 2.0};
+        ck_assert_int_eq(mcb_lu_solve(F, x), 0);
+        for (int i = 0; i < 3; i++) ck_assert_double_eq_tol(x[i], xs[i], 1e-14);
+        /* singular: with K(2, 2) = 0.5 column 2 is column 1 / 2 */
+        double keep = K->x[4];
+        K->x[4] = 0.5;
+        ck_assert_int_eq(mcb_lu_factor(F, K), 1);
+        double y[3] = {1.0, 1.0, 1.0};
+        ck_assert_int_eq(mcb_lu_solve(F, y), 1);
+        K->x[4] = NAN;
+        ck_assert_int_eq(mcb_lu_factor(F, K), 1);
+        ck_assert_int_eq(mcb_lu_solve(F, y), 1);
+        K->x[4] = keep; /* and back: factors again (next rep) */
+    }
+    mcb_lu_free(&F);
+    /* structurally singular: column 1 empty */
+    int rj[3] = {0, 1, 2}, cj[3] = {0, 2, 2};
+    double xj[3] = {1.0, 1.0, 1.0};
+    mcb_csc *S = mcb_csc_from_triplets(3, 3, 3, rj, cj, xj);
+    mcb_rc rc = mcb_lu_analyze(S, kind, &F, &err);
+    if (rc == MCB_OK) ck_assert_int_eq(mcb_lu_factor(F, S), 1);
+    else ck_assert_ptr_null(F);
+    mcb_lu_free(&F);
+    mcb_csc_free(&S);
+    /* bad arguments: a non-square matrix, an unknown backend */
+    S = mcb_csc_alloc(2, 3, 0);
+    F = (mcb_lu *)1;
+    ck_assert_int_eq(mcb_lu_analyze(S, kind, &F, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(F);
+    mcb_csc_free(&S);
+    ck_assert_int_eq(mcb_lu_analyze(K, 2, &F, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(F);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown backend 2"));
+    ck_assert_int_eq(mcb_lu_analyze(K, -1, &F, &err), MCB_E_INPUT);
+    mcb_csc_free(&K);
     /* 0 x 0 (a step without constraint rows): nothing to factor, no error */
     K = mcb_csc_alloc(0, 0, 0);
-    ck_assert_int_eq(mcb_lu_analyze(K, &F, &err), MCB_OK);
+    ck_assert_int_eq(mcb_lu_analyze(K, kind, &F, &err), MCB_OK);
     ck_assert_int_eq(mcb_lu_factor(F, K), 0);
     ck_assert_int_eq(mcb_lu_solve(F, NULL), 0);
     mcb_lu_free(&F);
     mcb_csc_free(&K);
+    mcb_lu_free(NULL);
+    ck_assert_int_eq(mcb_lu_kind_of(NULL), -1);
+    ck_assert_int_eq(mcb_lu_factorizations(NULL), 0);
 }
 END_TEST
+
+#if COUNT_MALLOC
+/* What allocates: KLU's refactorization nothing; UMFPACK's factorization
+ * (umfpack_di_numeric builds a new numeric object), but not its solve
+ * (umfpack_di_wsolve on work arrays from mcb_lu_analyze). */
+START_TEST(lu_allocations_by_backend)
+{
+    int ri[5] = {1, 0, 2, 0, 2}, ci[5] = {0, 1, 1, 2, 2};
+    double xv[5] = {1.0, 2.0, 1.0, 1.0, 3.0};
+    mcb_csc *K = mcb_csc_from_triplets(3, 3, 5, ri, ci, xv);
+    for (int kind = 0; kind < MCB_LU_NKINDS; kind++) {
+        mcb_lu *F = NULL;
+        ck_assert_int_eq(mcb_lu_analyze(K, kind, &F, NULL), MCB_OK);
+        ck_assert_int_eq(mcb_lu_factor(F, K), 0);
+        long fact = 0, solve = 0;
+        for (int k = 0; k < 3; k++) {
+            K->x[4] = 3.0 + k;
+            /* (Check's assertions allocate: they stay outside the counting) */
+            nalloc = 0;
+            __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
+            int st = mcb_lu_factor(F, K);
+            __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
+            fact += nalloc;
+            ck_assert_int_eq(st, 0);
+            double x[3] = {1.0, 2.0, 3.0};
+            nalloc = 0;
+            __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
+            st = mcb_lu_solve(F, x);
+            __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
+            solve += nalloc;
+            ck_assert_int_eq(st, 0);
+        }
+        ck_assert_msg(solve == 0, "%s: %ld allocations in 3 solves", mcb_lu_kind_name(kind), solve);
+        if (kind == MCB_LU_KLU) ck_assert_int_eq(fact, 0);
+        else ck_assert_int_ge(fact, 3);
+        mcb_lu_free(&F);
+    }
+    mcb_csc_free(&K);
+}
+END_TEST
+#endif
 
 /* A step without constraint rows (a robot still falling): v = A^-1 b at
  * once, for nnewton and the AL baselines (their LU has nothing to
@@ -480,9 +606,12 @@ int main(void)
     tcase_add_test(tc, nonmonotone_variant);
     tcase_add_test(tc, deterministic_two_threads);
     tcase_add_test(tc, lu_refactor_and_repivot);
+    tcase_add_test(tc, lu_umfpack_fresh_pivots);
+    tcase_add_loop_test(tc, lu_backends_known_answers, MCB_LU_KLU, MCB_LU_NKINDS);
     tcase_add_test(tc, no_constraint_rows);
 #if COUNT_MALLOC
     tcase_add_test(tc, no_allocation_after_first_factorization);
+    tcase_add_test(tc, lu_allocations_by_backend);
 #endif
     tcase_add_loop_test(tc, shared_fclib, 0, (int)(sizeof shared / sizeof shared[0]));
     suite_add_tcase(s, tc);
