@@ -555,39 +555,121 @@ static mcb_cb_action count_cb(void *ctx, int iter, double own)
     return own < 1e-12 ? MCB_CB_CONVERGED : MCB_CB_CONTINUE;
 }
 
+/* Allocations from the third iteration on (the first factorization chose
+ * the pivots) of `solver` with parameter lu = `lu` on fixture f (0 the
+ * small stack, 1 the mixed one); *iters: its iterations. */
+static long loop_allocations(const char *solver, int f, const char *lu, int *iters)
+{
+    mcb_problem *P = f == 0 ? fx_small_stack() : fx_mixed();
+    const mcb_solver_def *def = mcb_solver_find(solver);
+    double prm[64];
+    ck_assert_uint_le(def->params_size, sizeof prm);
+    def->default_params(prm);
+    ck_assert_int_eq(mcb_param_set(def, prm, "lu", lu, NULL), MCB_OK);
+    mcb_settings st;
+    mcb_settings_default(&st);
+    st.max_iters = 50;
+    void *work = NULL;
+    mcb_err err;
+    ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_OK);
+    *iters = 0;
+    mcb_info info;
+    memset(&info, 0, sizeof info);
+    def->solve(work, &st, count_cb, iters, &info);
+    __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
+    def->free(&work);
+    mcb_problem_free(&P);
+    return nalloc;
+}
+
 /* No malloc, calloc or realloc from the second iteration on (the first
  * factorization chose the pivots) on the small stack and the mixed
- * fixture, for the three solvers that factor with mcb_lu. */
+ * fixture, for the three solvers that factor with mcb_lu (KLU, the
+ * default). */
 START_TEST(no_allocation_after_first_factorization)
+{
+    const char *solvers[3] = {"nnewton", "al-trdogleg", "al-dampedsn"};
+    for (int f = 0; f < 2; f++)
+        for (int k = 0; k < 3; k++) {
+            int iters;
+            long n = loop_allocations(solvers[k], f, "0", &iters);
+            ck_assert_int_ge(iters, 3);
+            ck_assert_msg(n == 0, "%s on fixture %d: %ld allocations in iterations 3-%d",
+                          solvers[k], f, n, iters);
+        }
+}
+END_TEST
+#endif
+
+/* lu = 1 (UMFPACK) in the three solvers: the same status and solution as
+ * KLU (v and lambda to 1e-7 on the small stack and the mixed fixture, both
+ * solved to 1e-10); and UMFPACK is what factors: its factorizations
+ * allocate in every iteration (KLU's do not, above). */
+START_TEST(umfpack_agrees_with_klu)
 {
     const char *solvers[3] = {"nnewton", "al-trdogleg", "al-dampedsn"};
     for (int f = 0; f < 2; f++)
         for (int k = 0; k < 3; k++) {
             mcb_problem *P = f == 0 ? fx_small_stack() : fx_mixed();
             const mcb_solver_def *def = mcb_solver_find(solvers[k]);
-            double prm[64];
-            ck_assert_uint_le(def->params_size, sizeof prm);
-            def->default_params(prm);
-            mcb_settings st;
-            mcb_settings_default(&st);
-            st.max_iters = 50;
-            void *work = NULL;
-            mcb_err err;
-            ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_OK);
-            int iters = 0;
-            mcb_info info;
-            memset(&info, 0, sizeof info);
-            def->solve(work, &st, count_cb, &iters, &info);
-            __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
-            ck_assert_int_ge(iters, 3);
-            ck_assert_msg(nalloc == 0, "%s on fixture %d: %ld allocations in iterations 3-%d",
-                          solvers[k], f, nalloc, iters);
-            def->free(&work);
+            double prm[2][64];
+            mcb_run run[2];
+            for (int lu = 0; lu < 2; lu++) {
+                def->default_params(prm[lu]);
+                ck_assert_int_eq(mcb_param_set(def, prm[lu], "lu", lu ? "1" : "0", NULL), MCB_OK);
+                check_run(P, solvers[k], prm[lu], 1e-10, 2000, 1, MCB_LAW_NCP, &run[lu]);
+                ck_assert_msg(run[lu].info.status == MCB_ST_SOLVED, "%s lu %d fixture %d: %s (%s)",
+                              solvers[k], lu, f, mcb_status_name(run[lu].info.status),
+                              run[lu].info.reason);
+            }
+            for (int j = 0; j < P->n; j++)
+                ck_assert_double_eq_tol(run[1].v[j], run[0].v[j], 1e-7 * (1.0 + fabs(run[0].v[j])));
+            for (int i = 0; i < P->m; i++)
+                ck_assert_double_eq_tol(run[1].lambda[i], run[0].lambda[i],
+                                        1e-7 * (1.0 + fabs(run[0].lambda[i])));
+            mcb_run_clear(&run[0]);
+            mcb_run_clear(&run[1]);
             mcb_problem_free(&P);
+#if COUNT_MALLOC
+            int iters;
+            long n = loop_allocations(solvers[k], f, "1", &iters);
+            ck_assert_int_ge(iters, 3);
+            ck_assert_msg(n >= iters - 2, "%s lu 1 on fixture %d: %ld allocations in iterations 3-%d",
+                          solvers[k], f, n, iters);
+#endif
         }
 }
 END_TEST
-#endif
+
+/* Every solver that factors an unsymmetric matrix lists `lu` and refuses
+ * a value that names no backend. */
+START_TEST(lu_parameter_everywhere)
+{
+    const char *solvers[6] = {"nnewton",        "al-trdogleg",   "al-dampedsn",
+                              "fischer-newton", "minmap-newton", "ip-lcp"};
+    for (int k = 0; k < 6; k++) {
+        const mcb_solver_def *def = mcb_solver_find(solvers[k]);
+        double prm[64];
+        ck_assert_uint_le(def->params_size, sizeof prm);
+        def->default_params(prm);
+        int found = -1;
+        for (int p = 0; p < def->nparams; p++)
+            if (strcmp(def->params[p].name, "lu") == 0) found = p;
+        ck_assert_msg(found >= 0, "%s has no parameter lu", solvers[k]);
+        char buf[32];
+        mcb_param_format(def, prm, found, buf, sizeof buf);
+        ck_assert_str_eq(buf, "0"); /* KLU by default */
+        mcb_err err;
+        for (int v = -1; v <= 2; v++) {
+            snprintf(buf, sizeof buf, "%d", v);
+            ck_assert_int_eq(mcb_param_set(def, prm, "lu", buf, NULL), MCB_OK);
+            mcb_rc rc = def->check_params(prm, &err);
+            ck_assert_int_eq(rc, v == 0 || v == 1 ? MCB_OK : MCB_E_INPUT);
+            if (rc) ck_assert_msg(strstr(err.msg, "must be 0 (KLU) or 1 (UMFPACK)"), "%s", err.msg);
+        }
+    }
+}
+END_TEST
 
 int main(void)
 {
@@ -613,6 +695,8 @@ int main(void)
     tcase_add_test(tc, no_allocation_after_first_factorization);
     tcase_add_test(tc, lu_allocations_by_backend);
 #endif
+    tcase_add_test(tc, umfpack_agrees_with_klu);
+    tcase_add_test(tc, lu_parameter_everywhere);
     tcase_add_loop_test(tc, shared_fclib, 0, (int)(sizeof shared / sizeof shared[0]));
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
