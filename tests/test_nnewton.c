@@ -5,10 +5,13 @@
  * skipped without failure when absent), and the statuses it must return on
  * ill-posed problems (infeasible bilateral rows, an indefinite mass matrix,
  * bad parameters). Every residual is the harness's (mcb_run_one). Also
- * the sparse LU they factor with (lib/mcb_lu.h): refactorization in place,
- * a new pivot choice when the old pivots degrade, and no allocation in
- * the iterations of nnewton, al-trdogleg and al-dampedsn after the first
- * factorization. */
+ * the sparse LU they factor with (lib/mcb_lu.h), both backends: KLU's
+ * refactorization in place, a new pivot choice when the old pivots
+ * degrade, UMFPACK's fresh pivots, known answers, singular matrices, bad
+ * arguments, which calls allocate; no allocation in the iterations of
+ * nnewton, al-trdogleg and al-dampedsn after the first factorization
+ * (KLU); the same answers with lu = 1 (UMFPACK) in those three, and the
+ * parameter `lu` in all six solvers that factor with mcb_lu. */
 #include <check.h>
 
 #include "check_main.h"
@@ -355,50 +358,30 @@ static void lu_check(mcb_lu *F, mcb_csc *K, double a)
     ck_assert_double_eq_tol(x[1], (2.0 * a - 1.0) / det, 1e-12 * (1.0 + fabs(a / det)));
 }
 
+/* Four values of a, the last collapsing the (0,0) pivot, then a singular
+ * K. KLU refactors in place with its first pivots and chooses new ones
+ * only at the collapse; UMFPACK chooses them at every factorization: the
+ * fresh factorizations after each value. */
 START_TEST(lu_refactor_and_repivot)
 {
+    int kind = _i;
     int ri[4] = {0, 1, 0, 1}, ci[4] = {0, 0, 1, 1};
     double xv[4] = {4.0, 1.0, 1.0, 3.0};
     mcb_csc *K = mcb_csc_from_triplets(2, 2, 4, ri, ci, xv);
     mcb_lu *F = NULL;
     mcb_err err;
-    ck_assert_int_eq(mcb_lu_analyze(K, MCB_LU_KLU, &F, &err), MCB_OK);
-    ck_assert_int_eq(mcb_lu_kind_of(F), MCB_LU_KLU);
-    lu_check(F, K, 4.0);
-    ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 1);
-    lu_check(F, K, 5.0); /* new values, the same pivots: refactored in place */
-    lu_check(F, K, 2.0);
-    ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 1);
-    lu_check(F, K, 1e-13); /* the (0,0) pivot collapses: new pivots */
-    ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 2);
+    ck_assert_int_eq(mcb_lu_analyze(K, kind, &F, &err), MCB_OK);
+    ck_assert_int_eq(mcb_lu_kind_of(F), kind);
+    ck_assert_str_eq(mcb_lu_kind_name(kind), kind == MCB_LU_KLU ? "klu" : "umfpack");
+    double a[4] = {4.0, 5.0, 2.0, 1e-13};
+    int fresh[2][4] = {{1, 1, 1, 2}, {1, 2, 3, 4}};
+    for (int k = 0; k < 4; k++) {
+        lu_check(F, K, a[k]);
+        ck_assert_int_eq(mcb_lu_fresh_factorizations(F), fresh[kind][k]);
+    }
     ck_assert_int_eq(mcb_lu_factorizations(F), 4);
     K->x[0] = 1.0 / 3.0; /* singular */
     ck_assert_int_eq(mcb_lu_factor(F, K), 1);
-    mcb_lu_free(&F);
-    mcb_lu_free(&F);
-    ck_assert_ptr_null(F);
-    mcb_csc_free(&K);
-}
-END_TEST
-
-/* UMFPACK (MCB_LU_UMFPACK) on the same matrix: the same answers, but every
- * factorization chooses its pivots (a KLU factor would count 2 of 4). */
-START_TEST(lu_umfpack_fresh_pivots)
-{
-    int ri[4] = {0, 1, 0, 1}, ci[4] = {0, 0, 1, 1};
-    double xv[4] = {4.0, 1.0, 1.0, 3.0};
-    mcb_csc *K = mcb_csc_from_triplets(2, 2, 4, ri, ci, xv);
-    mcb_lu *F = NULL;
-    mcb_err err;
-    ck_assert_int_eq(mcb_lu_analyze(K, MCB_LU_UMFPACK, &F, &err), MCB_OK);
-    ck_assert_int_eq(mcb_lu_kind_of(F), MCB_LU_UMFPACK);
-    ck_assert_str_eq(mcb_lu_kind_name(mcb_lu_kind_of(F)), "umfpack");
-    double a[4] = {4.0, 5.0, 2.0, 1e-13};
-    for (int k = 0; k < 4; k++) {
-        lu_check(F, K, a[k]);
-        ck_assert_int_eq(mcb_lu_fresh_factorizations(F), k + 1);
-    }
-    ck_assert_int_eq(mcb_lu_factorizations(F), 4);
     mcb_lu_free(&F);
     mcb_lu_free(&F);
     ck_assert_ptr_null(F);
@@ -687,8 +670,7 @@ int main(void)
     tcase_add_test(tc, parameters_checked);
     tcase_add_test(tc, nonmonotone_variant);
     tcase_add_test(tc, deterministic_two_threads);
-    tcase_add_test(tc, lu_refactor_and_repivot);
-    tcase_add_test(tc, lu_umfpack_fresh_pivots);
+    tcase_add_loop_test(tc, lu_refactor_and_repivot, MCB_LU_KLU, MCB_LU_NKINDS);
     tcase_add_loop_test(tc, lu_backends_known_answers, MCB_LU_KLU, MCB_LU_NKINDS);
     tcase_add_test(tc, no_constraint_rows);
 #if COUNT_MALLOC
