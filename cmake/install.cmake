@@ -106,7 +106,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/mcbenchConfig.cmake
 # --- mcbench.pc: the dependencies with a .pc file of their own are
 # Requires.private, the others Libs.private (the static library's link line)
 set(MCB_PC_REQUIRES "")
-set(MCB_PC_LIBS ${SPQR_LIB} ${CHOLMOD_LIB} ${KLU_LIB} ${AMD_LIB} ${SUITESPARSECONFIG_LIB})
+set(MCB_PC_LIBS ${SPQR_LIB} ${CHOLMOD_LIB} ${KLU_LIB} ${UMFPACK_LIB} ${AMD_LIB} ${SUITESPARSECONFIG_LIB})
 foreach(_pc hdf5 fclib)
   pkg_check_modules(MCB_PC_${_pc} QUIET ${_pc})
   if(MCB_PC_${_pc}_FOUND)

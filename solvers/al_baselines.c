@@ -12,7 +12,8 @@
  * with D_g = [[1, 0], [mu t^, mu x_n / ||x_t|| (I - t^ t^')]] on a sliding
  * contact, is unsymmetric and may be singular: it is factorized by sparse LU
  * (lib/mcb_lu.h, KLU: symbolic analysis once per problem on the fixed
- * pattern of al_outer, both triangles; refactorization in place per inner step).
+ * pattern of al_outer, both triangles; refactorization in place per inner
+ * step; UMFPACK with `lu` 1: fresh pivots at every factorization).
  * Two inner solvers on the merit f(v) = 1/2 ||r(v)||^2:
  *   - al-trdogleg: Powell's dogleg trust region (Nocedal and Wright, Alg.
  *     4.1 with the dogleg step of Sec. 11.2): Gauss-Newton step
@@ -33,7 +34,8 @@
  * failures"), and the AL loop goes on with the last v, as in the paper's
  * Table II (fail_stop = 1 stops as 'stalled' instead).
  * Allocation: setup and the first factorization only, except when a
- * refactorization's pivots degrade and the LU chooses new ones (mcb_lu.h).
+ * refactorization's pivots degrade and the LU chooses new ones (mcb_lu.h);
+ * with `lu` 1 (UMFPACK) every factorization allocates.
  * Failures: the LU out of memory or a non-finite
  * residual -> diverged, with the reason. Primal problems, Coulomb only. */
 #include <math.h>
@@ -55,6 +57,7 @@ typedef struct {
     double t_min;  /* smallest backtracking step (al-dampedsn) */
     double delta0; /* initial trust radius (al-trdogleg); 0: the first Gauss-Newton step's length */
     double eta;    /* step acceptance: rho > eta (al-trdogleg) */
+    int lu;        /* sparse LU backend (mcb_lu_kind): 0 KLU, 1 UMFPACK */
 } alb_params;
 
 static void alb_defaults(void *p)
@@ -65,6 +68,7 @@ static void alb_defaults(void *p)
     q->t_min = 1e-10;
     q->delta0 = 0.0;
     q->eta = 1e-4;
+    q->lu = MCB_LU_KLU;
 }
 
 static const mcb_param_desc dogleg_desc[] = {
@@ -75,6 +79,7 @@ static const mcb_param_desc dogleg_desc[] = {
     {"eta", 'd', offsetof(alb_params, eta),
      "a step is taken when actual / predicted reduction of 1/2 ||r||^2 > eta, in [0, 1/4) "
      "(Nocedal-Wright Alg. 4.1)"},
+    MCB_LU_PARAM_DESC(alb_params, lu),
 };
 
 static const mcb_param_desc damped_desc[] = {
@@ -83,6 +88,7 @@ static const mcb_param_desc damped_desc[] = {
      "Armijo constant on 1/2 ||r||^2, in (0, 1/2) (De Luca-Facchinei-Kanzow)"},
     {"t_min", 'd', offsetof(alb_params, t_min),
      "smallest backtracking step before the inner loop fails, in (0, 1)"},
+    MCB_LU_PARAM_DESC(alb_params, lu),
 };
 
 typedef struct {
@@ -121,7 +127,7 @@ static mcb_rc alb_check(const void *params, mcb_err *err)
         return mcb_fail(err, MCB_E_INPUT,
                         "al baselines: " AL_PARAM_RANGES ", sigma in (0, 1/2), t_min in (0, 1), "
                         "delta0 >= 0, eta in [0, 1/4)");
-    return MCB_OK;
+    return mcb_lu_check_kind(q->lu, "al baselines", err);
 }
 
 /* ---- the strict operator (16)-(17) and its generalized derivative ---- */
@@ -184,7 +190,7 @@ static mcb_rc alb_setup(const mcb_problem *P, const mcb_settings *s, const void 
         alb_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
-    mcb_rc lrc = mcb_lu_analyze(w->o.K, &w->lu, err);
+    mcb_rc lrc = mcb_lu_analyze(w->o.K, w->prm.lu, &w->lu, err);
     if (lrc) {
         alb_free((void **)&w);
         return lrc;

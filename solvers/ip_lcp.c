@@ -22,7 +22,9 @@
  *      diagonal, one numeric factorization per iteration shared by both
  *      solves; by KLU (lib/mcb_lu.h, refactored in place with the same
  *      pivots), which allocates only when the old pivots degrade and it
- *      repivots (counted, in the reason of a run that stops on its own), or
+ *      repivots (counted, in the reason of a run that stops on its own),
+ *      or with `lu` 1 by UMFPACK (fresh pivots and an allocation at every
+ *      factorization), or
  *      with `linsolve` 2 by CHOLMOD (lib/mcb_chol.h) when W is symmetric
  *      and every row unilateral (W + D is then positive definite for a PSD
  *      W): 5-8x faster there, but mcb_chol makes its simplicial copy of L
@@ -68,6 +70,7 @@ typedef struct {
     int stall_iters;  /* iterations without halving the merit before stagnation */
     double own_tol;   /* stop (stalled) when the natural merit falls below this (0: never) */
     int linsolve;     /* 0 auto, 1 LU (KLU), 2 CHOLMOD */
+    int lu;           /* the LU's backend (mcb_lu_kind): 0 KLU, 1 UMFPACK */
 } ip_params;
 
 static void ip_defaults(void *p)
@@ -79,6 +82,7 @@ static void ip_defaults(void *p)
     q->stall_iters = 20;
     q->own_tol = 0.0;
     q->linsolve = 0;
+    q->lu = MCB_LU_KLU;
 }
 
 static const mcb_param_desc ip_desc[] = {
@@ -95,8 +99,9 @@ static const mcb_param_desc ip_desc[] = {
      "stop when the natural merit falls below this (0: only the harness stops it)"},
     {"linsolve", 'i', offsetof(ip_params, linsolve),
      "the Newton system's solver: 0 (default) or 1 sparse LU (KLU, refactored in place: no "
-     "allocation after the first factorization), 2 CHOLMOD (symmetric W and unilateral rows "
+     "allocation after the first factorization; UMFPACK with lu 1), 2 CHOLMOD (symmetric W and unilateral rows "
      "only, else setup fails; 5-8x faster there, but it allocates at every iteration)"},
+    MCB_LU_PARAM_DESC(ip_params, lu),
 };
 
 typedef struct {
@@ -138,6 +143,7 @@ static void ip_free(void **work)
 static mcb_rc ip_check(const void *params, mcb_err *err)
 {
     const ip_params *p = params;
+    mcb_rc rc;
     if (!(p->eta > 0.0 && p->eta < 1.0))
         return mcb_fail(err, MCB_E_INPUT, "ip-lcp.eta = %g must lie in (0, 1)", p->eta);
     if (!(p->start > 0.0))
@@ -151,6 +157,12 @@ static mcb_rc ip_check(const void *params, mcb_err *err)
                         p->stall_iters);
     if (!(p->own_tol >= 0.0))
         return mcb_fail(err, MCB_E_INPUT, "ip-lcp.own_tol = %g must be >= 0", p->own_tol);
+    if ((rc = mcb_lu_check_kind(p->lu, "ip-lcp", err))) return rc;
+    if (p->linsolve == 2 && p->lu != MCB_LU_KLU)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "ip-lcp: lu = %d chooses an LU backend, but linsolve = 2 factors by "
+                        "CHOLMOD (use linsolve 0 or 1 with lu)",
+                        p->lu);
     return MCB_OK;
 }
 
@@ -242,7 +254,7 @@ static mcb_rc ip_setup(const mcb_problem *P, const mcb_settings *s, const void *
             return rc;
         }
     }
-    if (P->m > 0 && !w->chol && (rc = mcb_lu_analyze(w->K, &w->LU, err))) {
+    if (P->m > 0 && !w->chol && (rc = mcb_lu_analyze(w->K, w->prm.lu, &w->LU, err))) {
         ip_free((void **)&w);
         return rc;
     }

@@ -95,6 +95,7 @@ const mcb_param_desc lcpn_desc[LCPN_NPARAMS] = {
      "(the round-off floor), >= 1 (10)"},
     {"own_tol", 'd', offsetof(lcpn_params, own_tol),
      "stop when ||phi|| falls below this (0: only the harness stops it)"},
+    MCB_LU_PARAM_DESC(lcpn_params, lu),
 };
 
 void lcpn_defaults(void *params)
@@ -113,6 +114,7 @@ void lcpn_defaults(void *params)
     p->stag_tol = 1e-15;
     p->stag_iters = 10;
     p->own_tol = 0.0;
+    p->lu = MCB_LU_KLU;
 }
 
 mcb_rc lcpn_check(const lcpn_params *p, const char *name, mcb_err *err)
@@ -150,7 +152,7 @@ mcb_rc lcpn_check(const lcpn_params *p, const char *name, mcb_err *err)
                         p->stag_iters);
     if (!(p->own_tol >= 0.0))
         return mcb_fail(err, MCB_E_INPUT, "%s.own_tol = %g must be >= 0", name, p->own_tol);
-    return MCB_OK;
+    return mcb_lu_check_kind(p->lu, name, err);
 }
 
 /* ---- setup and free ---- */
@@ -263,7 +265,7 @@ mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params
         for (int r = 0; r < P->blocks[b].nrows; r++)
             w->row_type[P->blocks[b].row + r] = P->blocks[b].type;
     if ((prm->strategy == 0 || prm->gmres_prec == 1) && P->m > 0) {
-        mcb_rc lrc = mcb_lu_analyze(w->H, &w->lu, err);
+        mcb_rc lrc = mcb_lu_analyze(w->H, prm->lu, &w->lu, err);
         if (lrc) {
             lcpn_free((void **)&w);
             return lrc;

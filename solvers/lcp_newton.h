@@ -28,7 +28,8 @@
  *
  * Allocation: all in lcpn_setup and at the first factorization; the LU
  * reallocates its numeric factor only when the refactored pivots degrade
- * (lib/mcb_lu.h; as in nnewton). */
+ * (lib/mcb_lu.h; as in nnewton), or at every factorization with `lu` 1
+ * (UMFPACK). */
 #ifndef MCB_LCP_NEWTON_H
 #define MCB_LCP_NEWTON_H
 
@@ -48,8 +49,9 @@ typedef struct {
     double stag_tol;   /* stagnation: ||z+ - z||_inf <= stag_tol (1 + ||z||_inf) */
     int stag_iters;    /* stagnation: no new smallest ||phi|| for this many iterations */
     double own_tol;    /* stop when ||phi|| falls below this (0: never) */
+    int lu;            /* sparse LU backend (mcb_lu_kind): 0 KLU, 1 UMFPACK */
 } lcpn_params;
-#define LCPN_NPARAMS 13
+#define LCPN_NPARAMS 14
 
 /* The parameter descriptions and defaults (for both solvers'
  * mcb_solver_def; p is an lcpn_params), range check (name prefixes the

@@ -29,7 +29,9 @@
  *      (0 at u_t = 0);
  *   2. the Newton direction H d = -phi by sparse LU (lib/mcb_lu.h, KLU:
  *      symbolic analysis once per problem in setup, the first numeric
- *      factorization choosing the pivots, then refactorization in place);
+ *      factorization choosing the pivots, then refactorization in place;
+ *      or, with `lu` 1, UMFPACK: the analysis once, fresh pivots and an
+ *      allocation at every factorization);
  *   3. globalisation: Armijo backtracking on the merit psi = 1/2 ||phi||^2,
  *      psi(lambda + t d) <= psi_ref + sigma t grad^T d, grad = H^T phi, t
  *      halved at most max_ls times (psi_ref = psi, or the largest of the
@@ -50,7 +52,7 @@
  * Own residual: ||phi||. Accepts primal and dual problems. Allocates only in
  * setup and at the first factorization; a refactorization whose pivots
  * degrade is redone with new pivots, which allocates (mcb_lu.h; counted in
- * the docs' figures). Per-block evaluation and the Jacobian fill
+ * the docs' figures); with `lu` 1 (UMFPACK) every factorization allocates. Per-block evaluation and the Jacobian fill
  * run under OpenMP (each thread writes its own rows/columns; sums are
  * serial): results are identical across runs for a fixed thread count. */
 #include <float.h>
@@ -75,6 +77,7 @@ typedef struct {
     double own_tol;   /* stop on ||phi|| below this (0: never) */
     int lm_steps;     /* regularized directions tried, nu growing tenfold */
     int memory;       /* nonmonotone line search: merits remembered (1: monotone Armijo) */
+    int lu;           /* sparse LU backend (mcb_lu_kind): 0 KLU, 1 UMFPACK */
 } nn_params;
 #define NN_MAX_MEMORY 64
 
@@ -89,6 +92,7 @@ static void nn_defaults(void *p)
     q->own_tol = 0.0;
     q->memory = 1;
     q->lm_steps = 4;
+    q->lu = MCB_LU_KLU;
 }
 
 static const mcb_param_desc nn_desc[] = {
@@ -114,6 +118,7 @@ static const mcb_param_desc nn_desc[] = {
     {"memory", 'i', offsetof(nn_params, memory),
      "nonmonotone line search (Grippo, Lampariello, Lucidi 1986): the Armijo test against the "
      "largest of the last `memory` merits, in [1, 64] (1: monotone)"},
+    MCB_LU_PARAM_DESC(nn_params, lu),
 };
 
 typedef struct {
@@ -196,7 +201,7 @@ static mcb_rc nn_check(const void *params, mcb_err *err)
                         NN_MAX_MEMORY);
     if (!(p->own_tol >= 0.0))
         return mcb_fail(err, MCB_E_INPUT, "nnewton.own_tol = %g must be >= 0", p->own_tol);
-    return MCB_OK;
+    return mcb_lu_check_kind(p->lu, "nnewton", err);
 }
 
 /* The units (contacts whole, other blocks row by row) and each row's unit. */
@@ -332,7 +337,7 @@ static mcb_rc nn_setup(const mcb_problem *P, const mcb_settings *s, const void *
         nn_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
-    mcb_rc lrc = mcb_lu_analyze(w->H, &w->lu, err);
+    mcb_rc lrc = mcb_lu_analyze(w->H, w->prm.lu, &w->lu, err);
     if (lrc) {
         nn_free((void **)&w);
         return lrc;

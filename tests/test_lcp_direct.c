@@ -776,9 +776,11 @@ static mcb_cb_action never_cb(void *ctx, int iter, double own)
     return MCB_CB_CONTINUE;
 }
 
-/* ip-lcp with LU (KLU refactored in place): the iterations after the first
- * allocate nothing here (no repivoting on this LCP): a full solve makes as
- * many allocations as a one-iteration solve. */
+/* ip-lcp with LU: with KLU (refactored in place) the iterations after the
+ * first allocate nothing here (no repivoting on this LCP): a full solve
+ * makes as many allocations as a one-iteration solve. With UMFPACK (lu 1)
+ * every factorization allocates: the full solve makes more, at least one
+ * per further iteration (the sign that the parameter reaches the LU). */
 START_TEST(ip_lu_allocates_only_first_factorization)
 {
     seed(8080);
@@ -787,35 +789,93 @@ START_TEST(ip_lu_allocates_only_first_factorization)
     random_lcp(RAND_PD, m, 0.2, W, q);
     mcb_problem *P = lcp_dense(m, W, q, NULL);
     const mcb_solver_def *ip = mcb_solver_find("ip-lcp");
-    char prm[256];
-    ip->default_params(prm);
-    mcb_param_set(ip, prm, "linsolve", "1", NULL);
-    long counts[2] = {0, 0};
-    int iters[2] = {0, 0};
-    for (int k = 0; k < 2; k++) {
-        mcb_settings st;
-        mcb_settings_default(&st);
-        st.max_iters = k == 0 ? 1 : 12;
-        void *work = NULL;
-        ck_assert_int_eq(ip->setup(P, &st, prm, &work, NULL), MCB_OK);
-        mcb_info info = {0};
+    for (int lu = 0; lu < 2; lu++) {
+        char prm[256];
+        ip->default_params(prm);
+        mcb_param_set(ip, prm, "linsolve", "1", NULL);
+        mcb_param_set(ip, prm, "lu", lu ? "1" : "0", NULL);
+        long counts[2] = {0, 0};
+        int iters[2] = {0, 0};
+        for (int k = 0; k < 2; k++) {
+            mcb_settings st;
+            mcb_settings_default(&st);
+            st.max_iters = k == 0 ? 1 : 12;
+            void *work = NULL;
+            ck_assert_int_eq(ip->setup(P, &st, prm, &work, NULL), MCB_OK);
+            mcb_info info = {0};
 #if COUNT_MALLOC
-        nalloc = 0;
-        counting = 1;
+            nalloc = 0;
+            counting = 1;
 #endif
-        ip->solve(work, &st, never_cb, NULL, &info);
+            ip->solve(work, &st, never_cb, NULL, &info);
 #if COUNT_MALLOC
-        counting = 0;
-        counts[k] = nalloc;
+            counting = 0;
+            counts[k] = nalloc;
 #endif
-        iters[k] = info.iterations;
-        ip->free(&work);
+            iters[k] = info.iterations;
+            ip->free(&work);
+        }
+        printf("ip-lcp (%s): %ld allocations in 1 iteration, %ld in %d\n", lu ? "UMFPACK" : "KLU",
+               counts[0], counts[1], iters[1]);
+        ck_assert_int_ge(iters[1], 10);
+        if (lu == 0) ck_assert_int_eq(counts[0], counts[1]);
+#if COUNT_MALLOC
+        else ck_assert_int_ge(counts[1], counts[0] + iters[1] - 1);
+#endif
     }
-    printf("ip-lcp (KLU): %ld allocations in 1 iteration, %ld in %d\n", counts[0], counts[1],
-           iters[1]);
-    ck_assert_int_ge(iters[1], 10);
-    ck_assert_int_eq(counts[0], counts[1]);
     mcb_problem_free(&P);
+    free(W);
+    free(q);
+}
+END_TEST
+
+/* ip-lcp with lu = 1 (UMFPACK): the same statuses and answers as with KLU
+ * on a random monotone unsymmetric LCP (z to 1e-9), the unsymmetric
+ * bilateral system of bilateral_only (exact), and a singular Newton matrix
+ * (W_FF singular): stalled at the first iteration with the reason, for
+ * both; lu 1 with linsolve 2 (CHOLMOD) is refused at setup. */
+START_TEST(ip_umfpack_agrees_with_klu)
+{
+    const mcb_solver_def *ip = mcb_solver_find("ip-lcp");
+    char prm[2][256];
+    for (int lu = 0; lu < 2; lu++) {
+        ip->default_params(prm[lu]);
+        ck_assert_int_eq(mcb_param_set(ip, prm[lu], "lu", lu ? "1" : "0", NULL), MCB_OK);
+    }
+    seed(4242);
+    int m = 80;
+    double *W = malloc((size_t)m * m * sizeof(double)), *q = malloc((size_t)m * sizeof(double));
+    random_lcp(RAND_PD, m, 0.1, W, q);
+    double W2[4] = {2, 1, -1, 3}, q2[2] = {1, -1}, Ws[9] = {1, 1, 0, 1, 1, 0, 0, 0, 1},
+           qs[3] = {1, -1, -1};
+    int bil2[2] = {1, 1}, bils[3] = {1, 1, 0};
+    mcb_problem *Ps[3] = {lcp_dense(m, W, q, NULL), lcp_dense(2, W2, q2, bil2),
+                          lcp_dense(3, Ws, qs, bils)};
+    for (int c = 0; c < 3; c++) {
+        mcb_run run[2];
+        for (int lu = 0; lu < 2; lu++) {
+            run[lu] = run_solver("ip-lcp", Ps[c], 1e-10, prm[lu]);
+            int want = c < 2 ? MCB_ST_SOLVED : MCB_ST_STALLED;
+            ck_assert_msg(run[lu].info.status == want, "case %d, lu %d: %s (%s)", c, lu,
+                          mcb_status_name(run[lu].info.status), run[lu].info.reason);
+        }
+        if (c < 2)
+            for (int i = 0; i < Ps[c]->m; i++)
+                ck_assert_double_eq_tol(run[1].lambda[i], run[0].lambda[i],
+                                        1e-9 * (1.0 + fabs(run[0].lambda[i])));
+        else
+            for (int lu = 0; lu < 2; lu++) {
+                ck_assert_msg(strstr(run[lu].info.reason, "singular"), "%s", run[lu].info.reason);
+                ck_assert_int_eq(run[lu].info.iterations, 0);
+            }
+        mcb_run_clear(&run[0]);
+        mcb_run_clear(&run[1]);
+        mcb_problem_free(&Ps[c]);
+    }
+    mcb_param_set(ip, prm[1], "linsolve", "2", NULL);
+    mcb_err err;
+    ck_assert_int_eq(ip->check_params(prm[1], &err), MCB_E_INPUT);
+    ck_assert_msg(strstr(err.msg, "linsolve = 2"), "%s", err.msg);
     free(W);
     free(q);
 }
@@ -1025,6 +1085,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, lemke_one_pivot_per_callback_no_alloc);
     tcase_add_test(tc, lemke_threads_bit_for_bit);
     tcase_add_test(tc, ip_lu_allocates_only_first_factorization);
+    tcase_add_test(tc, ip_umfpack_agrees_with_klu);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }

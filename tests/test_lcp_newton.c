@@ -17,8 +17,9 @@
  *     stalled; the fixed point diverges);
  *   - the NCP form of fixed-point on the one-contact dual fixture.
  * Also: quadratic convergence of the direct Newton near the solution, no
- * allocation in the iteration loops (UMFPACK's factorization excepted),
- * determinism, parameter checks, the harness's verdicts.
+ * allocation in the iteration loops, the UMFPACK backend (lu = 1: the same
+ * answers, an allocation per factorization), determinism, parameter
+ * checks, the harness's verdicts.
  * `test_lcp_newton bench [sizes...]` and `test_lcp_newton trace` print the
  * figures of docs/solver-lcp-newton.md instead of testing. */
 #include <check.h>
@@ -555,6 +556,53 @@ START_TEST(no_allocation_in_loop)
 }
 END_TEST
 
+/* lu = 1 (UMFPACK) for both Newton solvers, the direct strategy and the
+ * LU preconditioner of GMRES: solved, the planted solution, the same z as
+ * KLU's run to 1e-10; and UMFPACK is what factors: its factorizations
+ * allocate in the loop, KLU's (refactored in place) do not. */
+START_TEST(umfpack_agrees_with_klu)
+{
+    const char *direct[2][1] = {{"lu=0"}, {"lu=1"}};
+    const char *prec[2][4] = {{"strategy=1", "gmres_prec=1", "prec_every=2", "lu=0"},
+                              {"strategy=1", "gmres_prec=1", "prec_every=2", "lu=1"}};
+    double zs[60], z[2][60];
+    mcb_problem *P = random_lcp(60, LCP_UNSYM, 1237, zs);
+    for (int solver = 0; solver < 2; solver++)
+        for (int gm = 0; gm < 2; gm++) {
+            long allocs[2] = {0, 0};
+            int iters[2];
+            for (int lu = 0; lu < 2; lu++) {
+                trace_ctx ctx;
+                mcb_info info;
+#if COUNT_MALLOC
+                nalloc = 0;
+#endif
+                int st = gm ? run_direct(lcp_solvers[solver], P, prec[lu], 4, 200, 1e-12, z[lu],
+                                         &ctx, &info)
+                            : run_direct(lcp_solvers[solver], P, direct[lu], 1, 200, 1e-12, z[lu],
+                                         &ctx, &info);
+#if COUNT_MALLOC
+                allocs[lu] = nalloc;
+#endif
+                iters[lu] = info.iterations;
+                ck_assert_msg(st == MCB_ST_SOLVED, "%s gmres %d lu %d: %s (%s)",
+                              lcp_solvers[solver], gm, lu, mcb_status_name(st), info.reason);
+                for (int i = 0; i < 60; i++) ck_assert_double_eq_tol(z[lu][i], zs[i], 1e-9);
+            }
+            for (int i = 0; i < 60; i++) ck_assert_double_eq_tol(z[1][i], z[0][i], 1e-10);
+            printf("%s gmres_prec %d: %ld allocations in iterations 2-%d with KLU, %ld in 2-%d "
+                   "with UMFPACK\n",
+                   lcp_solvers[solver], gm, allocs[0], iters[0], allocs[1], iters[1]);
+#if COUNT_MALLOC
+            ck_assert_int_ge(iters[1], 3);
+            ck_assert_int_eq(allocs[0], 0);
+            ck_assert_int_gt(allocs[1], 0);
+#endif
+        }
+    mcb_problem_free(&P);
+}
+END_TEST
+
 START_TEST(deterministic)
 {
     mcb_problem *P = random_lcp(80, LCP_UNSYM, 3, NULL);
@@ -689,6 +737,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, fixed_point_ncp_contact);
     tcase_add_test(tc, harness_verdicts);
     tcase_add_test(tc, no_allocation_in_loop);
+    tcase_add_test(tc, umfpack_agrees_with_klu);
     tcase_add_test(tc, deterministic);
     tcase_add_test(tc, bad_params_and_null);
     suite_add_tcase(s, tc);

@@ -5,10 +5,13 @@
  * skipped without failure when absent), and the statuses it must return on
  * ill-posed problems (infeasible bilateral rows, an indefinite mass matrix,
  * bad parameters). Every residual is the harness's (mcb_run_one). Also
- * the sparse LU they factor with (lib/mcb_lu.h): refactorization in place,
- * a new pivot choice when the old pivots degrade, and no allocation in
- * the iterations of nnewton, al-trdogleg and al-dampedsn after the first
- * factorization. */
+ * the sparse LU they factor with (lib/mcb_lu.h), both backends: KLU's
+ * refactorization in place, a new pivot choice when the old pivots
+ * degrade, UMFPACK's fresh pivots, known answers, singular matrices, bad
+ * arguments, which calls allocate; no allocation in the iterations of
+ * nnewton, al-trdogleg and al-dampedsn after the first factorization
+ * (KLU); the same answers with lu = 1 (UMFPACK) in those three, and the
+ * parameter `lu` in all six solvers that factor with mcb_lu. */
 #include <check.h>
 
 #include "check_main.h"
@@ -355,36 +358,142 @@ static void lu_check(mcb_lu *F, mcb_csc *K, double a)
     ck_assert_double_eq_tol(x[1], (2.0 * a - 1.0) / det, 1e-12 * (1.0 + fabs(a / det)));
 }
 
+/* Four values of a, the last collapsing the (0,0) pivot, then a singular
+ * K. KLU refactors in place with its first pivots and chooses new ones
+ * only at the collapse; UMFPACK chooses them at every factorization: the
+ * fresh factorizations after each value. */
 START_TEST(lu_refactor_and_repivot)
 {
+    int kind = _i;
     int ri[4] = {0, 1, 0, 1}, ci[4] = {0, 0, 1, 1};
     double xv[4] = {4.0, 1.0, 1.0, 3.0};
     mcb_csc *K = mcb_csc_from_triplets(2, 2, 4, ri, ci, xv);
     mcb_lu *F = NULL;
     mcb_err err;
-    ck_assert_int_eq(mcb_lu_analyze(K, &F, &err), MCB_OK);
-    lu_check(F, K, 4.0);
-    ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 1);
-    lu_check(F, K, 5.0); /* new values, the same pivots: refactored in place */
-    lu_check(F, K, 2.0);
-    ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 1);
-    lu_check(F, K, 1e-13); /* the (0,0) pivot collapses: new pivots */
-    ck_assert_int_eq(mcb_lu_fresh_factorizations(F), 2);
+    ck_assert_int_eq(mcb_lu_analyze(K, kind, &F, &err), MCB_OK);
+    ck_assert_int_eq(mcb_lu_kind_of(F), kind);
+    ck_assert_str_eq(mcb_lu_kind_name(kind), kind == MCB_LU_KLU ? "klu" : "umfpack");
+    double a[4] = {4.0, 5.0, 2.0, 1e-13};
+    int fresh[2][4] = {{1, 1, 1, 2}, {1, 2, 3, 4}};
+    for (int k = 0; k < 4; k++) {
+        lu_check(F, K, a[k]);
+        ck_assert_int_eq(mcb_lu_fresh_factorizations(F), fresh[kind][k]);
+    }
+    ck_assert_int_eq(mcb_lu_factorizations(F), 4);
     K->x[0] = 1.0 / 3.0; /* singular */
     ck_assert_int_eq(mcb_lu_factor(F, K), 1);
     mcb_lu_free(&F);
     mcb_lu_free(&F);
     ck_assert_ptr_null(F);
     mcb_csc_free(&K);
+}
+END_TEST
+
+/* Both backends: an unsymmetric 3 x 3 with a zero diagonal (pivoting
+ * needed) against its known solution; a singular matrix, NaN entries and a
+ * structurally singular pattern are status 1 (and a solve after them too),
+ * a good matrix afterwards factors again; 0 x 0; bad arguments. */
+START_TEST(lu_backends_known_answers)
+{
+    int kind = _i;
+    /* K = [[0, 2, 1], [1, 0, 0], [0, 1, 3]], x = (1, -1, 2), b = K x */
+    int ri[5] = {1, 0, 2, 0, 2}, ci[5] = {0, 1, 1, 2, 2};
+    double xv[5] = {1.0, 2.0, 1.0, 1.0, 3.0};
+    mcb_csc *K = mcb_csc_from_triplets(3, 3, 5, ri, ci, xv);
+    mcb_lu *F = NULL;
+    mcb_err err;
+    ck_assert_int_eq(mcb_lu_analyze(K, kind, &F, &err), MCB_OK);
+    ck_assert_int_eq(mcb_lu_solve(F, (double[3]){0, 0, 0}), 1); /* nothing factored yet */
+    for (int rep = 0; rep < 2; rep++) {
+        ck_assert_int_eq(mcb_lu_factor(F, K), 0);
+        double x[3] = {0.0, 1.0, 5.0}, xs[3] = {1.0, -1.0, 2.0};
+        ck_assert_int_eq(mcb_lu_solve(F, x), 0);
+        for (int i = 0; i < 3; i++) ck_assert_double_eq_tol(x[i], xs[i], 1e-14);
+        /* singular: with K(2, 2) = 0.5 column 2 is column 1 / 2 */
+        double keep = K->x[4];
+        K->x[4] = 0.5;
+        ck_assert_int_eq(mcb_lu_factor(F, K), 1);
+        double y[3] = {1.0, 1.0, 1.0};
+        ck_assert_int_eq(mcb_lu_solve(F, y), 1);
+        K->x[4] = NAN;
+        ck_assert_int_eq(mcb_lu_factor(F, K), 1);
+        ck_assert_int_eq(mcb_lu_solve(F, y), 1);
+        K->x[4] = keep; /* and back: factors again (next rep) */
+    }
+    mcb_lu_free(&F);
+    /* structurally singular: column 1 empty */
+    int rj[3] = {0, 1, 2}, cj[3] = {0, 2, 2};
+    double xj[3] = {1.0, 1.0, 1.0};
+    mcb_csc *S = mcb_csc_from_triplets(3, 3, 3, rj, cj, xj);
+    mcb_rc rc = mcb_lu_analyze(S, kind, &F, &err);
+    if (rc == MCB_OK) ck_assert_int_eq(mcb_lu_factor(F, S), 1);
+    else ck_assert_ptr_null(F);
+    mcb_lu_free(&F);
+    mcb_csc_free(&S);
+    /* bad arguments: a non-square matrix, an unknown backend */
+    S = mcb_csc_alloc(2, 3, 0);
+    F = (mcb_lu *)1;
+    ck_assert_int_eq(mcb_lu_analyze(S, kind, &F, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(F);
+    mcb_csc_free(&S);
+    ck_assert_int_eq(mcb_lu_analyze(K, 2, &F, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(F);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown backend 2"));
+    ck_assert_int_eq(mcb_lu_analyze(K, -1, &F, &err), MCB_E_INPUT);
+    mcb_csc_free(&K);
     /* 0 x 0 (a step without constraint rows): nothing to factor, no error */
     K = mcb_csc_alloc(0, 0, 0);
-    ck_assert_int_eq(mcb_lu_analyze(K, &F, &err), MCB_OK);
+    ck_assert_int_eq(mcb_lu_analyze(K, kind, &F, &err), MCB_OK);
     ck_assert_int_eq(mcb_lu_factor(F, K), 0);
     ck_assert_int_eq(mcb_lu_solve(F, NULL), 0);
     mcb_lu_free(&F);
     mcb_csc_free(&K);
+    mcb_lu_free(NULL);
+    ck_assert_int_eq(mcb_lu_kind_of(NULL), -1);
+    ck_assert_int_eq(mcb_lu_factorizations(NULL), 0);
 }
 END_TEST
+
+#if COUNT_MALLOC
+/* What allocates: KLU's refactorization nothing; UMFPACK's factorization
+ * (umfpack_di_numeric builds a new numeric object), but not its solve
+ * (umfpack_di_wsolve on work arrays from mcb_lu_analyze). */
+START_TEST(lu_allocations_by_backend)
+{
+    int ri[5] = {1, 0, 2, 0, 2}, ci[5] = {0, 1, 1, 2, 2};
+    double xv[5] = {1.0, 2.0, 1.0, 1.0, 3.0};
+    mcb_csc *K = mcb_csc_from_triplets(3, 3, 5, ri, ci, xv);
+    for (int kind = 0; kind < MCB_LU_NKINDS; kind++) {
+        mcb_lu *F = NULL;
+        ck_assert_int_eq(mcb_lu_analyze(K, kind, &F, NULL), MCB_OK);
+        ck_assert_int_eq(mcb_lu_factor(F, K), 0);
+        long fact = 0, solve = 0;
+        for (int k = 0; k < 3; k++) {
+            K->x[4] = 3.0 + k;
+            /* (Check's assertions allocate: they stay outside the counting) */
+            nalloc = 0;
+            __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
+            int st = mcb_lu_factor(F, K);
+            __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
+            fact += nalloc;
+            ck_assert_int_eq(st, 0);
+            double x[3] = {1.0, 2.0, 3.0};
+            nalloc = 0;
+            __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
+            st = mcb_lu_solve(F, x);
+            __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
+            solve += nalloc;
+            ck_assert_int_eq(st, 0);
+        }
+        ck_assert_msg(solve == 0, "%s: %ld allocations in 3 solves", mcb_lu_kind_name(kind), solve);
+        if (kind == MCB_LU_KLU) ck_assert_int_eq(fact, 0);
+        else ck_assert_int_ge(fact, 3);
+        mcb_lu_free(&F);
+    }
+    mcb_csc_free(&K);
+}
+END_TEST
+#endif
 
 /* A step without constraint rows (a robot still falling): v = A^-1 b at
  * once, for nnewton and the AL baselines (their LU has nothing to
@@ -429,39 +538,121 @@ static mcb_cb_action count_cb(void *ctx, int iter, double own)
     return own < 1e-12 ? MCB_CB_CONVERGED : MCB_CB_CONTINUE;
 }
 
+/* Allocations from the third iteration on (the first factorization chose
+ * the pivots) of `solver` with parameter lu = `lu` on fixture f (0 the
+ * small stack, 1 the mixed one); *iters: its iterations. */
+static long loop_allocations(const char *solver, int f, const char *lu, int *iters)
+{
+    mcb_problem *P = f == 0 ? fx_small_stack() : fx_mixed();
+    const mcb_solver_def *def = mcb_solver_find(solver);
+    double prm[64];
+    ck_assert_uint_le(def->params_size, sizeof prm);
+    def->default_params(prm);
+    ck_assert_int_eq(mcb_param_set(def, prm, "lu", lu, NULL), MCB_OK);
+    mcb_settings st;
+    mcb_settings_default(&st);
+    st.max_iters = 50;
+    void *work = NULL;
+    mcb_err err;
+    ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_OK);
+    *iters = 0;
+    mcb_info info;
+    memset(&info, 0, sizeof info);
+    def->solve(work, &st, count_cb, iters, &info);
+    __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
+    def->free(&work);
+    mcb_problem_free(&P);
+    return nalloc;
+}
+
 /* No malloc, calloc or realloc from the second iteration on (the first
  * factorization chose the pivots) on the small stack and the mixed
- * fixture, for the three solvers that factor with mcb_lu. */
+ * fixture, for the three solvers that factor with mcb_lu (KLU, the
+ * default). */
 START_TEST(no_allocation_after_first_factorization)
+{
+    const char *solvers[3] = {"nnewton", "al-trdogleg", "al-dampedsn"};
+    for (int f = 0; f < 2; f++)
+        for (int k = 0; k < 3; k++) {
+            int iters;
+            long n = loop_allocations(solvers[k], f, "0", &iters);
+            ck_assert_int_ge(iters, 3);
+            ck_assert_msg(n == 0, "%s on fixture %d: %ld allocations in iterations 3-%d",
+                          solvers[k], f, n, iters);
+        }
+}
+END_TEST
+#endif
+
+/* lu = 1 (UMFPACK) in the three solvers: the same status and solution as
+ * KLU (v and lambda to 1e-7 on the small stack and the mixed fixture, both
+ * solved to 1e-10); and UMFPACK is what factors: its factorizations
+ * allocate in every iteration (KLU's do not, above). */
+START_TEST(umfpack_agrees_with_klu)
 {
     const char *solvers[3] = {"nnewton", "al-trdogleg", "al-dampedsn"};
     for (int f = 0; f < 2; f++)
         for (int k = 0; k < 3; k++) {
             mcb_problem *P = f == 0 ? fx_small_stack() : fx_mixed();
             const mcb_solver_def *def = mcb_solver_find(solvers[k]);
-            double prm[64];
-            ck_assert_uint_le(def->params_size, sizeof prm);
-            def->default_params(prm);
-            mcb_settings st;
-            mcb_settings_default(&st);
-            st.max_iters = 50;
-            void *work = NULL;
-            mcb_err err;
-            ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_OK);
-            int iters = 0;
-            mcb_info info;
-            memset(&info, 0, sizeof info);
-            def->solve(work, &st, count_cb, &iters, &info);
-            __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);
-            ck_assert_int_ge(iters, 3);
-            ck_assert_msg(nalloc == 0, "%s on fixture %d: %ld allocations in iterations 3-%d",
-                          solvers[k], f, nalloc, iters);
-            def->free(&work);
+            double prm[2][64];
+            mcb_run run[2];
+            for (int lu = 0; lu < 2; lu++) {
+                def->default_params(prm[lu]);
+                ck_assert_int_eq(mcb_param_set(def, prm[lu], "lu", lu ? "1" : "0", NULL), MCB_OK);
+                check_run(P, solvers[k], prm[lu], 1e-10, 2000, 1, MCB_LAW_NCP, &run[lu]);
+                ck_assert_msg(run[lu].info.status == MCB_ST_SOLVED, "%s lu %d fixture %d: %s (%s)",
+                              solvers[k], lu, f, mcb_status_name(run[lu].info.status),
+                              run[lu].info.reason);
+            }
+            for (int j = 0; j < P->n; j++)
+                ck_assert_double_eq_tol(run[1].v[j], run[0].v[j], 1e-7 * (1.0 + fabs(run[0].v[j])));
+            for (int i = 0; i < P->m; i++)
+                ck_assert_double_eq_tol(run[1].lambda[i], run[0].lambda[i],
+                                        1e-7 * (1.0 + fabs(run[0].lambda[i])));
+            mcb_run_clear(&run[0]);
+            mcb_run_clear(&run[1]);
             mcb_problem_free(&P);
+#if COUNT_MALLOC
+            int iters;
+            long n = loop_allocations(solvers[k], f, "1", &iters);
+            ck_assert_int_ge(iters, 3);
+            ck_assert_msg(n >= iters - 2, "%s lu 1 on fixture %d: %ld allocations in iterations 3-%d",
+                          solvers[k], f, n, iters);
+#endif
         }
 }
 END_TEST
-#endif
+
+/* Every solver that factors an unsymmetric matrix lists `lu` and refuses
+ * a value that names no backend. */
+START_TEST(lu_parameter_everywhere)
+{
+    const char *solvers[6] = {"nnewton",        "al-trdogleg",   "al-dampedsn",
+                              "fischer-newton", "minmap-newton", "ip-lcp"};
+    for (int k = 0; k < 6; k++) {
+        const mcb_solver_def *def = mcb_solver_find(solvers[k]);
+        double prm[64];
+        ck_assert_uint_le(def->params_size, sizeof prm);
+        def->default_params(prm);
+        int found = -1;
+        for (int p = 0; p < def->nparams; p++)
+            if (strcmp(def->params[p].name, "lu") == 0) found = p;
+        ck_assert_msg(found >= 0, "%s has no parameter lu", solvers[k]);
+        char buf[32];
+        mcb_param_format(def, prm, found, buf, sizeof buf);
+        ck_assert_str_eq(buf, "0"); /* KLU by default */
+        mcb_err err;
+        for (int v = -1; v <= 2; v++) {
+            snprintf(buf, sizeof buf, "%d", v);
+            ck_assert_int_eq(mcb_param_set(def, prm, "lu", buf, NULL), MCB_OK);
+            mcb_rc rc = def->check_params(prm, &err);
+            ck_assert_int_eq(rc, v == 0 || v == 1 ? MCB_OK : MCB_E_INPUT);
+            if (rc) ck_assert_msg(strstr(err.msg, "must be 0 (KLU) or 1 (UMFPACK)"), "%s", err.msg);
+        }
+    }
+}
+END_TEST
 
 int main(void)
 {
@@ -479,11 +670,15 @@ int main(void)
     tcase_add_test(tc, parameters_checked);
     tcase_add_test(tc, nonmonotone_variant);
     tcase_add_test(tc, deterministic_two_threads);
-    tcase_add_test(tc, lu_refactor_and_repivot);
+    tcase_add_loop_test(tc, lu_refactor_and_repivot, MCB_LU_KLU, MCB_LU_NKINDS);
+    tcase_add_loop_test(tc, lu_backends_known_answers, MCB_LU_KLU, MCB_LU_NKINDS);
     tcase_add_test(tc, no_constraint_rows);
 #if COUNT_MALLOC
     tcase_add_test(tc, no_allocation_after_first_factorization);
+    tcase_add_test(tc, lu_allocations_by_backend);
 #endif
+    tcase_add_test(tc, umfpack_agrees_with_klu);
+    tcase_add_test(tc, lu_parameter_everywhere);
     tcase_add_loop_test(tc, shared_fclib, 0, (int)(sizeof shared / sizeof shared[0]));
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
