@@ -609,16 +609,7 @@ static mcb_rc read_one(void *arg, mcb_problem_set **out, mcb_err *err)
     mcb_problem *P = NULL;
     *out = NULL;
     mcb_rc rc = j->fn(j->arg, &P, err);
-    mcb_problem_set *S = rc ? NULL : calloc(1, sizeof *S);
-    if (!rc && !S) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    if (!rc) rc = mcb_problem_set_push(S, P, err);
-    if (rc) {
-        mcb_problem_free(&P);
-        mcb_problem_set_free(&S);
-        return rc;
-    }
-    *out = S;
-    return MCB_OK;
+    return rc ? rc : mcb_problem_set_of_one(&P, out, err);
 }
 
 mcb_rc mcb_read_one_isolated(const char *path, mcb_untrusted_one fn, void *arg,

@@ -422,6 +422,21 @@ mcb_rc mcb_problem_set_push(mcb_problem_set *S, mcb_problem *P, mcb_err *err)
     return MCB_OK;
 }
 
+mcb_rc mcb_problem_set_of_one(mcb_problem **P, mcb_problem_set **out, mcb_err *err)
+{
+    *out = NULL;
+    mcb_problem_set *S = calloc(1, sizeof *S);
+    mcb_rc rc = S ? mcb_problem_set_push(S, *P, err) : mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    if (rc) {
+        mcb_problem_free(P);
+        mcb_problem_set_free(&S);
+        return rc;
+    }
+    *P = NULL;
+    *out = S;
+    return MCB_OK;
+}
+
 /* Appends a note to P->notes ("; " between notes). */
 static mcb_rc append_note(mcb_problem *P, const char *note, mcb_err *err)
 {

@@ -213,5 +213,8 @@ typedef struct {
 
 void mcb_problem_set_free(mcb_problem_set **S);
 mcb_rc mcb_problem_set_push(mcb_problem_set *S, mcb_problem *P, mcb_err *err);
+/* A new set holding P alone; the set owns P, and on failure P is freed
+ * (*P set to NULL either way). */
+mcb_rc mcb_problem_set_of_one(mcb_problem **P, mcb_problem_set **out, mcb_err *err);
 
 #endif

@@ -58,16 +58,11 @@ static mcb_rc read_fclib(const char *path, mcb_problem_set **out, mcb_source_inf
     mcb_problem *P = NULL;
     mcb_rc rc = mcb_import_fclib(path, &P, err);
     if (!rc) rc = mcb_sha256_file(path, info->sha256, err);
-    mcb_problem_set *S = rc ? NULL : calloc(1, sizeof *S);
-    if (!rc && !S) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    if (!rc) rc = mcb_problem_set_push(S, P, err);
     if (rc) {
         mcb_problem_free(&P);
-        mcb_problem_set_free(&S);
         return rc;
     }
-    *out = S;
-    return MCB_OK;
+    return mcb_problem_set_of_one(&P, out, err);
 }
 
 mcb_rc mcb_read_sources(const char *const *paths, int n, mcb_problem_set **out,
