@@ -42,7 +42,15 @@ kills=0
 for round in 1 2 3; do
   # a random point after the campaign has begun its journal (a slow start,
   # as under ASan on a loaded machine, must not be mistaken for a lost one)
-  for _ in $(seq 300); do [ -e k.h5.journal ] || ! kill -0 "$pid" 2>/dev/null && break; sleep 0.1; done
+  # (a resume has begun when it has said what it kept: its journal exists
+  # from the start, and a resume killed before it said so leaves the check
+  # of that message below nothing to read)
+  for _ in $(seq 300); do
+    if [ "$round" = 1 ]; then [ -e k.h5.journal ] && break
+    else grep -q "runs recorded" "resume$((round - 1)).err" 2>/dev/null && break; fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
   sleep "0.$((RANDOM % 6 + 2))"
   if kill -0 "$pid" 2>/dev/null; then
     kill -KILL "$pid"; wait "$pid" 2>/dev/null; kills=$((kills+1))
