@@ -17,7 +17,8 @@
 # binaries missing, a daemon that does not start). Every daemon and job
 # process it started is stopped at exit, and the temporary directory removed.
 # Bounded: each command has a timeout, and a watchdog ends the test after
-# MCB_SLURM_TEST_TIMEOUT seconds (default 300). KEEP_SLURM_LOGS=DIR keeps a
+# MCB_SLURM_TEST_TIMEOUT seconds (default 420: the single-process reference
+# of the 4x4x4 campaign alone takes about 140 s under ASan). KEEP_SLURM_LOGS=DIR keeps a
 # copy of the daemons' logs and the campaign directories there.
 set -u
 [ $# -ge 1 ] && [ $# -le 2 ] && [[ ${2:-array} =~ ^(array|mpi)$ ]] \
@@ -26,7 +27,7 @@ mcb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 mode=${2:-array}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 recipe=$root/scripts/slurm/campaign.sh
-limit=${MCB_SLURM_TEST_TIMEOUT:-300}
+limit=${MCB_SLURM_TEST_TIMEOUT:-420}
 t0=$SECONDS
 PATH=$PATH:/usr/sbin:/sbin
 
@@ -326,7 +327,7 @@ if [ "$mode" = mpi ]; then
   log "queue empty"
   completed "$d/camp2" "$jid"
   resumed "$d/camp2/logs/mpi.out"
-  timeout 120 "$mcb" run "$d/big.h5" "${slow[@]}" -o "$d/single/big.h5" >/dev/null 2>"$d/err" \
+  timeout 300 "$mcb" run "$d/big.h5" "${slow[@]}" -o "$d/single/big.h5" >/dev/null 2>"$d/err" \
     || { cat "$d/err"; fail "single-process mcbench run (4x4x4)"; }
   same_runs "$d/single/big.csv" "$d/camp2/all.csv" 8
   log "PASS: MPI campaign = single run; requeued MPI job resumed keeping $kept run(s); = single run (8 rows)"
@@ -389,7 +390,7 @@ wait_queue
 log "queue empty"
 completed "$d/camp2" "${aid}_0" "${aid}_1" "$mid"
 resumed "$d/camp2/logs/task-$k.out"
-timeout 120 "$mcb" run "$d/big.h5" "${slow[@]}" -o "$d/single/big.h5" >/dev/null 2>"$d/err" \
+timeout 300 "$mcb" run "$d/big.h5" "${slow[@]}" -o "$d/single/big.h5" >/dev/null 2>"$d/err" \
   || { cat "$d/err"; fail "single-process mcbench run (4x4x4)"; }
 same_runs "$d/single/big.csv" "$d/camp2/all.csv" 8
 log "PASS: requeued task $k resumed keeping $kept run(s) of its journal; merge = single run (8 rows)"
