@@ -36,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "mcb_h5.h"
@@ -533,14 +535,27 @@ static mcb_rc copy_read_child(void *arg, mcb_err *err)
     return rc;
 }
 
-/* A new empty file for the copy: in $TMPDIR, else in /dev/shm (memory),
- * else in /tmp; registered so that a signal removes it (mcb_paths.h). */
+/* 1 when `dir` has room for a copy of `path` (twice its size and 64 MiB:
+ * a container's /dev/shm is often 64 MiB in all). */
+static int has_room(const char *dir, const char *path)
+{
+    struct stat st;
+    struct statvfs fs;
+    if (stat(path, &st) != 0 || statvfs(dir, &fs) != 0) return 0;
+    double room = (double)fs.f_bavail * (double)fs.f_frsize;
+    return room >= 2.0 * (double)st.st_size + 64.0 * 1048576.0;
+}
+
+/* A new empty file for the copy: in $TMPDIR, else in /dev/shm (memory)
+ * when it has room, else in /tmp; registered so that a signal removes it
+ * (mcb_paths.h). */
 static mcb_rc make_copy_file(mcb_copy_read *cr, mcb_err *err)
 {
     const char *t = getenv("TMPDIR");
     const char *dirs[] = {t && *t ? t : NULL, "/dev/shm", "/tmp"};
     for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
         if (!dirs[k] || access(dirs[k], W_OK | X_OK) != 0) continue;
+        if (k == 1 && !has_room(dirs[k], cr->path)) continue;
         snprintf(cr->copy, sizeof cr->copy, "%s/mcbench-read-XXXXXX", dirs[k]);
         int fd = mkstemp(cr->copy);
         if (fd < 0) continue;

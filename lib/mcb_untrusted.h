@@ -16,7 +16,8 @@
 /* Reading an untrusted file the safe way, for any reader: fn(arg) runs in
  * a forked child under the reader's limits (mcb_isolate_probe_start) and
  * must return the problems it read (validated); the child writes them to a
- * temporary file ($TMPDIR, else /dev/shm, else /tmp), and finish reads that clean copy in this process, which
+ * temporary file ($TMPDIR, else /dev/shm when it has room for twice
+ * the file, else /tmp), and finish reads that clean copy in this process, which
  * never parses the untrusted file itself. A child that crashes, hangs or
  * runs out of its limits is MCB_E_INPUT naming `path` ("damaged or hostile
  * file"); fn's own failure comes back as it is. Every started read is
