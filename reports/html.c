@@ -120,6 +120,9 @@ static const char style[] =
     "table.sortable th{cursor:pointer}table.sortable th:after{content:' \\2195';color:#999}\n"
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
     "td.ok{background:#eaf6ea}td.bad{background:#fbeaea}td.best{font-weight:bold}\n"
+    /* the ranking: headings wrap, solver names never do */
+    "table.ranking th{white-space:normal}"
+    "table.ranking td:nth-child(2){white-space:nowrap;overflow-wrap:normal}\n"
     "figure{margin:1em 0}figure img{width:100%;height:auto;border:1px solid #eee}\n"
     "figcaption{color:#555;font-size:.92em}\n"
     "details{margin:.8em 0}summary{cursor:pointer;font-weight:bold}\n";

@@ -105,6 +105,10 @@ k=$(awk -F, 'NR > 1 && $3 == "" { k++ } END { print k + 0 }' rep/problems.csv)
 grep -q "<h2>Summary</h2>" rep/index.html && ok || bad "no summary"
 awk "/class='sortable ranking'/ { r = NR } /all.sets_pp-time.svg/ && !p { p = NR } /class='sortable sets'/ { s = NR }
      END { exit !(r && p && s && r < p && p < s) }" rep/index.html && ok || bad "summary order: ranking, profile, sets"
+# the ranking's seven columns leave the solver's name whole (it wrapped a
+# letter a line once the accepted columns came)
+grep -qF "table.ranking td:nth-child(2){white-space:nowrap" rep/index.html && ok ||
+  bad "the ranking lets solver names wrap"
 # ranked NAME DIR [SET]: the ranking of the summary (of SET's page) follows
 # problems.csv (its rows of SET): each solver
 # over the problems it accepted (status neither skipped nor "no run"): one
