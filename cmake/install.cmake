@@ -37,6 +37,7 @@ set(MCB_PUBLIC_HEADERS
   ${CMAKE_CURRENT_SOURCE_DIR}/lib/mcb_sparse.h
   ${CMAKE_CURRENT_SOURCE_DIR}/lib/mcb_problem.h
   ${CMAKE_CURRENT_SOURCE_DIR}/lib/mcb_io.h
+  ${CMAKE_CURRENT_SOURCE_DIR}/lib/mcb_vocab.h
   ${CMAKE_CURRENT_SOURCE_DIR}/solvers/solver.h
   ${CMAKE_CURRENT_SOURCE_DIR}/metrics/metrics.h)
 

@@ -558,20 +558,6 @@ static int write_run(hid_t runs, int k, const mcb_run_rec *r)
     return rc;
 }
 
-static int status_from_name(const char *s)
-{
-    for (int k = 0; k < MCB_NSTATUS; k++)
-        if (s && strcmp(s, mcb_status_name(k)) == 0) return k;
-    return -1;
-}
-
-static int timed_from_name(const char *s)
-{
-    for (int k = 0; k < MCB_NTIMED; k++)
-        if (s && strcmp(s, mcb_timed_name(k)) == 0) return k;
-    return -1;
-}
-
 static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
 {
     long v;
@@ -589,8 +575,8 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
         free(tm);
         return rc;
     }
-    r->status = status_from_name(st);
-    r->timing = timed_from_name(tm);
+    r->status = mcb_status_from_name(st);
+    r->timing = mcb_timed_from_name(tm);
     if (r->status < 0 || r->timing < 0)
         rc = mcb_fail(err, MCB_E_INPUT, "%s: %s '%.64s' is unknown", ctx,
                       r->status < 0 ? "status" : "timing", r->status < 0 ? st : tm);

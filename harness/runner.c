@@ -59,36 +59,6 @@
 #include "mcb_chol.h"
 #include "mcb_timer.h"
 
-const char *mcb_trace_column(int k)
-{
-    if (k == 0) return "iter";
-    if (k == 1) return "time_s";
-    if (k >= 2 && k < 2 + MCB_NMETRICS) return mcb_metric_name(k - 2);
-    if (k == 2 + MCB_NMETRICS) return "own_residual";
-    return "unknown";
-}
-
-static const char *const timing_names[] = {"auto", "observed", "clean"};
-static const char *const timed_names[] = {"observed", "clean", "observed-rerun-differed",
-                                          "located"};
-
-const char *mcb_timing_name(int timing)
-{
-    return timing >= 0 && timing < 3 ? timing_names[timing] : "unknown";
-}
-
-int mcb_timing_from_name(const char *name)
-{
-    for (int k = 0; k < 3; k++)
-        if (name && !strcmp(name, timing_names[k])) return k;
-    return -1;
-}
-
-const char *mcb_timed_name(int timed)
-{
-    return timed >= 0 && timed < MCB_NTIMED ? timed_names[timed] : "unknown";
-}
-
 void mcb_campaign_defaults(mcb_campaign_opts *o)
 {
     mcb_settings_default(&o->settings);

@@ -7,9 +7,6 @@
 #include "metrics.h"
 #include "solver.h"
 
-/* Trace columns: iteration, solver time so far, every metric, own residual. */
-#define MCB_TRACE_COLS (3 + MCB_NMETRICS)
-const char *mcb_trace_column(int k);
 
 /* check_every: when the stop metric is checked during a solve. */
 enum {
@@ -22,24 +19,6 @@ enum {
 /* trace_every: which checks also record a trace row (all metrics). */
 enum { MCB_TRACE_CHECKS = -1 }; /* at every check (default); 0: final only; k: every k-th */
 
-/* timing: where a run's solve time comes from. */
-typedef enum {
-    MCB_TIMING_AUTO = 0, /* a clean rerun when the checks may have distorted the time */
-    MCB_TIMING_OBSERVED, /* always the observed pass */
-    MCB_TIMING_CLEAN     /* always a clean rerun (exact, for publication tables) */
-} mcb_timing_mode;
-const char *mcb_timing_name(int timing);
-int mcb_timing_from_name(const char *name); /* -1 if unknown */
-
-/* How a run's solve_s was obtained (mcb_run.timing). */
-enum {
-    MCB_TIMED_OBSERVED = 0, /* the observed pass, measurement time excluded */
-    MCB_TIMED_CLEAN,        /* an unobserved rerun to the same iteration count */
-    MCB_TIMED_RERUN_DIFFERED, /* a rerun ended elsewhere: the observed pass is kept */
-    MCB_TIMED_LOCATED,  /* a rerun located the iteration first meeting the tolerance */
-    MCB_NTIMED
-};
-const char *mcb_timed_name(int timed);
 
 typedef struct {
     mcb_settings settings;

@@ -27,13 +27,6 @@
 /* Ritz values below this fraction of lambda_max count as W's null space. */
 #define DESC_ZERO_REL 1e-12
 
-const char *mcb_desc_from_name(int from)
-{
-    static const char *names[] = {"none",       "stored",   "lanczos", "spqr",
-                                  "subsystems", "diagonal", "cholesky"};
-    return from >= 0 && from <= MCB_DESC_CHOLESKY ? names[from] : "none";
-}
-
 void mcb_describe_defaults(mcb_describe_opts *o)
 {
     if (!o) return;

@@ -15,39 +15,8 @@
 #define MCB_DESCRIBE_H
 
 #include "mcb_problem.h"
+#include "mcb_vocab.h"
 
-/* Where a descriptor came from. */
-typedef enum {
-    MCB_DESC_NONE = 0,    /* not computed (unknown, skipped or failed) */
-    MCB_DESC_STORED = 1,  /* the problem file's scene descriptor */
-    MCB_DESC_LANCZOS = 2, /* cond(W): Lanczos on W (mcb_describe_cond) */
-    MCB_DESC_SPQR = 3,    /* rank: SuiteSparseQR's rank-revealing QR */
-    MCB_DESC_SUBSYS = 4,  /* mass ratio: A's diagonal per subsystem */
-    MCB_DESC_DIAG = 5,    /* mass ratio: A's (primal) or W's (dual) diagonal */
-    MCB_DESC_CHOLESKY = 6 /* psd_defect: shifted sparse Cholesky (mcb_psd.h) */
-} mcb_desc_from;
-const char *mcb_desc_from_name(int from); /* "none", "stored", ... */
-
-typedef struct {
-    int form;            /* mcb_form */
-    int n, m;            /* DOFs (0 for dual), rows */
-    int contacts;        /* contact and contact_ccp blocks */
-    int nsub;            /* subsystems (0 for dual) */
-    double rows_per_dof; /* m / n; NaN for a dual problem or n = 0 */
-    int rank;            /* numerical rank of J (primal) or W (dual); -1 unknown */
-    int rank_def;        /* m - rank; -1 unknown */
-    double rank_tol;     /* the QR's column-norm tolerance; NaN unknown */
-    int rank_from;
-    double mu_min, mu_med, mu_max; /* over the contacts; NaN without contacts */
-    double cond_w;       /* cond(W) over its nonzero spectrum; NaN unknown */
-    int cond_from;
-    int cond_steps;      /* Lanczos steps taken (0 when stored or unknown) */
-    double mass_ratio;   /* >= 1; NaN unknown */
-    int mass_from;
-    double psd_defect;   /* max(0, -lambda_min(W)) / ||W||_2 of a dual W
-                          * (mcb_psd.h); NaN unknown or primal */
-    int psd_from;
-} mcb_descriptors;
 
 typedef struct {
     int lanczos_steps;   /* at most this many Lanczos steps (default 80) */

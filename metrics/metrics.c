@@ -13,37 +13,6 @@
 #include "mcb_chol.h"
 #include "mcb_cone.h"
 
-static const char *names[MCB_NMETRICS] = {"dyn_abs",    "dyn_rel",   "fb",      "fb_max",
-                                          "natmap",     "zres",      "pen_max", "pen_sum",
-                                          "natmap_ncp", "natmap_ccp"};
-static const char *law_names[] = {"ncp", "ccp"};
-
-const char *mcb_law_name(int law)
-{
-    return law == MCB_LAW_NCP || law == MCB_LAW_CCP ? law_names[law] : "unknown";
-}
-
-int mcb_law_from_name(const char *name)
-{
-    for (int k = 0; k < 2; k++)
-        if (strcmp(law_names[k], name) == 0) return k;
-    return -1;
-}
-
-const char *mcb_metric_name(int id)
-{
-    return id >= 0 && id < MCB_NMETRICS ? names[id] : "unknown";
-}
-
-int mcb_metric_from_name(const char *name)
-{
-    for (int k = 0; k < MCB_NMETRICS; k++)
-        if (strcmp(names[k], name) == 0) return k;
-    return -1;
-}
-
-int mcb_metric_is_residual(int id) { return id >= MCB_M_DYN_ABS && id <= MCB_M_ZRES; }
-
 struct mcb_metrics_ws {
     const mcb_problem *P;
     int law;          /* mcb_law */

@@ -27,34 +27,8 @@
 #define MCB_METRICS_H
 
 #include "mcb_problem.h"
+#include "mcb_vocab.h"
 
-typedef enum {
-    MCB_M_DYN_ABS = 0,
-    MCB_M_DYN_REL,
-    MCB_M_FB,
-    MCB_M_FB_MAX,
-    MCB_M_NATMAP,
-    MCB_M_ZRES,
-    MCB_M_PEN_MAX,
-    MCB_M_PEN_SUM,
-    MCB_M_NATMAP_NCP,
-    MCB_M_NATMAP_CCP,
-    MCB_NMETRICS
-} mcb_metric_id;
-
-/* The contact law a run is judged against (mcbench run --law). */
-typedef enum { MCB_LAW_NCP = 0, MCB_LAW_CCP = 1 } mcb_law;
-const char *mcb_law_name(int law);     /* "ncp", "ccp"; "unknown" */
-int mcb_law_from_name(const char *name); /* -1 if unknown */
-
-const char *mcb_metric_name(int id);
-int mcb_metric_from_name(const char *name); /* -1 if unknown */
-/* 1 for the residuals (dyn_*, fb*, natmap, zres) that a tolerance may target */
-int mcb_metric_is_residual(int id);
-
-typedef struct {
-    double val[MCB_NMETRICS];
-} mcb_metrics;
 
 typedef struct mcb_metrics_ws mcb_metrics_ws;
 

@@ -163,14 +163,6 @@ void mcb_settings_default(mcb_settings *s)
     s->warm_start = 0;
 }
 
-const char *mcb_status_name(int status)
-{
-    static const char *names[MCB_NSTATUS] = {"solved",       "max-iterations", "time-limit",
-                                             "diverged",     "setup-failed",   "skipped",
-                                             "stalled",      "crashed"};
-    return status >= 0 && status < MCB_NSTATUS ? names[status] : "unknown";
-}
-
 int mcb_solver_black_box(const mcb_solver_def *def, int form)
 {
     if (!def->black_box) return 0;

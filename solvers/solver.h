@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "mcb_problem.h"
+#include "mcb_vocab.h"
 
 /* The versions of the public API (docs/api.md, "Versions"):
  * MCB_ABI_VERSION is libmcbench.so's SOVERSION: it goes up when a public
@@ -52,18 +53,6 @@ typedef struct {
 
 void mcb_settings_default(mcb_settings *s);
 
-typedef enum {
-    MCB_ST_SOLVED = 0,     /* the harness's metric met the tolerance */
-    MCB_ST_MAX_ITERS,      /* iteration budget used up */
-    MCB_ST_TIME_LIMIT,     /* wall-time budget used up */
-    MCB_ST_DIVERGED,       /* non-finite or unbounded iterate */
-    MCB_ST_SETUP_FAILED,   /* setup failed (e.g. factorization) */
-    MCB_ST_SKIPPED,        /* the solver does not accept this problem */
-    MCB_ST_STALLED,        /* the solver stopped on its own before the tolerance */
-    MCB_ST_CRASHED,        /* an isolated run died (signal, memory limit, exit) */
-    MCB_NSTATUS
-} mcb_status;
-const char *mcb_status_name(int status);
 
 typedef struct {
     int status;          /* mcb_status */
