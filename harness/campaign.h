@@ -7,7 +7,8 @@
 #ifndef MCB_CAMPAIGN_H
 #define MCB_CAMPAIGN_H
 
-#include "journal.h"
+#include "context.h"
+#include "mcb_journal.h"
 
 typedef struct {
     const char *set_name;    /* problem set name (the file's base name) */
@@ -77,7 +78,7 @@ const mcb_run_item *mcb_plan_item(const mcb_plan *L, int k);
 void mcb_plan_free(mcb_plan **L);
 
 /* Executes one run (isolated when the campaign says so) and frames its
- * record (journal.h) into `framed`. */
+ * record (mcb_journal.h) into `framed`. */
 mcb_rc mcb_execute(const mcb_campaign *C, mcb_plan *L, const mcb_run_item *it, mcb_buf *framed,
                    mcb_err *err);
 
@@ -88,8 +89,5 @@ mcb_rc mcb_campaign_record(const mcb_campaign *C, mcb_plan *L, const mcb_buf *fr
                            int total, mcb_err *err);
 mcb_rc mcb_campaign_finish(const mcb_campaign *C, mcb_plan *L, mcb_err *err);
 
-/* mcbench merge: parts of one campaign into one results file. */
-mcb_rc mcb_merge(const char *const *parts, int nparts, const char *h5_path, const char *csv_path,
-                 mcb_err *err);
 
 #endif

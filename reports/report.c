@@ -33,7 +33,7 @@
 #include "plot_difficulty.h"
 #include "profile.h"
 #include "report_pages.h"
-#include "results.h"
+#include "mcb_results.h"
 
 /* ------------------------------------------------------------ file names */
 

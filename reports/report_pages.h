@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "outcomes.h"
-#include "results.h"
+#include "mcb_results.h"
 
 typedef char mcb_base_name[128];
 

@@ -1,6 +1,6 @@
-/* results.c: the results file and its CSV, written from run records and
- * read back from a results file or a journal (see results.h). */
-#include "results.h"
+/* mcb_results.c: the results file and its CSV, written from run records
+ * and read back from a results file or a journal (mcb_results.h). */
+#include "mcb_results.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,9 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "formulation/formulation.h"
-#include "journal.h"
-#include "mcb_build.h"
+#include "mcb_journal.h"
+#include "mcb_problem.h"
 #include "mcb_h5.h"
 #include "mcb_isolate.h"
 #include "mcb_paths.h"
@@ -22,39 +21,6 @@
 #define RESULTS_FORMAT "mcbench-results"
 #define RESULTS_VERSION 5
 #define RESULTS_VERSION_OLDEST 4 /* version 4: no /descriptors, read all the same */
-
-/* First line of a command's output, or "unknown". */
-static void command_line(const char *cmd, char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown");
-    FILE *p = popen(cmd, "r");
-    if (!p) return;
-    if (fgets(buf, (int)len, p)) buf[strcspn(buf, "\n")] = '\0';
-    else snprintf(buf, len, "unknown");
-    pclose(p);
-    if (!buf[0]) snprintf(buf, len, "unknown");
-}
-
-static void cpu_model(char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c++;
-                while (*c == ' ') c++;
-                c[strcspn(c, "\n")] = '\0';
-                snprintf(buf, len, "%s", c);
-            }
-            break;
-        }
-    }
-    fclose(f);
-}
 
 static char *tmp_name(const char *path)
 {
@@ -122,178 +88,7 @@ static hid_t open_lean_ro(const char *path, mcb_err *err)
 
 /* ---------------------------------------------------------------- records */
 
-void mcb_rec_free(mcb_run_rec *r)
-{
-    if (!r) return;
-    free(r->problem_set);
-    free(r->problem);
-    free(r->solver);
-    free(r->reason);
-    free(r->config);
-    free(r->trace);
-    free(r->v);
-    free(r->lambda);
-    memset(r, 0, sizeof *r);
-}
-
-void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run_rec *rec)
-{
-    memset(rec, 0, sizeof *rec);
-    rec->problem_set = (char *)run->problem_set;
-    rec->problem = (char *)run->problem;
-    rec->solver = (char *)run->solver;
-    rec->reason = (char *)run->info.reason;
-    rec->config = (char *)config;
-    rec->run_index = run_index;
-    rec->problem_index = run->problem_index;
-    rec->rep = run->rep;
-    rec->status = run->info.status;
-    rec->iterations = run->info.iterations;
-    rec->inner_iterations = run->info.inner_iterations;
-    rec->n = run->n;
-    rec->m = run->m;
-    rec->ncontacts = run->ncontacts;
-    rec->checks = run->checks;
-    rec->timing = run->timing;
-    rec->setup_s = run->info.setup_s;
-    rec->solve_s = run->info.solve_s;
-    rec->own_residual = run->info.own_residual;
-    rec->measure_s = run->measure_s;
-    rec->observed_solve_s = run->observed_solve_s;
-    rec->form_residual = run->form_residual;
-    rec->final = run->final;
-    rec->trace_rows = run->trace_rows;
-    rec->trace = run->trace;
-    rec->v = run->v;
-    rec->lambda = run->lambda;
-}
-
 /* ---------------------------------------------------------------- context */
-
-void mcb_settings_words(const mcb_campaign_opts *o, char *buf, size_t len)
-{
-    const mcb_settings *s = &o->settings;
-    snprintf(buf, len,
-             "max_iters=%d time_limit_s=%.17g tol=%.17g stop_metric=%s threads=%d "
-             "warm_start=%d check_every=%d trace_every=%d timing=%s save_solutions=%d law=%s "
-             "formulation=%s friction_directions=%d",
-             s->max_iters, s->time_limit_s, s->tol, mcb_metric_name(o->stop_metric), s->threads,
-             s->warm_start, o->check_every, o->trace_every, mcb_timing_name(o->timing),
-             o->save_solutions, mcb_law_name(o->law), mcb_formulation_name(o->formulation),
-             o->friction_dirs);
-}
-
-/* The word of `list` whose key is `key` (up to '='), or NULL; its length
- * in *len. */
-static const char *find_word(const char *list, const char *key, size_t klen, size_t *len)
-{
-    for (const char *p = list; p && *p;) {
-        while (*p == ' ') p++;
-        size_t n = strcspn(p, " ");
-        if (n > klen && p[klen] == '=' && !strncmp(p, key, klen)) {
-            *len = n;
-            return p;
-        }
-        p += n;
-    }
-    return NULL;
-}
-
-static int words_differ_one_way(const char *a, const char *b, const char *a_name,
-                                const char *b_name, char *buf, size_t len)
-{
-    for (const char *p = a; p && *p;) {
-        while (*p == ' ') p++;
-        size_t n = strcspn(p, " "), klen = strcspn(p, "= ");
-        if (n == 0) break;
-        size_t m = 0;
-        const char *q = find_word(b, p, klen, &m);
-        if (!q || m != n || strncmp(p, q, n)) {
-            if (q)
-                snprintf(buf, len, "%.*s %s, %.*s %s", (int)n, p, a_name, (int)m, q, b_name);
-            else
-                snprintf(buf, len, "%.*s %s, no %.*s %s", (int)n, p, a_name, (int)klen, p,
-                         b_name);
-            return 1;
-        }
-        p += n;
-    }
-    return 0;
-}
-
-int mcb_words_differ(const char *here, const char *there, char *buf, size_t len)
-{
-    return words_differ_one_way(here, there, "here", "there", buf, len) ||
-           words_differ_one_way(there, here, "there", "here", buf, len);
-}
-
-static char *dup_or_unknown(const char *s) { return mcb_strdup(s && *s ? s : "unknown"); }
-
-mcb_rc mcb_results_context(const char *command, const mcb_campaign_opts *o, int total_runs,
-                           mcb_results_data *D, mcb_err *err)
-{
-    memset(D, 0, sizeof *D);
-    char date[64], rev[128], cpu[256], words[1024];
-    time_t now = time(NULL);
-    struct tm tmv;
-    gmtime_r(&now, &tmv);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
-#ifdef MCB_SOURCE_DIR
-    command_line("git -C '" MCB_SOURCE_DIR "' rev-parse --short HEAD 2>/dev/null", rev, sizeof rev);
-#else
-    snprintf(rev, sizeof rev, "unknown");
-#endif
-    cpu_model(cpu, sizeof cpu);
-    mcb_settings_words(o, words, sizeof words);
-    D->complete = 1;
-    D->stop_metric = dup_or_unknown(mcb_metric_name(o->stop_metric));
-    D->date = dup_or_unknown(date);
-    D->git_revision = dup_or_unknown(rev);
-    D->cpu_model = dup_or_unknown(cpu);
-    D->compiler = dup_or_unknown(MCB_COMPILER);
-    D->cflags = dup_or_unknown(MCB_CFLAGS);
-    D->command = dup_or_unknown(command);
-    D->settings = dup_or_unknown(words);
-    D->tol = o->settings.tol;
-    D->max_iters = o->settings.max_iters;
-    D->time_limit_s = o->settings.time_limit_s;
-    D->threads = o->settings.threads;
-    D->cpu_count = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    D->warm_start = o->settings.warm_start;
-    D->check_every = o->check_every;
-    D->trace_every = o->trace_every;
-    D->timing = o->timing;
-    D->repeat = o->repeat;
-    D->total_runs = total_runs;
-    if (!D->stop_metric || !D->date || !D->git_revision || !D->cpu_model || !D->compiler ||
-        !D->cflags || !D->command || !D->settings) {
-        mcb_results_ctx_free(D);
-        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    }
-    return MCB_OK;
-}
-
-void mcb_results_ctx_free(mcb_results_data *D)
-{
-    if (!D) return;
-    char **strs[] = {&D->stop_metric, &D->date,    &D->git_revision, &D->cpu_model,
-                     &D->compiler,    &D->command, &D->cflags,       &D->settings,
-                     &D->inputs};
-    for (size_t k = 0; k < sizeof strs / sizeof *strs; k++) {
-        free(*strs[k]);
-        *strs[k] = NULL;
-    }
-    if (!D->desc_borrowed) {
-        for (int k = 0; k < D->ndesc; k++) {
-            free(D->desc[k].problem_set);
-            free(D->desc[k].problem);
-        }
-        free(D->desc);
-    }
-    D->desc = NULL;
-    D->ndesc = 0;
-    D->desc_borrowed = 0;
-}
 
 static int write_context(hid_t f, const mcb_results_data *D)
 {
@@ -922,13 +717,3 @@ mcb_rc mcb_results_read(const char *path, mcb_results_data **out, mcb_err *err)
     return rc;
 }
 
-void mcb_results_data_free(mcb_results_data **Dp)
-{
-    if (!Dp || !*Dp) return;
-    mcb_results_data *D = *Dp;
-    for (int k = 0; k < D->count; k++) mcb_rec_free(&D->runs[k]);
-    free(D->runs);
-    mcb_results_ctx_free(D);
-    free(D);
-    *Dp = NULL;
-}

@@ -1,7 +1,10 @@
-/* results.h: campaign output (docs/results-format.md).
+/* mcb_results.h: the results format (docs/results-format.md), on the
+ * ground floor beside the problem format: what a campaign writes and what
+ * reports, compare and merge read, with no knowledge of the harness that
+ * made it (its records are plain values; their vocabulary is mcb_vocab.h).
  *
  * While a campaign runs, each finished run is appended to its journal
- * (journal.h), RESULTS.h5.journal, so nothing finished is ever lost. When
+ * (mcb_journal.h), RESULTS.h5.journal, so nothing finished is ever lost. When
  * the campaign completes, the journal (and, when a campaign was resumed or
  * parts are merged, the runs of earlier results files) become one HDF5
  * results file, RESULTS.h5, holding the campaign context once and one
@@ -13,20 +16,23 @@
 #ifndef MCB_RESULTS_H
 #define MCB_RESULTS_H
 
-#include "describe.h"
-#include "runner.h"
+#include <stddef.h>
+
+#include "mcb_error.h"
+#include "mcb_vocab.h"
 
 /* One run as stored. Strings and arrays are owned by the record when it
- * was read (mcb_rec_free), borrowed when it views an mcb_run. */
+ * was read (mcb_rec_free), borrowed when it views a run in memory (the
+ * harness's mcb_rec_view). */
 typedef struct {
     char *problem_set, *problem, *solver, *reason;
     char *config; /* the run's budgets and solver parameters, "key=value" words */
     int run_index; /* position in the campaign's full run list */
     int problem_index, rep, status, iterations, n, m, ncontacts;
-    int inner_iterations; /* mcb_info.inner_iterations */
+    int inner_iterations; /* the solver's inner iterations (mcb_info) */
     int checks, timing; /* judgements made; MCB_TIMED_* */
     double setup_s, solve_s, own_residual, measure_s, observed_solve_s;
-    double form_residual; /* mcb_run.form_residual (format 5) */
+    double form_residual; /* the formulation's own residual (format 5) */
     mcb_metrics final;
     int trace_rows;
     double *trace;      /* trace_rows x MCB_TRACE_COLS */
@@ -34,8 +40,6 @@ typedef struct {
 } mcb_run_rec;
 
 void mcb_rec_free(mcb_run_rec *r); /* for records that own their fields */
-/* A record borrowing the fields of `run` (nothing to free). */
-void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run_rec *rec);
 
 /* One problem's difficulty descriptors (format 5: /descriptors). */
 typedef struct {
@@ -67,12 +71,6 @@ typedef struct {
     int desc_borrowed; /* 1: desc's names and array belong to someone else */
 } mcb_results_data;
 
-/* Fills D's context (not its runs) for a campaign about to start: the
- * options, the command line, the date, revision, compiler and CPU. */
-mcb_rc mcb_results_context(const char *command, const mcb_campaign_opts *o, int total_runs,
-                           mcb_results_data *D, mcb_err *err);
-/* The "settings" words for a campaign's options. */
-void mcb_settings_words(const mcb_campaign_opts *o, char *buf, size_t len);
 /* The first word that differs between two "key=value" lists, described for
  * an error message ("tol=1e-08 here, tol=1e-06 there"); 0 when equal. */
 int mcb_words_differ(const char *here, const char *there, char *buf, size_t len);
@@ -108,5 +106,11 @@ void mcb_results_ctx_free(mcb_results_data *D); /* the context strings only */
 
 /* The CSV header line (no newline) and the columns it names. */
 const char *mcb_csv_header(void);
+
+/* mcbench merge: parts of one campaign into one results file (mcb_merge.c):
+ * the parts must be finished, from one revision, with the same settings and
+ * run list; a run in two parts is refused. */
+mcb_rc mcb_merge(const char *const *parts, int nparts, const char *h5_path, const char *csv_path,
+                 mcb_err *err);
 
 #endif

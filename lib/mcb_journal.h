@@ -1,4 +1,4 @@
-/* journal.h: run records as bytes, and the append-only journal of a
+/* mcb_journal.h: run records as bytes, and the append-only journal of a
  * campaign in progress.
  *
  * One encoding of a run record (mcb_run_rec) serves three transports: the
@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "results.h"
+#include "mcb_results.h"
 
 /* A growable byte buffer. */
 typedef struct {

@@ -1,7 +1,7 @@
-/* journal.c: the byte encoding of run records and the append-only journal
+/* mcb_journal.c: the byte encoding of run records and the append-only journal
  * (see journal.h). */
 #define _DEFAULT_SOURCE /* flock */
-#include "journal.h"
+#include "mcb_journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
