@@ -665,7 +665,7 @@ static long heap_kb(void)
 }
 
 /* Reading a results file one run at a time takes bounded memory (HDF5's
- * metadata cache is kept small, results.c): reading 6000 runs back leaves
+ * metadata cache is kept small, lib/mcb_results.c): reading 6000 runs back leaves
  * less than 6 MB more of the heap in use (HDF5's default cache keeps every
  * run's metadata: docs/scale-out.md, merge). Not under ASan, which
  * replaces malloc. */
