@@ -46,6 +46,7 @@ static void tmp_path(const char *name, char *buf, size_t len)
     snprintf(buf, len, "%s/%s", tmpdir, name);
 }
 
+#ifdef MCB_HAVE_SICONOS /* only the Siconos round trips read tests/data */
 /* tests/data beside this source file. */
 static void data_path(const char *name, char *buf, size_t len)
 {
@@ -53,6 +54,7 @@ static void data_path(const char *name, char *buf, size_t len)
     snprintf(src, sizeof src, "%s", __FILE__);
     snprintf(buf, len, "%s/data/%s", dirname(src), name);
 }
+#endif
 
 static void assert_csc_equal(const mcb_csc *A, const mcb_csc *B)
 {
