@@ -80,6 +80,8 @@
 #include "subadmm_tree.h"
 #include "subadmm_work.h"
 
+/* ---------- parameters (subadmm_params: subadmm_work.h) ---------- */
+
 static void subadmm_defaults(void *p)
 {
     subadmm_params *q = p;
@@ -138,65 +140,9 @@ static const mcb_param_desc subadmm_desc[] = {
      "algorithm; without body data both are the same"},
 };
 
-static void subadmm_free(void **work)
-{
-    if (!work || !*work) return;
-    subadmm_work *w = *work;
-    for (int i = 0; w->sub && i < w->ns; i++) {
-        subsystem *S = &w->sub[i];
-        mcb_csc_free(&S->A);
-        mcb_csc_free(&S->J);
-        mcb_csc_free(&S->JT);
-        mcb_csc_free(&S->K);
-        mcb_csc_free(&S->JTJ);
-        mcb_chol_free(&S->F);
-        free(S->L);
-        free(S->Jd);
-        free(S->G);
-        free(S->c);
-        free(S->g);
-        free(S->rhs);
-        free(S->Av);
-        free(S->lam);
-        free(S->dep);
-        free(S->off);
-        free(S->anc);
-        free(S->Ax);
-        free(S->Ad);
-        free(S->Gx);
-        free(S->Gd);
-        free(S->Kx);
-        free(S->Kd);
-        free(S->bl_pair);
-        free(S->bl_dof_ptr);
-        free(S->bl_dof);
-        free(S->bl_J);
-        free(S->jc);
-    }
-    free(w->sub);
-    free(w->pair_row);
-    free(w->pair_sub);
-    free(w->pair_body);
-    free(w->last);
-    mcb_csc_free(&w->JbT);
-    free(w->row_ptr);
-    free(w->row_pairs);
-    free(w->pbeta);
-    free(w->pibeta);
-    free(w->roww);
-    free(w->active);
-    free(w->x);
-    free(w->y);
-    free(w->z);
-    free(w->u);
-    free(w->w);
-    free(w->v);
-    free(w->lambda);
-    free(w->theta_part);
-    free(w->dual_part);
-    free(w);
-    *work = NULL;
-}
+/* ---------- set-up: subsystems, pairs, beta_i (23), factors ---------- */
+
+static void subadmm_free(void **work);
 
 static mcb_rc subadmm_check(const void *params, mcb_err *err)
 {
@@ -288,6 +234,8 @@ static mcb_rc subadmm_setup(const mcb_problem *P, const mcb_settings *s, const v
     *work = w;
     return MCB_OK;
 }
+
+/* ---------- one iteration, Alg. 1: (15), (18), (22), then (16)-(21), (14) ---------- */
 
 /* (15) and (18): v_i, x_i = J_i v_i, y_i = beta_i x_i + u_i; theta part (22). */
 /* update_subsystem() for a densely stored subsystem: the same steps in
@@ -534,6 +482,69 @@ static void subadmm_iterate(void *work, double *v, double *lambda)
         memcpy(v, w->v, (size_t)w->P->n * sizeof(double));
     }
 }
+
+/* Accepts NULL and a partly set-up work (a failed setup frees through it). */
+static void subadmm_free(void **work)
+{
+    if (!work || !*work) return;
+    subadmm_work *w = *work;
+    for (int i = 0; w->sub && i < w->ns; i++) {
+        subsystem *S = &w->sub[i];
+        mcb_csc_free(&S->A);
+        mcb_csc_free(&S->J);
+        mcb_csc_free(&S->JT);
+        mcb_csc_free(&S->K);
+        mcb_csc_free(&S->JTJ);
+        mcb_chol_free(&S->F);
+        free(S->L);
+        free(S->Jd);
+        free(S->G);
+        free(S->c);
+        free(S->g);
+        free(S->rhs);
+        free(S->Av);
+        free(S->lam);
+        free(S->dep);
+        free(S->off);
+        free(S->anc);
+        free(S->Ax);
+        free(S->Ad);
+        free(S->Gx);
+        free(S->Gd);
+        free(S->Kx);
+        free(S->Kd);
+        free(S->bl_pair);
+        free(S->bl_dof_ptr);
+        free(S->bl_dof);
+        free(S->bl_J);
+        free(S->jc);
+    }
+    free(w->sub);
+    free(w->pair_row);
+    free(w->pair_sub);
+    free(w->pair_body);
+    free(w->last);
+    mcb_csc_free(&w->JbT);
+    free(w->row_ptr);
+    free(w->row_pairs);
+    free(w->pbeta);
+    free(w->pibeta);
+    free(w->roww);
+    free(w->active);
+    free(w->x);
+    free(w->y);
+    free(w->z);
+    free(w->u);
+    free(w->w);
+    free(w->v);
+    free(w->lambda);
+    free(w->theta_part);
+    free(w->dual_part);
+    free(w);
+    *work = NULL;
+}
+
+/* ---------- the three solvers: subadmm, subadmm-nobody, fadmm ---------- */
 
 const mcb_solver_def mcb_solver_subadmm = {
     .name = "subadmm",
