@@ -129,7 +129,7 @@ mcb_rc mcb_record_mujoco(const mcb_record_mujoco_opts *o, mcb_problem_set **out,
 
 #else
 
-#include "mujoco.h"
+#include "mujoco_peer.h"
 #include "spatial.h" /* mcb_rng */
 
 int mcb_record_mujoco_available(void) { return 1; }

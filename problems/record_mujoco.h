@@ -4,7 +4,7 @@
  * docs/mujoco.md).
  *
  * Each recorded problem holds the velocity-level problem of the step
- * (solvers/mujoco.h gives the mapping: A = M, b = M qvel + h qfrc_smooth,
+ * (solvers/peers/mujoco_peer.h gives the mapping: A = M, b = M qvel + h qfrc_smooth,
  * J = efc_J, e = -(J qvel + h efc_aref), r = efc_R), MuJoCo's solution as
  * reference/{v, lambda} (v = qvel + h qacc, lambda = h efc_force), MuJoCo's
  * warm start as init/{v, lambda} (v = qvel + h qacc_warmstart, the previous

@@ -128,9 +128,9 @@ if [ $have_siconos = 1 ] && [ "${SICONOS_VERBOSE:-1}" = 1 ]; then
   rm -rf "$vdir"
   mkdir -p "$vdir/src"
   git ls-files -co --exclude-standard -z | tar --null --ignore-failed-read -T - -cf - | tar -C "$vdir/src" -xf -
-  if grep -q 'numerics_set_verbose(0)' "$vdir/src/solvers/siconos.c"; then
-    sed -i 's/numerics_set_verbose(0)/numerics_set_verbose(1)/' "$vdir/src/solvers/siconos.c"
-    echo "(copy of the tree with numerics_set_verbose(1) in solvers/siconos.c, built in $vdir/build)" >>"$cmds"
+  if grep -q 'numerics_set_verbose(0)' "$vdir/src/solvers/peers/siconos_peer.c"; then
+    sed -i 's/numerics_set_verbose(0)/numerics_set_verbose(1)/' "$vdir/src/solvers/peers/siconos_peer.c"
+    echo "(copy of the tree with numerics_set_verbose(1) in solvers/peers/siconos_peer.c, built in $vdir/build)" >>"$cmds"
     cmake -S "$vdir/src" -B "$vdir/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
     cmake --build "$vdir/build" -j "$(nproc)" --target mcbench >/dev/null
     for s in "${sets[@]}"; do
@@ -145,7 +145,7 @@ if [ $have_siconos = 1 ] && [ "${SICONOS_VERBOSE:-1}" = 1 ]; then
       /^mcbench: [0-9]+\/[0-9]+ / { p = $4; st = $6; sub(/,$/, "", st)
         print p, st, nf + 0, (first == "" ? "-" : first); nf = 0; first = "" }' >"$vdir/mumps.txt"
   else
-    echo "docs-figures: solvers/siconos.c has no numerics_set_verbose(0); Siconos diagnostics skipped" >&2
+    echo "docs-figures: solvers/peers/siconos_peer.c has no numerics_set_verbose(0); Siconos diagnostics skipped" >&2
   fi
 fi
 echo "load average at end: $(load)" >>"$out/context.txt"

@@ -27,7 +27,7 @@
  *     1996): d = -K^-1 r, replaced by -g when K is singular or d fails the
  *     descent test g'd <= -rho ||d||^2.1; Armijo backtracking
  *     f(v + t d) <= f(v) + sigma t g'd, t = 1, 1/2, ... down to t_min.
- * The inner loop stops as canal's (al_inner_converged: newton_tol, or the
+ * The inner loop stops as canal's (mcb_al_inner_converged: newton_tol, or the
  * round-off floor); an inner loop that used max_newton steps, or whose
  * line search or trust region collapsed (t < t_min, Delta below round-off
  * of ||v||), is an inner failure: counted (info.reason: "F inner
@@ -63,7 +63,7 @@ typedef struct {
 static void alb_defaults(void *p)
 {
     alb_params *q = p;
-    al_params_default(&q->al);
+    mcb_al_params_default(&q->al);
     q->sigma = 1e-4;
     q->t_min = 1e-10;
     q->delta0 = 0.0;
@@ -106,7 +106,7 @@ static void alb_free(void **work)
     if (!work || !*work) return;
     alb_work *w = *work;
     mcb_lu_free(&w->lu);
-    al_outer_clear(&w->o);
+    mcb_al_outer_clear(&w->o);
     free(w->v0);
     free(w->r0);
     free(w->g);
@@ -121,7 +121,7 @@ static void alb_free(void **work)
 static mcb_rc alb_check(const void *params, mcb_err *err)
 {
     const alb_params *q = params;
-    if (!al_params_ok(&q->al) || !(q->sigma > 0.0 && q->sigma < 0.5) ||
+    if (!mcb_al_params_ok(&q->al) || !(q->sigma > 0.0 && q->sigma < 0.5) ||
         !(q->t_min > 0.0 && q->t_min < 1.0) || !(q->delta0 >= 0.0 && isfinite(q->delta0)) ||
         !(q->eta >= 0.0 && q->eta < 0.25))
         return mcb_fail(err, MCB_E_INPUT,
@@ -136,7 +136,7 @@ static void strict_op(const al_group *G, double beta, const double *x, const dou
                       double *D)
 {
     if (G->type != MCB_CONTACT) {
-        al_scalar_op(G, beta, x, e, l, D);
+        mcb_al_scalar_op(G, beta, x, e, l, D);
         return;
     }
     double Dl[9];
@@ -148,7 +148,7 @@ static void strict_op(const al_group *G, double beta, const double *x, const dou
         return;
     }
     if (nt <= mu * xn) { /* stick: x_t inside the disc */
-        al_contact_stick(x, l, D);
+        mcb_al_contact_stick(x, l, D);
         return;
     }
     /* slide: lambda_t = mu x_n t^ (nt > 0 here) */
@@ -176,7 +176,7 @@ static mcb_rc alb_setup(const mcb_problem *P, const mcb_settings *s, const void 
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->prm = *(const alb_params *)params;
     w->method = method;
-    rc = al_outer_setup(&w->o, P, s, &w->prm.al, name, strict_op, 1, 0, NULL, err);
+    rc = mcb_al_outer_setup(&w->o, P, s, &w->prm.al, name, strict_op, 1, 0, NULL, err);
     if (rc) {
         free(w);
         return rc;
@@ -213,7 +213,7 @@ static mcb_rc damped_setup(const mcb_problem *P, const mcb_settings *s, const vo
 
 /* ---- the linear algebra of one inner step ---- */
 
-/* At the last evaluated point: K (al_jacobian), g = K' r, r0 = r and the
+/* At the last evaluated point: K (mcb_al_jacobian), g = K' r, r0 = r and the
  * Gauss-Newton point pN = -K^-1 r. Returns 0, 1 when K is singular (or pN
  * not finite), or a status with the reason when the LU runs out of memory. */
 static int gauss_newton(alb_work *w, mcb_info *info)
@@ -221,7 +221,7 @@ static int gauss_newton(alb_work *w, mcb_info *info)
     al_outer *o = &w->o;
     const mcb_csc *K = o->K;
     int n = o->n;
-    al_jacobian(o);
+    mcb_al_jacobian(o);
     memcpy(w->r0, o->r, (size_t)n * sizeof(double));
     memset(w->g, 0, (size_t)n * sizeof(double));
     mcb_csc_gatxpy(K, o->r, w->g);
@@ -238,12 +238,12 @@ static int gauss_newton(alb_work *w, mcb_info *info)
     return 0;
 }
 
-/* v = v0 + t p; returns ||r|| there (al_eval) and the scale. */
+/* v = v0 + t p; returns ||r|| there (mcb_al_eval) and the scale. */
 static double try_point(alb_work *w, double t, const double *p, double *scale)
 {
     al_outer *o = &w->o;
     for (int j = 0; j < o->n; j++) o->v[j] = w->v0[j] + t * p[j];
-    return al_eval(o, scale);
+    return mcb_al_eval(o, scale);
 }
 
 /* Back to v0 (a rejected trial or a failed search), evaluated there. */
@@ -251,7 +251,7 @@ static void restore(alb_work *w)
 {
     double scale;
     memcpy(w->o.v, w->v0, (size_t)w->o.n * sizeof(double));
-    al_eval(&w->o, &scale);
+    mcb_al_eval(&w->o, &scale);
 }
 
 /* ---- al-dampedsn: one AL loop (al_inner_fn) ---- */
@@ -260,14 +260,14 @@ static int damped_loop(void *work, al_outer *o, mcb_info *info)
 {
     alb_work *w = work;
     int n = o->n;
-    double scale, nr = al_eval(o, &scale), nr_prev = INFINITY;
+    double scale, nr = mcb_al_eval(o, &scale), nr_prev = INFINITY;
     for (int k = 0;; k++) {
         if (!isfinite(nr)) {
             snprintf(info->reason, sizeof info->reason,
                      "non-finite surrogate residual at AL loop %d", o->loops + 1);
             return MCB_ST_DIVERGED;
         }
-        if (al_inner_converged(o, nr, scale, nr_prev)) return AL_INNER_OK;
+        if (mcb_al_inner_converged(o, nr, scale, nr_prev)) return AL_INNER_OK;
         if (k >= o->prm.max_newton) return AL_INNER_FAILED;
         int st = gauss_newton(w, info);
         if (st > 1) return st;
@@ -280,7 +280,7 @@ static int damped_loop(void *work, al_outer *o, mcb_info *info)
             w->ngrad++;
         }
         if (!(gd < 0.0)) /* a stationary point of the merit */
-            return al_inner_at_floor(nr, scale) ? AL_INNER_OK : AL_INNER_FAILED;
+            return mcb_al_inner_at_floor(nr, scale) ? AL_INNER_OK : AL_INNER_FAILED;
         memcpy(w->v0, o->v, (size_t)n * sizeof(double));
         double f = 0.5 * nr * nr, t = 1.0, nt, f0_scale = scale;
         for (;;) {
@@ -289,7 +289,7 @@ static int damped_loop(void *work, al_outer *o, mcb_info *info)
             t *= 0.5;
             if (t < w->prm.t_min) {
                 restore(w);
-                return al_inner_at_floor(nr, f0_scale) ? AL_INNER_OK : AL_INNER_FAILED;
+                return mcb_al_inner_at_floor(nr, f0_scale) ? AL_INNER_OK : AL_INNER_FAILED;
             }
         }
         nr_prev = nr;
@@ -336,7 +336,7 @@ static int dogleg_loop(void *work, al_outer *o, mcb_info *info)
 {
     alb_work *w = work;
     int n = o->n, newton = 0, stale = 0, rc = AL_INNER_FAILED;
-    double scale, nr = al_eval(o, &scale), nr_prev = INFINITY, delta = w->prm.delta0;
+    double scale, nr = mcb_al_eval(o, &scale), nr_prev = INFINITY, delta = w->prm.delta0;
     double f = 0.0, sc = scale;
     for (int k = 0, fresh = 1;; k++) {
         if (!isfinite(nr)) {
@@ -344,7 +344,7 @@ static int dogleg_loop(void *work, al_outer *o, mcb_info *info)
                      "non-finite surrogate residual at AL loop %d", o->loops + 1);
             return MCB_ST_DIVERGED;
         }
-        if (al_inner_converged(o, nr, sc, nr_prev)) {
+        if (mcb_al_inner_converged(o, nr, sc, nr_prev)) {
             rc = AL_INNER_OK;
             break;
         }
@@ -383,12 +383,12 @@ static int dogleg_loop(void *work, al_outer *o, mcb_info *info)
             w->reject++;
             memcpy(o->v, w->v0, (size_t)n * sizeof(double));
             stale = 1;
-            if (!(ared > 0.0) && al_inner_at_floor(nr, sc)) { /* no decrease left: round-off */
+            if (!(ared > 0.0) && mcb_al_inner_at_floor(nr, sc)) { /* no decrease left: round-off */
                 rc = AL_INNER_OK;
                 break;
             }
             if (delta <= 1e-15 * (mcb_norm2(n, w->v0) + 1e-300)) { /* collapsed */
-                if (al_inner_at_floor(nr, sc)) rc = AL_INNER_OK;
+                if (mcb_al_inner_at_floor(nr, sc)) rc = AL_INNER_OK;
                 break;
             }
         }
@@ -404,7 +404,7 @@ static int alb_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
 {
     alb_work *w = work;
     int dog = w->method == ALB_DOGLEG;
-    int st = al_outer_solve(&w->o, s, cb, ctx, info, dog ? dogleg_loop : damped_loop, w,
+    int st = mcb_al_outer_solve(&w->o, s, cb, ctx, info, dog ? dogleg_loop : damped_loop, w,
                             dog ? "dogleg steps" : "Newton steps");
     size_t used = strlen(info->reason);
     if (dog)
@@ -418,7 +418,7 @@ static int alb_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
 
 static void alb_iterate(void *work, double *v, double *lambda)
 {
-    al_outer_iterate(&((alb_work *)work)->o, v, lambda);
+    mcb_al_outer_iterate(&((alb_work *)work)->o, v, lambda);
 }
 
 const mcb_solver_def mcb_solver_al_trdogleg = {

@@ -21,7 +21,7 @@
  * so the penalty unit wscale = m / Tr(J A^-1 J^T) (the inverse mean
  * Delassus diagonal). Per-group work runs under OpenMP (each group writes
  * its own slots; sums are serial: a fixed thread count gives identical
- * results). Allocation in al_outer_setup() only. */
+ * results). Allocation in mcb_al_outer_setup() only. */
 #include "al_outer.h"
 #include "mcb_cone.h"
 
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void al_params_default(al_params *p)
+void mcb_al_params_default(al_params *p)
 {
     p->beta = 0.0;
     p->beta_scale = 100.0;
@@ -44,14 +44,14 @@ void al_params_default(al_params *p)
     p->fail_stop = 0;
 }
 
-int al_params_ok(const al_params *q)
+int mcb_al_params_ok(const al_params *q)
 {
     return q->beta >= 0.0 && q->beta_scale > 0.0 && q->kappa > 1.0 && q->beta_max > 0.0 &&
            q->zeta > 0.0 && q->zeta <= 1.0 && q->newton_tol >= 0.0 && q->max_newton >= 1 &&
            q->stall_loops >= 0 && q->own_tol >= 0.0 && (q->fail_stop == 0 || q->fail_stop == 1);
 }
 
-void al_outer_clear(al_outer *o)
+void mcb_al_outer_clear(al_outer *o)
 {
     if (!o) return;
     free(o->g);
@@ -74,7 +74,7 @@ void al_outer_clear(al_outer *o)
     memset(o, 0, sizeof *o);
 }
 
-void al_scalar_op(const al_group *G, double beta, const double *x, const double *e, double *l,
+void mcb_al_scalar_op(const al_group *G, double beta, const double *x, const double *e, double *l,
                   double *D)
 {
     switch (G->type) {
@@ -95,7 +95,7 @@ void al_scalar_op(const al_group *G, double beta, const double *x, const double 
     }
 }
 
-void al_contact_stick(const double *x, double *l, double *D)
+void mcb_al_contact_stick(const double *x, double *l, double *D)
 {
     l[0] = x[0];
     l[1] = x[1];
@@ -286,7 +286,7 @@ static void group_block(al_outer *o, int q)
     }
 }
 
-void al_jacobian(al_outer *o)
+void mcb_al_jacobian(al_outer *o)
 {
 #pragma omp parallel for schedule(static)
     for (int q = 0; q < o->ng; q++) group_block(o, q);
@@ -327,13 +327,13 @@ static mcb_rc initial_penalty(al_outer *o, mcb_chol *F, const mcb_csc *JT, mcb_e
     return MCB_OK;
 }
 
-mcb_rc al_outer_setup(al_outer *o, const mcb_problem *P, const mcb_settings *s,
+mcb_rc mcb_al_outer_setup(al_outer *o, const mcb_problem *P, const mcb_settings *s,
                       const al_params *prm, const char *name, al_op_fn T, int full, int perturb,
                       mcb_chol **F, mcb_err *err)
 {
     memset(o, 0, sizeof *o);
     if (F) *F = NULL;
-    if (!al_params_ok(prm)) return mcb_fail(err, MCB_E_INPUT, "%s: " AL_PARAM_RANGES, name);
+    if (!mcb_al_params_ok(prm)) return mcb_fail(err, MCB_E_INPUT, "%s: " AL_PARAM_RANGES, name);
     if (P->form != MCB_PRIMAL)
         return mcb_fail(err, MCB_E_INPUT, "%s takes primal problems only", name);
     o->P = P;
@@ -373,7 +373,7 @@ mcb_rc al_outer_setup(al_outer *o, const mcb_problem *P, const mcb_settings *s,
     mcb_csc_free(&JT);
     if (rc || !F) mcb_chol_free(&F0);
     if (rc) {
-        al_outer_clear(o);
+        mcb_al_outer_clear(o);
         return rc;
     }
     if (F) *F = F0;
@@ -392,7 +392,7 @@ mcb_rc al_outer_setup(al_outer *o, const mcb_problem *P, const mcb_settings *s,
 
 /* ---- the surrogate's residual and the inner stopping rule ---- */
 
-double al_eval(al_outer *o, double *scale)
+double mcb_al_eval(al_outer *o, double *scale)
 {
     const mcb_problem *P = o->P;
     memset(o->Jv, 0, (size_t)o->m * sizeof(double));
@@ -415,12 +415,13 @@ double al_eval(al_outer *o, double *scale)
     return mcb_norm2(o->n, o->r);
 }
 
-int al_inner_converged(const al_outer *o, double nr, double scale, double nr_prev)
+int mcb_al_inner_converged(const al_outer *o, double nr, double scale, double nr_prev)
 {
-    return nr <= o->prm.newton_tol * scale || (al_inner_at_floor(nr, scale) && nr > 0.5 * nr_prev);
+    return nr <= o->prm.newton_tol * scale ||
+           (mcb_al_inner_at_floor(nr, scale) && nr > 0.5 * nr_prev);
 }
 
-int al_inner_at_floor(double nr, double scale) { return nr <= 1.5e-8 * scale; }
+int mcb_al_inner_at_floor(double nr, double scale) { return nr <= 1.5e-8 * scale; }
 
 /* ---- the AL loop ---- */
 
@@ -467,7 +468,7 @@ static void count_reason(const al_outer *o, mcb_info *info, const char *steps)
              o->loops ? (double)o->inner / o->loops : 0.0, o->inner_fail, o->beta, o->beta0);
 }
 
-int al_outer_solve(al_outer *o, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
+int mcb_al_outer_solve(al_outer *o, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
                    mcb_info *info, al_inner_fn inner, void *work, const char *steps)
 {
     int st = MCB_ST_MAX_ITERS;
@@ -520,7 +521,7 @@ int al_outer_solve(al_outer *o, const mcb_settings *s, mcb_iter_cb cb, void *ctx
     return st;
 }
 
-void al_outer_iterate(const al_outer *o, double *v, double *lambda)
+void mcb_al_outer_iterate(const al_outer *o, double *v, double *lambda)
 {
     memcpy(lambda, o->lam, (size_t)o->m * sizeof(double));
     if (v) memcpy(v, o->v, (size_t)o->n * sizeof(double));

@@ -24,7 +24,7 @@
  * What each solver brings: the operator T (and its generalized derivative
  * D), and the inner solver of one AL loop (al_inner_fn).
  *
- * Allocation: everything in al_outer_setup(); al_outer_clear() frees it
+ * Allocation: everything in mcb_al_outer_setup(); mcb_al_outer_clear() frees it
  * (NULL and a cleared struct accepted). Nothing is allocated in the loops.
  * Failures: setup returns an mcb_rc with the message (MCB_E_NUMERIC when A
  * is not positive definite); solve returns statuses with info->reason. */
@@ -51,9 +51,9 @@ typedef struct {
     int fail_stop;     /* 1: stop as 'stalled' at the first inner failure */
 } al_params;
 
-void al_params_default(al_params *p);
+void mcb_al_params_default(al_params *p);
 /* 1 when every field is in range. */
-int al_params_ok(const al_params *p);
+int mcb_al_params_ok(const al_params *p);
 #define AL_PARAM_RANGES                                                                    \
     "beta must be >= 0, beta_scale > 0, kappa > 1, beta_max > 0, zeta in (0, 1], "         \
     "newton_tol >= 0, max_newton >= 1, stall_loops >= 0, own_tol >= 0, fail_stop 0 or 1"
@@ -135,36 +135,36 @@ typedef struct {
  * factor of A (returned in *F when F is not NULL, in K's pattern, for
  * mcb_chol_refactor; freed otherwise), beta, the warm start and e~^0. On
  * failure o is cleared and the message names `name`. */
-mcb_rc al_outer_setup(al_outer *o, const mcb_problem *P, const mcb_settings *s,
+mcb_rc mcb_al_outer_setup(al_outer *o, const mcb_problem *P, const mcb_settings *s,
                       const al_params *prm, const char *name, al_op_fn T, int full, int perturb,
                       mcb_chol **F, mcb_err *err);
-void al_outer_clear(al_outer *o);
+void mcb_al_outer_clear(al_outer *o);
 
 /* T for the scalar rows (bilateral: identity, unilateral: max(0, .), soft:
  * the exact law (15)); the contact case is the solver's. */
-void al_scalar_op(const al_group *G, double beta, const double *x, const double *e, double *l,
+void mcb_al_scalar_op(const al_group *G, double beta, const double *x, const double *e, double *l,
                   double *D);
 
 /* A contact inside the cone (the stick case of both contact operators):
  * lambda = x, D = I (D zeroed by the caller). */
-void al_contact_stick(const double *x, double *l, double *D);
+void mcb_al_contact_stick(const double *x, double *l, double *D);
 
 /* At o->v: Jv, Av, x, lam_new = T(x), D, r; returns ||r|| and its scale
  * max(||b||, ||Av||, ||J' lam_new||) in *scale. */
-double al_eval(al_outer *o, double *scale);
+double mcb_al_eval(al_outer *o, double *scale);
 /* The inner stopping rule shared by the solvers: converged (||r|| <=
  * newton_tol scale) or at round-off (below sqrt(eps) scale and no longer
  * halving: nr > 0.5 nr_prev). */
-int al_inner_converged(const al_outer *o, double nr, double scale, double nr_prev);
+int mcb_al_inner_converged(const al_outer *o, double nr, double scale, double nr_prev);
 /* 1 when ||r|| is at the round-off floor (below sqrt(eps) scale): an inner
  * solver that can make no more progress there has not failed. */
-int al_inner_at_floor(double nr, double scale);
-/* K = A + beta sum_g J_g' D_g J_g with the D of the last al_eval (the
+int mcb_al_inner_at_floor(double nr, double scale);
+/* K = A + beta sum_g J_g' D_g J_g with the D of the last mcb_al_eval (the
  * group blocks under OpenMP, the sum serial). */
-void al_jacobian(al_outer *o);
+void mcb_al_jacobian(al_outer *o);
 
 /* One AL loop's inner solve from o->v: ends with o->v, lam_new and Jv at
- * the final point (al_eval there last). Returns AL_INNER_OK, AL_INNER_FAILED
+ * the final point (mcb_al_eval there last). Returns AL_INNER_OK, AL_INNER_FAILED
  * (tolerance not met: counted, the AL loop goes on) or a status
  * (MCB_ST_DIVERGED ...) with info->reason set. */
 enum { AL_INNER_OK = 0, AL_INNER_FAILED = -1 };
@@ -175,8 +175,8 @@ typedef int (*al_inner_fn)(void *work, al_outer *o, mcb_info *info);
  * stall rule. Writes the counts into info (iterations: AL loops;
  * inner_iterations: inner steps; reason: "<name>: L AL loops, N <steps>
  * ..., F inner failures ..., beta ...") and returns the status. */
-int al_outer_solve(al_outer *o, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
+int mcb_al_outer_solve(al_outer *o, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
                    mcb_info *info, al_inner_fn inner, void *work, const char *steps);
-void al_outer_iterate(const al_outer *o, double *v, double *lambda);
+void mcb_al_outer_iterate(const al_outer *o, double *v, double *lambda);
 
 #endif

@@ -62,7 +62,7 @@ typedef struct {
 static void canal_defaults(void *p)
 {
     canal_params *q = p;
-    al_params_default(&q->al);
+    mcb_al_params_default(&q->al);
     q->ls_tol = 1e-10;
     q->ls_max = 60;
 }
@@ -87,7 +87,7 @@ static void canal_free(void **work)
 {
     if (!work || !*work) return;
     canal_work *w = *work;
-    al_outer_clear(&w->o);
+    mcb_al_outer_clear(&w->o);
     mcb_chol_free(&w->F);
     free(w->d);
     free(w->Jd);
@@ -99,7 +99,7 @@ static void canal_free(void **work)
 static mcb_rc canal_check(const void *params, mcb_err *err)
 {
     const canal_params *q = params;
-    if (!al_params_ok(&q->al) || !(q->ls_tol > 0.0 && q->ls_tol < 1.0) || q->ls_max < 4)
+    if (!mcb_al_params_ok(&q->al) || !(q->ls_tol > 0.0 && q->ls_tol < 1.0) || q->ls_max < 4)
         return mcb_fail(err, MCB_E_INPUT,
                         "canal: " AL_PARAM_RANGES ", ls_tol in (0, 1), ls_max >= 4");
     return MCB_OK;
@@ -122,7 +122,7 @@ static void cone_prox(double mu, const double x[3], double l[3], double D[9])
         return;
     }
     if (nt <= mu * xn) { /* stick: inside */
-        al_contact_stick(x, l, D);
+        mcb_al_contact_stick(x, l, D);
         return;
     }
     if (mu * nt <= -xn) { /* open: in the polar cone */
@@ -149,7 +149,7 @@ static void canal_op(const al_group *G, double beta, const double *x, const doub
 {
     double Dl[9];
     if (G->type == MCB_CONTACT) cone_prox(G->mu, x, l, D ? D : Dl);
-    else al_scalar_op(G, beta, x, e, l, D);
+    else mcb_al_scalar_op(G, beta, x, e, l, D);
 }
 
 static mcb_rc canal_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
@@ -161,7 +161,7 @@ static mcb_rc canal_setup(const mcb_problem *P, const mcb_settings *s, const voi
     canal_work *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->prm = *(const canal_params *)params;
-    rc = al_outer_setup(&w->o, P, s, &w->prm.al, "canal", canal_op, 0, 1, &w->F, err);
+    rc = mcb_al_outer_setup(&w->o, P, s, &w->prm.al, "canal", canal_op, 0, 1, &w->F, err);
     if (rc) {
         free(w);
         return rc;
@@ -255,7 +255,7 @@ static double line_search(canal_work *w, double g0)
 static int newton_direction(canal_work *w, mcb_info *info)
 {
     al_outer *o = &w->o;
-    al_jacobian(o);
+    mcb_al_jacobian(o);
     mcb_err e;
     if (mcb_chol_refactor(w->F, o->K, &e)) {
         snprintf(info->reason, sizeof info->reason,
@@ -276,13 +276,13 @@ static int newton_loop(void *work, al_outer *o, mcb_info *info)
     canal_work *w = work;
     double nr_prev = INFINITY;
     for (int k = 0;; k++) {
-        double scale, nr = al_eval(o, &scale);
+        double scale, nr = mcb_al_eval(o, &scale);
         if (!isfinite(nr)) {
             snprintf(info->reason, sizeof info->reason,
                      "non-finite Newton residual at AL loop %d", o->loops + 1);
             return MCB_ST_DIVERGED;
         }
-        if (al_inner_converged(o, nr, scale, nr_prev)) return AL_INNER_OK;
+        if (mcb_al_inner_converged(o, nr, scale, nr_prev)) return AL_INNER_OK;
         if (k >= o->prm.max_newton) return AL_INNER_FAILED;
         nr_prev = nr;
         int st = newton_direction(w, info);
@@ -315,7 +315,7 @@ static int canal_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *
                        mcb_info *info)
 {
     canal_work *w = work;
-    int st = al_outer_solve(&w->o, s, cb, ctx, info, newton_loop, w, "Newton steps");
+    int st = mcb_al_outer_solve(&w->o, s, cb, ctx, info, newton_loop, w, "Newton steps");
     size_t used = strlen(info->reason);
     snprintf(info->reason + used, sizeof info->reason - used, ", %d line-search evaluations",
              w->lsevals);
@@ -324,7 +324,7 @@ static int canal_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *
 
 static void canal_iterate(void *work, double *v, double *lambda)
 {
-    al_outer_iterate(&((canal_work *)work)->o, v, lambda);
+    mcb_al_outer_iterate(&((canal_work *)work)->o, v, lambda);
 }
 
 const mcb_solver_def mcb_solver_canal = {

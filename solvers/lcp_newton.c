@@ -56,7 +56,7 @@ struct lcpn {
     int nnewton, nlm, ngrad; /* accepted steps by kind */
 };
 
-const mcb_param_desc lcpn_desc[LCPN_NPARAMS] = {
+const mcb_param_desc mcb_lcpn_desc[LCPN_NPARAMS] = {
     {"strategy", 'i', offsetof(lcpn_params, strategy),
      "Newton equation H d = -phi: 0 direct sparse LU (KLU refactored in place, lib/mcb_lu.h; symbolic analysis once), 1 "
      "iterative (restarted GMRES preconditioned by gmres_prec, forcing term min(eta_max, "
@@ -98,7 +98,7 @@ const mcb_param_desc lcpn_desc[LCPN_NPARAMS] = {
     MCB_LU_PARAM_DESC(lcpn_params, lu),
 };
 
-void lcpn_defaults(void *params)
+void mcb_lcpn_defaults(void *params)
 {
     lcpn_params *p = params;
     p->strategy = 0;
@@ -117,7 +117,7 @@ void lcpn_defaults(void *params)
     p->lu = MCB_LU_KLU;
 }
 
-mcb_rc lcpn_check(const lcpn_params *p, const char *name, mcb_err *err)
+mcb_rc mcb_lcpn_check(const lcpn_params *p, const char *name, mcb_err *err)
 {
     if (p->strategy != 0 && p->strategy != 1)
         return mcb_fail(err, MCB_E_INPUT, "%s.strategy = %d must be 0 (direct) or 1 (GMRES)",
@@ -157,7 +157,7 @@ mcb_rc lcpn_check(const lcpn_params *p, const char *name, mcb_err *err)
 
 /* ---- setup and free ---- */
 
-void lcpn_free(void **pw)
+void mcb_lcpn_free(void **pw)
 {
     if (!pw || !*pw) return;
     lcpn *w = *pw;
@@ -238,11 +238,11 @@ static mcb_rc alloc_vectors(lcpn *w)
     return ok ? MCB_OK : MCB_E_NOMEM;
 }
 
-mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params *prm,
+mcb_rc mcb_lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params *prm,
                   const char *name, lcpn_eval_fn eval, lcpn **out, mcb_err *err)
 {
     *out = NULL;
-    mcb_rc rc = lcpn_check(prm, name, err);
+    mcb_rc rc = mcb_lcpn_check(prm, name, err);
     if (rc) return rc;
     char why[256];
     if (!mcb_accepts_lcp(P, why, sizeof why)) return mcb_fail(err, MCB_E_INPUT, "%s: %s", name, why);
@@ -258,7 +258,7 @@ mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params
     w->W = mcb_lcp_matrix(P, &w->Wown); /* u = (W + diag(r)) z + q */
     w->q = P->q;
     if (!w->W || alloc_vectors(w) || build_pattern(w)) {
-        lcpn_free((void **)&w);
+        mcb_lcpn_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
     for (int b = 0; b < P->nblocks; b++)
@@ -267,7 +267,7 @@ mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params
     if ((prm->strategy == 0 || prm->gmres_prec == 1) && P->m > 0) {
         mcb_rc lrc = mcb_lu_analyze(w->H, prm->lu, &w->lu, err);
         if (lrc) {
-            lcpn_free((void **)&w);
+            mcb_lcpn_free((void **)&w);
             return lrc;
         }
     }
@@ -276,7 +276,7 @@ mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params
     return MCB_OK;
 }
 
-void lcpn_iterate(void *work, double *v, double *lambda)
+void mcb_lcpn_iterate(void *work, double *v, double *lambda)
 {
     const lcpn *w = work;
     (void)v;
@@ -542,7 +542,7 @@ static int newton_step(lcpn *w, double pn, double *psi, double *step, int *kind,
     return STEP_FAILED;
 }
 
-int lcpn_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
+int mcb_lcpn_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
 {
     lcpn *w = work;
     int m = w->m;

@@ -26,7 +26,7 @@
  * stag_iters iterations: the round-off floor; stalled, with the reason),
  * non-finite (diverged).
  *
- * Allocation: all in lcpn_setup and at the first factorization; the LU
+ * Allocation: all in mcb_lcpn_setup and at the first factorization; the LU
  * reallocates its numeric factor only when the refactored pivots degrade
  * (lib/mcb_lu.h; as in nnewton), or at every factorization with `lu` 1
  * (UMFPACK). */
@@ -56,9 +56,9 @@ typedef struct {
 /* The parameter descriptions and defaults (for both solvers'
  * mcb_solver_def; p is an lcpn_params), range check (name prefixes the
  * messages). */
-extern const mcb_param_desc lcpn_desc[LCPN_NPARAMS];
-void lcpn_defaults(void *p);
-mcb_rc lcpn_check(const lcpn_params *p, const char *name, mcb_err *err);
+extern const mcb_param_desc mcb_lcpn_desc[LCPN_NPARAMS];
+void mcb_lcpn_defaults(void *p);
+mcb_rc mcb_lcpn_check(const lcpn_params *p, const char *name, mcb_err *err);
 
 /* A reformulation: phi at (z, u) row by row; with a and b non-NULL, the
  * Jacobian diagonals (H = diag(a) + diag(b) W). row_type[i] is row i's
@@ -70,15 +70,15 @@ typedef struct lcpn lcpn;
 
 /* Builds the workspace (H's pattern, the LU's symbolic analysis, the
  * GMRES basis); frees what it built and returns the error on failure. */
-mcb_rc lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params *prm,
+mcb_rc mcb_lcpn_setup(const mcb_problem *P, const mcb_settings *s, const lcpn_params *prm,
                   const char *name, lcpn_eval_fn eval, lcpn **out, mcb_err *err);
 /* The solver interface's solve, iterate and free of both solvers (work is
  * the lcpn): the iteration returns the status and sets info->iterations,
  * own_residual = ||phi||, inner_iterations = GMRES steps and the reason
  * when it stops on its own; iterate writes z into lambda (v untouched:
  * dual problems only); free accepts NULL. */
-int lcpn_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info);
-void lcpn_iterate(void *work, double *v, double *lambda);
-void lcpn_free(void **work);
+int mcb_lcpn_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info);
+void mcb_lcpn_iterate(void *work, double *v, double *lambda);
+void mcb_lcpn_free(void **work);
 
 #endif

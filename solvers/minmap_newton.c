@@ -44,12 +44,15 @@ static void minmap_eval(int m, const int *row_type, const double *z, const doubl
     }
 }
 
-static mcb_rc mm_check(const void *p, mcb_err *err) { return lcpn_check(p, "minmap-newton", err); }
+static mcb_rc mm_check(const void *p, mcb_err *err)
+{
+    return mcb_lcpn_check(p, "minmap-newton", err);
+}
 
 static mcb_rc mm_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
                        void **work, mcb_err *err)
 {
-    return lcpn_setup(P, s, params, "minmap-newton", minmap_eval, (lcpn **)work, err);
+    return mcb_lcpn_setup(P, s, params, "minmap-newton", minmap_eval, (lcpn **)work, err);
 }
 
 const mcb_solver_def mcb_solver_minmap_newton = {
@@ -63,12 +66,12 @@ const mcb_solver_def mcb_solver_minmap_newton = {
     .accepts = MCB_ACCEPTS_DUAL,
     .accepts_problem = mcb_accepts_lcp,
     .params_size = sizeof(lcpn_params),
-    .default_params = lcpn_defaults,
-    .params = lcpn_desc,
+    .default_params = mcb_lcpn_defaults,
+    .params = mcb_lcpn_desc,
     .nparams = LCPN_NPARAMS,
     .check_params = mm_check,
     .setup = mm_setup,
-    .solve = lcpn_solve,
-    .iterate = lcpn_iterate,
-    .free = lcpn_free,
+    .solve = mcb_lcpn_solve,
+    .iterate = mcb_lcpn_iterate,
+    .free = mcb_lcpn_free,
 };

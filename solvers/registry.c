@@ -11,55 +11,61 @@
 
 #include "solver.h"
 
-extern const mcb_solver_def mcb_solver_pgs;
-extern const mcb_solver_def mcb_solver_pj;
-extern const mcb_solver_def mcb_solver_subadmm;
-extern const mcb_solver_def mcb_solver_fadmm;
-extern const mcb_solver_def mcb_solver_subadmm_nobody;
-extern const mcb_solver_def mcb_solver_apgd;
-extern const mcb_solver_def mcb_solver_ccp_jacobi;
-extern const mcb_solver_def mcb_solver_nnewton;
-extern const mcb_solver_def mcb_solver_canal;
-extern const mcb_solver_def mcb_solver_cond, mcb_solver_cond_prox, mcb_solver_cond_nocheb;
-extern const mcb_solver_def mcb_solver_al_trdogleg, mcb_solver_al_dampedsn;
-extern const mcb_solver_def mcb_solver_psor, mcb_solver_pgs_shuffle, mcb_solver_pgs_mf, mcb_solver_nncg;
-extern const mcb_solver_def mcb_solver_psor_lcp, mcb_solver_pj_lcp;
-extern const mcb_solver_def mcb_solver_fischer_newton, mcb_solver_minmap_newton, mcb_solver_fixed_point;
-extern const mcb_solver_def mcb_solver_lemke, mcb_solver_ip_lcp;
+/* The built-in solvers, one line each, in the order `mcbench solvers`
+ * lists them: X(name) registers mcb_solver_<name>, the mcb_solver_def its
+ * file in solvers/ defines. Add a solver's line above the closing comment. */
+#define MCB_SOLVERS(X)  \
+    X(pgs)              \
+    X(pj)               \
+    X(subadmm)          \
+    X(fadmm)            \
+    X(subadmm_nobody)   \
+    X(apgd)             \
+    X(ccp_jacobi)       \
+    X(nnewton)          \
+    X(canal)            \
+    X(cond)             \
+    X(cond_prox)        \
+    X(cond_nocheb)      \
+    X(al_trdogleg)      \
+    X(al_dampedsn)      \
+    X(psor)             \
+    X(pgs_shuffle)      \
+    X(pgs_mf)           \
+    X(nncg)             \
+    X(psor_lcp)         \
+    X(pj_lcp)           \
+    X(fischer_newton)   \
+    X(minmap_newton)    \
+    X(fixed_point)      \
+    X(lemke)            \
+    X(ip_lcp)           \
+    /* end of the list */
+
+/* The peers, present when built with Siconos numerics or with MuJoCo
+ * (recorded MuJoCo problems only): solvers/peers/. */
 #ifdef MCB_HAVE_SICONOS
-extern const mcb_solver_def mcb_solver_siconos_nsgs;
-extern const mcb_solver_def mcb_solver_siconos_nsn_ac;
-extern const mcb_solver_def mcb_solver_siconos_admm;
+#define MCB_SICONOS_PEERS(X) X(siconos_nsgs) X(siconos_nsn_ac) X(siconos_admm)
+#else
+#define MCB_SICONOS_PEERS(X)
 #endif
 #ifdef MCB_HAVE_MUJOCO
-extern const mcb_solver_def mcb_solver_mujoco_pgs, mcb_solver_mujoco_cg, mcb_solver_mujoco_newton;
+#define MCB_MUJOCO_PEERS(X) X(mujoco_pgs) X(mujoco_cg) X(mujoco_newton)
+#else
+#define MCB_MUJOCO_PEERS(X)
 #endif
 
+#define DECLARE(name) extern const mcb_solver_def mcb_solver_##name;
+MCB_SOLVERS(DECLARE)
+MCB_SICONOS_PEERS(DECLARE)
+MCB_MUJOCO_PEERS(DECLARE)
+#undef DECLARE
+
+#define ENTRY(name) &mcb_solver_##name,
 static const mcb_solver_def *const registry[] = {
-    &mcb_solver_pgs,
-    &mcb_solver_pj,
-    &mcb_solver_subadmm,
-    &mcb_solver_fadmm,
-    &mcb_solver_subadmm_nobody,
-    &mcb_solver_apgd,
-    &mcb_solver_ccp_jacobi,
-    &mcb_solver_nnewton,
-    &mcb_solver_canal,
-    &mcb_solver_cond, &mcb_solver_cond_prox, &mcb_solver_cond_nocheb,
-    &mcb_solver_al_trdogleg, &mcb_solver_al_dampedsn,
-    &mcb_solver_psor, &mcb_solver_pgs_shuffle, &mcb_solver_pgs_mf, &mcb_solver_nncg,
-    &mcb_solver_psor_lcp, &mcb_solver_pj_lcp,
-    &mcb_solver_fischer_newton, &mcb_solver_minmap_newton, &mcb_solver_fixed_point,
-    &mcb_solver_lemke, &mcb_solver_ip_lcp,
-#ifdef MCB_HAVE_SICONOS /* peers, present when built with Siconos numerics */
-    &mcb_solver_siconos_nsgs,
-    &mcb_solver_siconos_nsn_ac,
-    &mcb_solver_siconos_admm,
-#endif
-#ifdef MCB_HAVE_MUJOCO /* peers, present when built with MuJoCo (recorded MuJoCo problems) */
-    &mcb_solver_mujoco_pgs, &mcb_solver_mujoco_cg, &mcb_solver_mujoco_newton,
-#endif
+    MCB_SOLVERS(ENTRY) MCB_SICONOS_PEERS(ENTRY) MCB_MUJOCO_PEERS(ENTRY)
 };
+#undef ENTRY
 
 #define NBUILTIN ((int)(sizeof registry / sizeof registry[0]))
 

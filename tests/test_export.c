@@ -30,7 +30,7 @@
 #include "mcb_io.h"
 #include "problems.h"
 #ifdef MCB_HAVE_SICONOS
-#include "mcb_siconos.h"
+#include "siconos_peer.h"
 #endif
 
 static char tmpdir[256];

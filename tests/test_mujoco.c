@@ -38,7 +38,7 @@
 #include "solver.h"
 
 #ifdef MCB_HAVE_MUJOCO
-#include "mujoco.h"
+#include "mujoco_peer.h"
 
 #define MODELS "/usr/share/mujoco/model"
 

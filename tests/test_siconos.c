@@ -9,7 +9,7 @@
  * iteration whose error is below it, not at a tenth of it; own_tol
  * overrides it); and, per peer and form (on a stack and on each shared
  * file), the callback is called every iteration or never, as
- * solvers/siconos.c says, and an answer other than CONTINUE stops the
+ * solvers/peers/siconos_peer.c says, and an answer other than CONTINUE stops the
  * driver at that iteration exactly where the peer is not black_box for
  * that form. Built only with Siconos. */
 #include <check.h>
@@ -23,7 +23,7 @@
 
 #include "fixtures.h"
 #include "mcb_delassus.h"
-#include "mcb_siconos.h"
+#include "siconos_peer.h"
 #include "metrics.h"
 #include "problems.h"
 #include "runner.h"
@@ -260,7 +260,7 @@ static int solve_direct(const mcb_solver_def *def, const mcb_problem *P, double 
     return status;
 }
 
-/* Per peer and form, what solvers/siconos.c documents: the callback is
+/* Per peer and form, what solvers/peers/siconos_peer.c documents: the callback is
  * called after every iteration (traced) or never, and its answer stops
  * the driver (stops) or not. */
 static const struct {

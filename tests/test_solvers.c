@@ -1,6 +1,6 @@
 /* test_solvers.c: the fixtures x solvers table. Every registered solver
  * runs on every fixture through the harness (same budget, harness-judged)
- * and must end with the expected status. Adding a solver: add its column. */
+ * and must end with the expected status. Adding a solver: add its row. */
 #include <check.h>
 
 #include "check_main.h"
@@ -24,79 +24,132 @@ static mcb_problem *f_dual(void) { return fx_point_contact_dual(FX_SLIP); }
 static mcb_problem *f_compliant(void) { return fx_compliant(FX_SLIP); }
 static mcb_problem *f_compliant_dual(void) { return fx_compliant_dual(FX_SLIP); }
 
-/* The MuJoCo peers' columns exist when built with MuJoCo (recorded MuJoCo
- * problems only: skipped on every fixture). */
-#ifdef MCB_HAVE_MUJOCO
-#define NMUJOCO 3
-#define MUJOCO_COLS(pgs, cg, newton) , pgs, cg, newton
-#else
-#define NMUJOCO 0
-#define MUJOCO_COLS(pgs, cg, newton)
-#endif
-/* The Siconos peers' columns exist when mcbench is built with Siconos. */
-#ifdef MCB_HAVE_SICONOS
-#define NSOLV (28 + NMUJOCO)
-#define SICONOS_COLS(nsgs, nsn_ac, admm) , nsgs, nsn_ac, admm
-#else
-#define NSOLV (25 + NMUJOCO)
-#define SICONOS_COLS(nsgs, nsn_ac, admm)
-#endif
-#define OK MCB_ST_SOLVED
-#define SKIP MCB_ST_SKIPPED
 #define NCP MCB_LAW_NCP
 #define CCP MCB_LAW_CCP
 
+/* The fixtures: the columns of the solver table below (the first three
+ * are FX_OPEN, FX_STICK and FX_SLIP, in this order). */
 static const struct {
     const char *name;
     fixture_fn make;
-    int expect[NSOLV]; /* in the order of solver_cols */
-} table[] = {
-    {"open", f_open, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"stick", f_stick, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"slip", f_slip, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"dual", f_dual, {OK, OK, SKIP, SKIP, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, OK, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"mixed", fx_mixed, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP SICONOS_COLS(SKIP, SKIP, SKIP) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"mixed_active", fx_mixed_active, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP SICONOS_COLS(SKIP, SKIP, SKIP) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"stack2", fx_small_stack, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    /* per-row compliance r: honoured (W + diag(r), SubADMM's shifted weight) or refused */
-    {"compliant", f_compliant, {OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(SKIP, SKIP, SKIP) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"compliant_dual", f_compliant_dual, {OK, OK, SKIP, SKIP, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, OK, OK, SKIP, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
-    {"gfc3d_example1", fx_gfc3d_example1, {OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, SKIP, SKIP, SKIP, SKIP, OK, SKIP, SKIP SICONOS_COLS(OK, OK, OK) MUJOCO_COLS(SKIP, SKIP, SKIP)}},
+} fixtures[] = {
+    {"open", f_open},
+    {"stick", f_stick},
+    {"slip", f_slip},
+    {"dual", f_dual},
+    {"mixed", fx_mixed},
+    {"mixed_active", fx_mixed_active},
+    {"stack2", fx_small_stack},
+    {"compliant", f_compliant},
+    {"compliant_dual", f_compliant_dual},
+    {"gfc3d_example1", fx_gfc3d_example1},
 };
-static const char *solver_cols[NSOLV] = {
-    "pgs", "pj", "subadmm", "fadmm", "apgd", "ccp-jacobi", "nnewton", "canal", "cond", "cond-prox", "cond-nocheb", "subadmm-nobody",
-    "al-trdogleg", "al-dampedsn", "psor", "pgs-shuffle", "pgs-mf", "nncg", "psor-lcp", "pj-lcp",
-    "fischer-newton", "minmap-newton", "fixed-point", "lemke", "ip-lcp"
-    SICONOS_COLS("siconos_nsgs", "siconos_nsn_ac", "siconos_admm")
-    MUJOCO_COLS("mujoco_pgs", "mujoco_cg", "mujoco_newton")};
-/* the law each column is judged by (--law): a CCP solver solves the cone
- * complementarity problem, not Coulomb's (tests/test_ccp.c) */
-static const int solver_law[NSOLV] = {NCP, NCP, NCP, NCP, CCP, CCP, NCP, NCP, NCP, CCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP, NCP SICONOS_COLS(NCP, NCP, NCP) MUJOCO_COLS(NCP, NCP, NCP)};
-#define NFIX (int)(sizeof table / sizeof table[0])
-/* The last NMUJOCO columns take recorded MuJoCo problems only, the LCP
- * solvers' only LCPs (--formulation): both are skipped on every fixture
- * (tests/test_mujoco.c, test_formulation.c and test_lcp_*.c run them). */
+#define NFIX (int)(sizeof fixtures / sizeof fixtures[0])
+
+/* The expected status on a fixture, plus one (0, a missing entry, fails
+ * table_rows_complete): OK solved, SKIP the solver refuses the problem,
+ * MAXIT its iteration budget used up. */
+enum { OK = MCB_ST_SOLVED + 1, SKIP = MCB_ST_SKIPPED + 1, MAXIT = MCB_ST_MAX_ITERS + 1 };
+
+/* One row per registered solver (the first three, pgs, pj and subadmm, are
+ * the references of the tests below): its name, the law it
+ * is judged by (--law: a CCP solver solves the cone complementarity
+ * problem, not Coulomb's, tests/test_ccp.c) and its expected outcome on
+ * each fixture. The LCP solvers take only LCPs (--formulation) and the
+ * MuJoCo peers only recorded MuJoCo problems: they skip every fixture
+ * (tests/test_formulation.c, test_lcp_*.c and test_mujoco.c run them).
+ * Adding a solver: add its row. Column headings: mxact is mixed_active,
+ * stack stack2, cmpl compliant, cmpld compliant_dual, gfc3d gfc3d_example1. */
+static const struct {
+    const char *name;
+    int law;
+    int expect[NFIX];
+} solvers[] = {
+    /*                       open  stick slip  dual  mixed mxact stack cmpl  cmpld gfc3d */
+    {"pgs",            NCP, {OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK}},
+    {"pj",             NCP, {OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK}},
+    {"subadmm",        NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   OK,   SKIP, OK}},
+    {"fadmm",          NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   OK,   SKIP, OK}},
+    {"apgd",           CCP, {OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK}},
+    {"ccp-jacobi",     CCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   OK,   SKIP, OK}},
+    {"nnewton",        NCP, {OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK}},
+    {"canal",          NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
+    {"cond",           NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
+    {"cond-prox",      CCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
+    {"cond-nocheb",    NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
+    {"subadmm-nobody", NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   OK,   SKIP, OK}},
+    {"al-trdogleg",    NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
+    {"al-dampedsn",    NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
+    {"psor",           NCP, {OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK}},
+    {"pgs-shuffle",    NCP, {OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK}},
+    {"pgs-mf",         NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   OK,   SKIP, OK}},
+    {"nncg",           NCP, {OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK,   OK}},
+    {"psor-lcp",       NCP, {SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP}},
+    {"pj-lcp",         NCP, {SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP}},
+    {"fischer-newton", NCP, {SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP}},
+    {"minmap-newton",  NCP, {SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP}},
+    {"fixed-point",    NCP, {OK,   OK,   OK,   OK,   SKIP, SKIP, OK,   OK,   OK,   OK}},
+    {"lemke",          NCP, {SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP}},
+    {"ip-lcp",         NCP, {SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP}},
+#ifdef MCB_HAVE_SICONOS /* the Siconos peers */
+    {"siconos_nsgs",   NCP, {OK,   OK,   OK,   OK,   SKIP, SKIP, OK,   SKIP, OK,   OK}},
+    {"siconos_nsn_ac", NCP, {OK,   OK,   OK,   OK,   SKIP, SKIP, OK,   SKIP, OK,   OK}},
+    {"siconos_admm",   NCP, {OK,   OK,   OK,   OK,   SKIP, SKIP, OK,   SKIP, OK,   OK}},
+#endif
+#ifdef MCB_HAVE_MUJOCO /* the MuJoCo peers */
+    {"mujoco_pgs",     NCP, {SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP}},
+    {"mujoco_cg",      NCP, {SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP}},
+    {"mujoco_newton",  NCP, {SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP, SKIP}},
+#endif
+};
+#define NSOLV (int)(sizeof solvers / sizeof solvers[0])
+
+/* The status solver s must end with on fixture f. */
+static int expected(int s, int f)
+{
+    return solvers[s].expect[f] - 1;
+}
+
+/* The column of a fixture, by name. */
+static int fixture_col(const char *name)
+{
+    for (int f = 0; f < NFIX; f++)
+        if (strcmp(fixtures[f].name, name) == 0) return f;
+    ck_abort_msg("no fixture %s", name);
+    return -1;
+}
 
 START_TEST(table_covers_registry)
 {
     ck_assert_int_eq(mcb_solver_count(), NSOLV);
-    for (int s = 0; s < NSOLV; s++) ck_assert_ptr_nonnull(mcb_solver_find(solver_cols[s]));
+    for (int s = 0; s < NSOLV; s++) ck_assert_ptr_nonnull(mcb_solver_find(solvers[s].name));
+}
+END_TEST
+
+/* Every row has an outcome for every fixture (a short row leaves a 0). */
+START_TEST(table_rows_complete)
+{
+    for (int s = 0; s < NSOLV; s++)
+        for (int f = 0; f < NFIX; f++)
+            ck_assert_msg(solvers[s].expect[f] >= 1 && solvers[s].expect[f] <= MCB_NSTATUS,
+                          "%s: no expected outcome on %s (%d of %d)", solvers[s].name,
+                          fixtures[f].name, f + 1, NFIX);
 }
 END_TEST
 
 START_TEST(fixture_x_solver)
 {
     int f = _i / NSOLV, s = _i % NSOLV;
-    mcb_problem *P = table[f].make();
+    mcb_problem *P = fixtures[f].make();
     ck_assert_ptr_nonnull(P);
     mcb_err err;
-    ck_assert_msg(mcb_problem_validate(P, table[f].name, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(mcb_problem_validate(P, fixtures[f].name, &err) == MCB_OK, "%s", err.msg);
     mcb_run run;
-    const mcb_solver_def *def = mcb_solver_find(solver_cols[s]);
-    check_run(P, solver_cols[s], NULL, 1e-8, 20000, 1, solver_law[s], &run);
-    ck_assert_msg(run.info.status == table[f].expect[s], "%s on %s: status %s (natmap %g), expected %s",
-                  def->name, table[f].name, mcb_status_name(run.info.status),
-                  run.final.val[MCB_M_NATMAP], mcb_status_name(table[f].expect[s]));
+    const mcb_solver_def *def = mcb_solver_find(solvers[s].name);
+    check_run(P, solvers[s].name, NULL, 1e-8, 20000, 1, solvers[s].law, &run);
+    ck_assert_msg(run.info.status == expected(s, f), "%s on %s: status %s (natmap %g), expected %s",
+                  def->name, fixtures[f].name, mcb_status_name(run.info.status),
+                  run.final.val[MCB_M_NATMAP], mcb_status_name(expected(s, f)));
     if (run.info.status == MCB_ST_SOLVED) {
         ck_assert_double_le(run.final.val[MCB_M_NATMAP], 1e-8);
         ck_assert_int_ge(run.trace_rows, 1);
@@ -114,11 +167,11 @@ START_TEST(known_solutions_are_found)
     /* the three one-contact states reach the exact (v, lambda) */
     for (int st = FX_OPEN; st <= FX_SLIP; st++)
         for (int s = 0; s < NSOLV; s++) {
-            if (st == FX_SLIP && solver_law[s] == CCP) continue; /* another solution: test_ccp.c */
-            if (table[st].expect[s] == SKIP) continue; /* the LCP-only solvers: test_formulation.c, test_lcp_*.c */
+            if (st == FX_SLIP && solvers[s].law == CCP) continue; /* another solution: test_ccp.c */
+            if (solvers[s].expect[st] != OK) continue; /* the LCP-only solvers: test_formulation.c, test_lcp_*.c */
             mcb_problem *P = fx_point_contact(st);
             mcb_run run;
-            check_run(P, solver_cols[s], NULL, 1e-12, 1000, 1, MCB_LAW_NCP, &run);
+            check_run(P, solvers[s].name, NULL, 1e-12, 1000, 1, MCB_LAW_NCP, &run);
             double v[3], l[3];
             fx_point_solution(st, v, l);
             for (int k = 0; k < 3; k++) {
@@ -140,13 +193,13 @@ START_TEST(compliant_solutions_are_found)
     for (int c = 0; c < 4; c++)
         for (int s = 0; s < NSOLV; s++) {
             int st = c < 3 ? c : FX_SLIP, dual = c == 3;
-            if (st == FX_SLIP && solver_law[s] == CCP) continue; /* another solution */
+            if (st == FX_SLIP && solvers[s].law == CCP) continue; /* another solution */
             /* the MuJoCo peers and the LCP solvers: no contact problem */
-            if (table[0].expect[s] == SKIP) continue;
+            if (solvers[s].expect[FX_OPEN] != OK) continue;
             mcb_problem *P = dual ? fx_compliant_dual(st) : fx_compliant(st);
             mcb_run run;
-            const mcb_solver_def *def = mcb_solver_find(solver_cols[s]);
-            check_run(P, solver_cols[s], NULL, 1e-12, 20000, 1, MCB_LAW_NCP, &run);
+            const mcb_solver_def *def = mcb_solver_find(solvers[s].name);
+            check_run(P, solvers[s].name, NULL, 1e-12, 20000, 1, MCB_LAW_NCP, &run);
             if (run.info.status == MCB_ST_SKIPPED) {
                 ck_assert_msg(strstr(run.info.reason, "compliance") ||
                                   (dual && strstr(run.info.reason, "primal")) ||
@@ -183,13 +236,14 @@ START_TEST(compliant_mixed_agree)
     double l0[6] = {0};
     int solved = 0;
     for (int s = 0; s < NSOLV; s++) {
-        if (solver_law[s] == CCP) continue;
+        /* CCP: another solution; the solvers that do not solve the rigid one */
+        if (solvers[s].law == CCP || solvers[s].expect[fixture_col("mixed_active")] != OK) continue;
         mcb_problem *P = fx_mixed_active();
         P->r = malloc(sizeof r);
         memcpy(P->r, r, sizeof r);
         mcb_run run;
-        const mcb_solver_def *def = mcb_solver_find(solver_cols[s]);
-        check_run(P, solver_cols[s], NULL, 1e-10, 20000, 1, MCB_LAW_NCP, &run);
+        const mcb_solver_def *def = mcb_solver_find(solvers[s].name);
+        check_run(P, solvers[s].name, NULL, 1e-10, 20000, 1, MCB_LAW_NCP, &run);
         if (run.info.status != MCB_ST_SKIPPED) {
             ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s on compliant mixed: %s (natmap %g)",
                           def->name, mcb_status_name(run.info.status),
@@ -244,8 +298,8 @@ START_TEST(active_unilateral_row_is_solved)
     for (int s = 0; s < 3; s++) {
         mcb_problem *P = fx_mixed_active();
         mcb_run run;
-        const mcb_solver_def *def = mcb_solver_find(solver_cols[s]);
-        check_run(P, solver_cols[s], NULL, 1e-10, 20000, 1, MCB_LAW_NCP, &run);
+        const mcb_solver_def *def = mcb_solver_find(solvers[s].name);
+        check_run(P, solvers[s].name, NULL, 1e-10, 20000, 1, MCB_LAW_NCP, &run);
         ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s on mixed_active: %s (natmap %g)",
                       def->name, mcb_status_name(run.info.status), run.final.val[MCB_M_NATMAP]);
         double u1 = P->e[1] + run.v[1] + 0.5 * run.v[2]; /* J_1 = (0, 1, 0.5, 0, 0, 0) */
@@ -304,12 +358,12 @@ START_TEST(deterministic_for_fixed_threads)
 {
     mcb_problem *P = fx_small_stack();
     for (int s = 0; s < NSOLV; s++) {
-        if (table[6].expect[s] == SKIP) continue; /* stack2: the LCP solvers skip it */
+        if (solvers[s].expect[fixture_col("stack2")] == SKIP) continue; /* stack2: the LCP solvers skip it */
         double res[2];
         int iters[2];
         for (int rep = 0; rep < 2; rep++) {
             mcb_run run;
-            check_run(P, solver_cols[s], NULL, 0, 50, 2, MCB_LAW_NCP, &run);
+            check_run(P, solvers[s].name, NULL, 0, 50, 2, MCB_LAW_NCP, &run);
             res[rep] = run.info.status == MCB_ST_SKIPPED ? 0.0 : run.final.val[MCB_M_NATMAP];
             iters[rep] = run.info.iterations;
             /* ours use the whole budget; Siconos counts its own way (its
@@ -531,6 +585,7 @@ int main(void)
     TCase *tc = tcase_create("fixtures x solvers");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, table_covers_registry);
+    tcase_add_test(tc, table_rows_complete);
     tcase_add_loop_test(tc, fixture_x_solver, 0, NFIX * NSOLV);
     tcase_add_test(tc, known_solutions_are_found);
     tcase_add_test(tc, active_unilateral_row_is_solved);

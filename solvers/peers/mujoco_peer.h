@@ -1,6 +1,6 @@
-/* mujoco.h: MuJoCo 2.2.2's constraint problem in mcbench's model, shared by
+/* mujoco_peer.h: MuJoCo 2.2.2's constraint problem in mcbench's model, shared by
  * the recorder (problems/record_mujoco.c) and the mujoco_* peer solvers
- * (solvers/mujoco.c), so that both map MuJoCo's rows the same way.
+ * (solvers/peers/mujoco_peer.c), so that both map MuJoCo's rows the same way.
  *
  * The mapping (docs/mujoco.md derives it and checks it on one contact):
  * after MuJoCo's mj_fwdConstraint at step size h,
@@ -20,8 +20,8 @@
  *
  * Everything here returns an mcb_rc: MuJoCo's own errors (which would exit
  * the process) are caught (mcb_mj_guard_*) and become messages. */
-#ifndef MCB_MUJOCO_H
-#define MCB_MUJOCO_H
+#ifndef MCB_MUJOCO_PEER_H
+#define MCB_MUJOCO_PEER_H
 
 #include <mujoco/mujoco.h>
 

@@ -1,7 +1,7 @@
-/* siconos.c: Siconos numerics 4.4 friction-contact solvers as peers.
+/* siconos_peer.c: Siconos numerics 4.4 friction-contact solvers as peers.
  *
  * Not an algorithm of ours: an adapter that hands the problem, converted by
- * lib/mcb_siconos.c, to Siconos' drivers (fc3d_driver for dual problems,
+ * siconos_convert.c, to Siconos' drivers (fc3d_driver for dual problems,
  * gfc3d_driver for primal ones) so that Siconos runs under the same budgets
  * and is judged by the same harness metrics as our solvers. Three peers, each
  * taking both forms:
@@ -63,7 +63,7 @@
 #include "NumericsVerbose.h"
 #include "SolverOptions.h"
 #include "mcb_chol.h"
-#include "mcb_siconos.h"
+#include "siconos_peer.h"
 #include "solver.h"
 
 typedef struct {

@@ -1,4 +1,4 @@
-/* mcb_siconos.h: our problems as Siconos numerics 4.4 problems, and the
+/* siconos_peer.h: the Siconos peer (solvers/peers/): our problems as Siconos numerics 4.4 problems, and the
  * residual Siconos computes for a solution.
  *
  * Built only when Siconos numerics is found (MCB_HAVE_SICONOS). Siconos'
@@ -8,8 +8,8 @@
  *   dual (fc3d):     u = M r + q                      with M = W, q = q.
  * A problem with other constraint types is refused (MCB_E_INPUT, with the
  * reason in err). */
-#ifndef MCB_SICONOS_H
-#define MCB_SICONOS_H
+#ifndef MCB_SICONOS_PEER_H
+#define MCB_SICONOS_PEER_H
 
 #include "mcb_problem.h"
 

@@ -1,4 +1,4 @@
-/* mcb_siconos.c: conversion of our problems into Siconos numerics 4.4
+/* siconos_convert.c: conversion of our problems into Siconos numerics 4.4
  * friction-contact problems, and Siconos' own residual for a solution.
  *
  * Siconos is built with 64-bit sparse indices (SICONOS_INT64): its
@@ -7,7 +7,7 @@
  * products and factorizations start from. */
 #include "CSparseMatrix_internal.h"
 
-#include "mcb_siconos.h"
+#include "siconos_peer.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
-/* mujoco.c: MuJoCo 2.2.2's constraint solvers (PGS, CG, Newton) as peers,
+/* mujoco_peer.c: MuJoCo 2.2.2's constraint solvers (PGS, CG, Newton) as peers,
  * and the mapping of MuJoCo's constraint problem into mcbench's model
- * (mujoco.h) that the recorder shares.
+ * (mujoco_peer.h) that the recorder shares.
  *
- * Not an algorithm of ours: an adapter, like siconos.c. A peer takes only a
+ * Not an algorithm of ours: an adapter, like siconos_peer.c. A peer takes only a
  * problem recorded from MuJoCo (`mcbench record mujoco`), which carries the
  * compiled model and the state before the step (P->mujoco). setup() loads
  * the model, restores the state, runs MuJoCo's stages before the
@@ -24,7 +24,7 @@
  * Failure: MuJoCo's errors (which would exit the process) are caught and
  * become setup failures with MuJoCo's message; nothing here exits.
  * Allocation: setup only (the model, mjData, the row map). */
-#include "mujoco.h"
+#include "mujoco_peer.h"
 
 #include <math.h>
 #include <stddef.h>
