@@ -1,5 +1,5 @@
 /* test_scene_dyn.c: known-answer tests of the articulated-robot dynamics
- * (problems/scene/robot.c, robots.c): the 2-link planar arm's mass matrix
+ * (problems/scene/articulated.c, robot_models.c): the 2-link planar arm's mass matrix
  * in closed form; CRBA against the brute-force sum over links of
  * J_k^T M_k J_k on random trees (fixed seed; revolute, prismatic and fixed
  * joints; fixed and floating base); RNEA's linearity in the acceleration
@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robot.h"
+#include "articulated.h"
+#include "robot_models.h"
 
 #define NMAX 64
 

@@ -33,6 +33,7 @@
 
 #include "fem.h"
 #include "mcb_chol.h"
+#include "robot_models.h"
 #include "scenes.h"
 #include "world.h"
 

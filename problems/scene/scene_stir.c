@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "mcb_chol.h"
+#include "robot_models.h"
 #include "scenes.h"
 #include "world.h"
 

@@ -25,7 +25,7 @@
 
 #include "geometry.h"
 #include "mcb_problem.h"
-#include "robot.h"
+#include "articulated.h"
 
 typedef struct {
     double mass_kg;

@@ -1,9 +1,10 @@
-/* robot.h: articulated robots in joint coordinates (Featherstone, Rigid
- * Body Dynamics Algorithms, ch. 4-6): a kinematic tree of links joined by
- * revolute, prismatic or fixed joints, on a fixed or floating base; the
- * mass matrix by the composite-rigid-body algorithm (CRBA), bias forces by
- * recursive Newton-Euler (RNEA), link Jacobians for contacts, and the
- * built-in robots of the papers (robots.c).
+/* articulated.h: articulated robots in joint coordinates (Featherstone,
+ * Rigid Body Dynamics Algorithms, ch. 4-6): a kinematic tree of links
+ * joined by revolute, prismatic or fixed joints, on a fixed or floating
+ * base; the mass matrix by the composite-rigid-body algorithm (CRBA), bias
+ * forces by recursive Newton-Euler (RNEA), link Jacobians for contacts
+ * (articulated.c). The built-in robots of the papers are in
+ * robot_models.h.
  *
  * Generalized velocity layout (ndof entries): for a floating base first the
  * base twist [linear velocity of the base frame's origin; angular velocity],
@@ -11,8 +12,8 @@
  * in link order. Generalized position: base position and unit quaternion
  * (floating base only) then the joint coordinates. A fixed base sits at
  * `base` in the world. */
-#ifndef MCB_SCENE_ROBOT_H
-#define MCB_SCENE_ROBOT_H
+#ifndef MCB_SCENE_ARTICULATED_H
+#define MCB_SCENE_ARTICULATED_H
 
 #include "mcb_error.h"
 #include "geometry.h"
@@ -91,20 +92,6 @@ void mcb_robot_link_jacobian(const mcb_robot *r, int k, double *Jk);
 /* Advances q by h * v (quaternion integration for a floating base) and
  * calls update. */
 void mcb_robot_integrate(mcb_robot *r, const double *v, double h);
-
-/* The robots of the papers, approximated by published link masses and
- * dimensions where known (docs/robots.md states each approximation). Each
- * returns a robot with PD gains set for the papers' high-gain control. */
-mcb_rc mcb_robot_arm7(const mcb_xform *base, mcb_robot **out, mcb_err *err);        /* 7-DOF arm (Franka-like) */
-mcb_rc mcb_robot_quadruped(mcb_robot **out, mcb_err *err);                          /* 18 DOF, floating */
-mcb_rc mcb_robot_dual_arm(const mcb_xform *base, mcb_robot **out, mcb_err *err);    /* 28-DOF upper body */
-mcb_rc mcb_robot_gripper2(const mcb_xform *base, mcb_robot **out, mcb_err *err);    /* 2-finger gripper */
-/* 10-DOF mobile manipulator (SubADMM paper's cable scene): a planar base
- * (prismatic x, prismatic y, revolute yaw about z, from the fixed frame
- * `base`), two driven wheels (links "wheel_l", "wheel_r", revolute about
- * their axle; roll without slipping through MCB_WJ_ROLLING joints that the
- * scene adds) and a 5-DOF arm whose last link is "ee". */
-mcb_rc mcb_robot_mobile_manipulator(const mcb_xform *base, mcb_robot **out, mcb_err *err);
 
 /* Index of the link named `name`, -1 if none. */
 int mcb_robot_link_index(const mcb_robot *r, const char *name);

@@ -1,8 +1,9 @@
-/* robot.c: articulated robots in joint coordinates (robot.h): creation and
- * accessors, forward kinematics, the composite-rigid-body algorithm for the
- * mass matrix (Featherstone, Rigid Body Dynamics Algorithms, 2008, ch. 6,
- * Table 6.2), recursive Newton-Euler inverse dynamics (ch. 5, Table 5.1),
- * link twist Jacobians, state integration and link shapes.
+/* articulated.c: articulated robots in joint coordinates (articulated.h):
+ * creation and accessors, forward kinematics, the composite-rigid-body
+ * algorithm for the mass matrix (Featherstone, Rigid Body Dynamics
+ * Algorithms, 2008, ch. 6, Table 6.2), recursive Newton-Euler inverse
+ * dynamics (ch. 5, Table 5.1), link twist Jacobians, state integration and
+ * link shapes.
  *
  * Every algorithm works with spatial vectors in WORLD coordinates, taken at
  * the world origin (Featherstone Sec. 2.x Plücker coordinates; the "absolute
@@ -13,15 +14,15 @@
  * tree, composite inertias add, and the joint motion subspace of link k is
  * S_k = [a; p_k x a] (revolute, world axis a through the joint origin p_k)
  * or [0; a] (prismatic). A floating base's six velocity entries [v_p; w]
- * (velocity of the base origin p and angular velocity, robot.h) enter as
+ * (velocity of the base origin p and angular velocity, articulated.h) enter as
  * the spatial velocity [w; v_p + p x w], i.e. six subspace columns
  * [0; e_i] and [e_i; p x e_i]; their projection of a spatial force is the
- * wrench [f; n_p] with n_p the moment about p, as robot.h specifies.
+ * wrench [f; n_p] with n_p the moment about p, as articulated.h specifies.
  *
  * Memory: mcb_robot_new allocates every workspace; update, crba, rnea,
  * link_jacobian and integrate never allocate. Only add_shape grows an
  * array (setup, not per step). */
-#include "robot.h"
+#include "articulated.h"
 
 #include <math.h>
 #include <stdio.h>
