@@ -109,45 +109,17 @@ void mcb_world_free(mcb_world **pw)
     if (!pw || !*pw) return;
     mcb_world *w = *pw;
     for (int r = 0; r < w->nrobots; r++) mcb_robot_free(&w->robots[r]);
-    free(w->robots);
-    free(w->robot_link0);
-    free(w->rigid);
-    free(w->shapes);
+    free(w->robots), free(w->robot_link0), free(w->rigid), free(w->shapes);
     for (int k = 0; k < w->nfems; k++) mcb_fem_free(&w->fems[k]);
-    free(w->fems);
-    free(w->fem_node0);
-    free(w->fem_dof);
-    free(w->fem_sub);
-    free(w->merge);
-    free(w->joints);
-    free(w->joint_row);
-    free(w->joint_lambda);
-    free(w->jr);
-    free(w->sub_start);
-    free(w->solver);
-    free(w->fallback);
-    free(w->prefix);
-    free(w->scene);
-    free(w->source);
-    free(w->notes);
-    free(w->pose);
-    free(w->body_dof);
-    free(w->body_robot);
-    free(w->body_link);
-    free(w->body_sub);
-    free(w->robot_dof);
-    free(w->robot_sub);
-    free(w->sh);
-    free(w->X);
-    free(w->con);
-    free(w->ti);
-    free(w->tj);
-    free(w->tx);
-    free(w->dense);
-    free(w->vhat_prev);
-    free(w->prev_key);
-    free(w->prev_lambda);
-    free(w->order);
+    free(w->fems), free(w->fem_node0), free(w->fem_dof), free(w->fem_sub);
+    free(w->merge), free(w->joints), free(w->joint_row), free(w->joint_lambda), free(w->jr);
+    free(w->sub_start), free(w->solver), free(w->fallback);
+    free(w->prefix), free(w->scene), free(w->source), free(w->notes);
+    /* the step's buffers */
+    free(w->pose), free(w->body_dof), free(w->body_robot), free(w->body_link), free(w->body_sub);
+    free(w->robot_dof), free(w->robot_sub), free(w->sh), free(w->X), free(w->con);
+    free(w->ti), free(w->tj), free(w->tx), free(w->dense);
+    free(w->vhat_prev), free(w->prev_key), free(w->prev_lambda), free(w->order);
     free(w);
     *pw = NULL;
 }
@@ -324,7 +296,7 @@ mcb_rc mcb_world_add_fem(mcb_world *w, mcb_fem *f, double node_radius_m, double 
                 !mcb_world_grow((void **)&w->joint_row, &w->cap_joint_row, w->njoints + nties,
                                 sizeof(int)) ||
                 !mcb_world_grow((void **)&w->joint_lambda, &w->cap_jl, w->jrows + 3 * nties + 3,
-                      sizeof(double)) ||
+                                sizeof(double)) ||
                 (!w->jr && !(w->jr = malloc(3 * sizeof *w->jr)))))
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->cap_fem_buf = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
