@@ -275,17 +275,22 @@ done:
     return result;
 }
 
-/* ------------------------------------------------------- rank, SPQR */
-
 double mcb_describe_cond_default(const mcb_problem *P)
 {
     return P && P->m <= DESC_MAX_ROWS ? mcb_describe_cond(P, DESC_STEPS, NULL) : NAN;
+}
+
+double mcb_problem_cond_estimate(const mcb_problem *P)
+{
+    return P && P->form == MCB_PRIMAL ? mcb_describe_cond_default(P) : NAN;
 }
 
 void mcb_describe_store_cond(mcb_problem *P)
 {
     if (P && !isfinite(P->cond_est)) P->cond_est = mcb_describe_cond_default(P);
 }
+
+/* ------------------------------------------------------- rank, SPQR */
 
 void mcb_describe_store(mcb_problem *P)
 {

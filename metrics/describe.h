@@ -42,15 +42,22 @@ mcb_rc mcb_describe(const mcb_problem *P, const mcb_describe_opts *o, mcb_descri
  * over the smallest Ritz value above 1e-12 lambda_max. A lower bound that
  * tightens with the steps (exact when rank(W) <= steps). NaN when it cannot
  * be computed (no rows, A not positive definite, W without a positive
- * eigenvalue). *steps_taken (may be NULL) receives the steps taken. For a
- * primal problem it is the algorithm of the scene engine's
- * mcb_problem_cond_estimate (docs/stepping.md) with the same start. */
+ * eigenvalue). *steps_taken (may be NULL) receives the steps taken. */
 double mcb_describe_cond(const mcb_problem *P, int steps, int *steps_taken);
 
 /* The estimate mcb_describe() computes with its defaults
  * (mcb_describe_cond with the default steps), NaN when P has more rows
  * than the default max_rows. */
 double mcb_describe_cond_default(const mcb_problem *P);
+
+/* The conditioning descriptor the scene engine records (cond_est,
+ * docs/stepping.md): mcb_describe_cond_default for a primal problem, NaN
+ * for a dual one and for NULL. That is, the ratio of the largest to the
+ * smallest Ritz value above 1e-12 of J A^-1 J^T, from at most 80 Lanczos
+ * steps with full reorthogonalization started from a fixed vector in the
+ * range (so deterministic; power iteration on a shifted operator fails when
+ * redundant contacts make the operator singular); NaN above 60 000 rows. */
+double mcb_problem_cond_estimate(const mcb_problem *P);
 
 /* Stores mcb_describe_cond_default(P) in P->cond_est unless a finite one
  * is stored: called where problems are made (mcbench gen stack, mcbench

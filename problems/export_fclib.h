@@ -1,5 +1,5 @@
 /* export_fclib.h: our problems written as FCLIB files through libfclib
- * (docs/formats.md), the inverse of the importer (problems.h):
+ * (docs/formats.md), the inverse of the importer (import_fclib.h):
  *
  *   primal, contacts only  ->  /fclib_global: M = A, H = J^T, f = b, w = e
  *   primal, --form local   ->  /fclib_local:  W = J A^-1 J^T, q = J A^-1 b + e

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "describe.h"
+#include "gen_stack.h"
 #include "metrics.h"
-#include "problems.h"
 #include "scenes.h"
 #include "solver.h"
 

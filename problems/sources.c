@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import_fclib.h"
 #include "mcb_h5.h"
 #include "mcb_io.h"
 #include "mcb_isolate.h"
 #include "mcb_sha256.h"
-#include "problems.h"
 
 enum { KIND_UNKNOWN = -1 };
 

@@ -24,7 +24,7 @@
 
 #include "check_run.h"
 #include "fixtures.h"
-#include "problems.h"
+#include "import_fclib.h"
 #include "runner.h"
 
 static const char *names[2] = {"al-trdogleg", "al-dampedsn"};

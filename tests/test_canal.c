@@ -20,7 +20,7 @@
 
 #include "check_run.h"
 #include "fixtures.h"
-#include "problems.h"
+#include "import_fclib.h"
 #include "runner.h"
 
 static const mcb_solver_def *canal(void) { return mcb_solver_find("canal"); }

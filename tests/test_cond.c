@@ -18,7 +18,7 @@
 
 #include "check_run.h"
 #include "fixtures.h"
-#include "problems.h"
+#include "import_fclib.h"
 #include "runner.h"
 #include "solver.h"
 

@@ -25,10 +25,10 @@
 
 #include "export_fclib.h"
 #include "fixtures.h"
+#include "import_fclib.h"
 #include "import_siconos.h"
 #include "mcb_delassus.h"
 #include "mcb_io.h"
-#include "problems.h"
 #ifdef MCB_HAVE_SICONOS
 #include "siconos_peer.h"
 #endif

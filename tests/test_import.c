@@ -15,9 +15,9 @@
 
 #include <fclib.h>
 
+#include "import_fclib.h"
 #include "mcb_h5.h"
 #include "metrics.h"
-#include "problems.h"
 #include "runner.h"
 
 static const struct {

@@ -24,8 +24,8 @@
 #include "alloc_count.h"
 #include "check_run.h"
 #include "fixtures.h"
+#include "import_fclib.h"
 #include "mcb_lu.h"
-#include "problems.h"
 #include "runner.h"
 
 static const mcb_solver_def *nn(void) { return mcb_solver_find("nnewton"); }

@@ -31,8 +31,8 @@
 #include "delassus_loop.h"
 #include "check_run.h"
 #include "fixtures.h"
+#include "import_fclib.h"
 #include "metrics.h"
-#include "problems.h"
 #include "runner.h"
 #include "solver.h"
 

@@ -1,5 +1,5 @@
 /* test_scene_dyn.c: known-answer tests of the articulated-robot dynamics
- * (problems/scene/robot.c, robots.c): the 2-link planar arm's mass matrix
+ * (problems/scene/articulated.c, robot_models.c): the 2-link planar arm's mass matrix
  * in closed form; CRBA against the brute-force sum over links of
  * J_k^T M_k J_k on random trees (fixed seed; revolute, prismatic and fixed
  * joints; fixed and floating base); RNEA's linearity in the acceleration
@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robot.h"
+#include "articulated.h"
+#include "robot_models.h"
 
 #define NMAX 64
 
@@ -518,6 +519,91 @@ START_TEST(bad_input_is_rejected)
 }
 END_TEST
 
+/* The damped-least-squares IK: the error of a known offset (a translation
+ * and a rotation of 0.5 rad about world x), then, from rest, the solve
+ * reaching a pose the arm takes at known joint angles (frame or axis),
+ * the seed loop's order, and the robots it refuses. */
+START_TEST(ik_reaches_a_reachable_pose)
+{
+    int axis_mode = _i;
+    mcb_xform base = mcb_xform_identity();
+    mcb_robot *goal = NULL, *r = NULL, *fl = NULL;
+    ck_assert_int_eq(mcb_robot_arm7(&base, &goal, NULL), MCB_OK);
+    ck_assert_int_eq(mcb_robot_arm7(&base, &r, NULL), MCB_OK);
+    const double qg[7] = {0.2, 0.4, -0.1, -1.8, 0.1, 2.0, 0.6};
+    memcpy(mcb_robot_q(goal), qg, sizeof qg);
+    mcb_robot_update(goal);
+    int ee = mcb_robot_nlinks(goal) - 1;
+    const mcb_xform *X = mcb_robot_link_pose(goal, ee);
+    mcb_ik_target t;
+    memset(&t, 0, sizeof t);
+    t.link = ee;
+    t.point[2] = 0.1;
+    t.orient = axis_mode ? MCB_IK_AXIS : MCB_IK_FRAME;
+    t.axis[1] = 1; /* the link's y */
+    t.tol = 1e-12;
+    /* known error: p + d, orientation Rx(0.5) R (frame), Rx(0.5) a (axis) */
+    const double d[3] = {0.01, -0.02, 0.03}, c = cos(0.5), sn = sin(0.5);
+    const double Rx[9] = {1, 0, 0, 0, c, -sn, 0, sn, c};
+    double p0[3], a0[3], e[6];
+    mcb_xform_point(X, t.point, p0);
+    mcb_m3_vec(X->R, t.axis, a0);
+    for (int i = 0; i < 3; i++) t.p[i] = p0[i] + d[i];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            t.R[3 * i + j] = 0;
+            for (int k = 0; k < 3; k++) t.R[3 * i + j] += Rx[3 * i + k] * X->R[3 * k + j];
+        }
+    mcb_m3_vec(Rx, a0, t.dir);
+    double m = mcb_robot_ik_error(goal, &t, e);
+    for (int i = 0; i < 3; i++) ck_assert_double_eq_tol(e[i], d[i], 1e-15);
+    double ang = axis_mode ? acos(fmin(1.0, mcb_v3_dot(a0, t.dir))) : 0.5;
+    ck_assert_double_eq_tol(mcb_v3_norm(e + 3), ang, 1e-12);
+    if (!axis_mode) {
+        ck_assert_double_eq_tol(e[3], 0.5, 1e-12);
+        ck_assert_double_eq_tol(e[4], 0.0, 1e-12);
+        ck_assert_double_eq_tol(e[5], 0.0, 1e-12);
+    } else {
+        double ax[3];
+        mcb_v3_cross(a0, t.dir, ax); /* about a0 x dir */
+        ck_assert(mcb_v3_dot(ax, e + 3) > 0.99 * mcb_v3_norm(ax) * ang);
+    }
+    ck_assert_double_eq_tol(m, mcb_v3_norm(d) + 0.1 * ang, 1e-12);
+
+    /* the goal pose itself, reached from rest */
+    memcpy(t.p, p0, sizeof t.p);
+    memcpy(t.R, X->R, sizeof t.R);
+    memcpy(t.dir, a0, sizeof t.dir);
+    ck_assert(mcb_robot_ik_error(goal, &t, NULL) < 1e-14);
+    ck_assert(mcb_robot_ik_error(r, &t, NULL) > 0.1);
+    double err = mcb_robot_ik_solve(r, &t, 500);
+    ck_assert_msg(err < 1e-10, "IK error %g", err);
+    double p[3];
+    mcb_xform_point(mcb_robot_link_pose(r, ee), t.point, p);
+    for (int i = 0; i < 3; i++) ck_assert_double_eq_tol(p[i], p0[i], 1e-10);
+
+    /* seeds in order: no iterations, so q is the seed that stopped it */
+    const double seeds[2][7] = {{0.1, 0.2, 0.3, -1.0, 0, 1.0, 0}, {0, 0.3, 0, -2.0, 0, 2.3, 0.785}};
+    double e1 = mcb_robot_ik_seeded(r, &t, &seeds[0][0], 2, 7, 0, INFINITY);
+    ck_assert(isfinite(e1));
+    for (int j = 0; j < 7; j++) ck_assert(mcb_robot_q(r)[j] == seeds[0][j]);
+    double e2 = mcb_robot_ik_seeded(r, &t, &seeds[0][0], 2, 7, 0, 0.0);
+    for (int j = 0; j < 7; j++) ck_assert(mcb_robot_q(r)[j] == seeds[1][j]);
+    ck_assert(e2 == mcb_robot_ik_error(r, &t, NULL));
+
+    /* refused: a floating base, a link out of range */
+    ck_assert_int_eq(mcb_robot_quadruped(&fl, NULL), MCB_OK);
+    ck_assert(isnan(mcb_robot_ik_solve(fl, &t, 10)));
+    ck_assert(isnan(mcb_robot_ik_seeded(fl, &t, &seeds[0][0], 2, 7, 10, 1.0)));
+    t.link = mcb_robot_nlinks(r);
+    ck_assert(isnan(mcb_robot_ik_solve(r, &t, 10)));
+    ck_assert(isnan(mcb_robot_ik_solve(NULL, &t, 10)));
+    mcb_robot_free(&fl);
+    mcb_robot_free(&goal);
+    mcb_robot_free(&r);
+}
+END_TEST
+
 static Suite *dyn_suite(void)
 {
     Suite *s = suite_create("scene_dyn");
@@ -531,6 +617,7 @@ static Suite *dyn_suite(void)
     tcase_add_test(tc, floating_integration_keeps_unit_quaternion);
     tcase_add_loop_test(tc, builtin_robots, 0, 4);
     tcase_add_test(tc, bad_input_is_rejected);
+    tcase_add_loop_test(tc, ik_reaches_a_reachable_pose, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,5 +1,5 @@
 /* test_scene_rod.c: the discrete elastic rod (rod.h), the 10-DOF mobile
- * manipulator (robots.c) and the cable scene (scene_cable.c), with known
+ * manipulator (robot_models.c) and the cable scene (scene_cable.c), with known
  * answers:
  *  - the paper cable's segment mass, inertias and joint stiffnesses against
  *    the numbers computed by hand in docs/rod.md; bad options rejected;
@@ -22,6 +22,7 @@
 
 #include "mcb_problem.h"
 #include "rod.h"
+#include "robot_models.h"
 #include "scenes.h"
 #include "world.h"
 

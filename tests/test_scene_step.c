@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "describe.h"
 #include "mcb_problem.h"
 #include "world.h"
 

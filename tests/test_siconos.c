@@ -22,10 +22,11 @@
 #include <unistd.h>
 
 #include "fixtures.h"
+#include "gen_stack.h"
+#include "import_fclib.h"
 #include "mcb_delassus.h"
 #include "siconos_peer.h"
 #include "metrics.h"
-#include "problems.h"
 #include "runner.h"
 
 static const char *shared_files[] = {

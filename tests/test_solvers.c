@@ -13,7 +13,7 @@
 #include "check_run.h"
 #include "fixtures.h"
 #include "formulation/formulation.h"
-#include "problems.h"
+#include "import_fclib.h"
 #include "runner.h"
 
 typedef mcb_problem *(*fixture_fn)(void);

@@ -25,8 +25,8 @@
 
 #include "check_run.h"
 #include "fixtures.h"
+#include "import_fclib.h"
 #include "metrics.h"
-#include "problems.h"
 #include "runner.h"
 #include "scenes.h"
 #include "solver.h"

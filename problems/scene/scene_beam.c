@@ -20,7 +20,8 @@
  *  - the motion: the grip point moves along +x at `speed` (ramped up
  *    smoothly over RAMP_S), the hand's orientation fixed; joint targets from
  *    a damped-least-squares IK on a private copy of the arm, v_ref from
- *    their finite difference. The arm starts at rest at the IK solution.
+ *    their finite difference (arm_track.h). The arm starts at rest at the
+ *    IK solution.
  * Every step is recorded ("beamN-stepKKKK", N = the node count).
  *
  * Fails with MCB_E_INPUT on bad options, MCB_E_NUMERIC when the IK cannot
@@ -31,8 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arm_track.h"
 #include "fem.h"
-#include "mcb_chol.h"
+#include "robot_models.h"
 #include "scenes.h"
 #include "world.h"
 
@@ -58,116 +60,30 @@
 /* Options in table order (scenes.c): --cells, --length, --pieces, --steps, --speed. */
 enum { OPT_CELLS, OPT_LENGTH, OPT_PIECES, OPT_STEPS, OPT_SPEED };
 
-/* ---- inverse kinematics of the grip (damped least squares) ---------- */
+/* ---- the grip's path ------------------------------------------------ */
 
-typedef struct {
-    double p[3]; /* grip point (world) */
-    double R[9]; /* hand orientation (world) */
-} grip_target;
-
-/* Pose error [p_target - p_grip; rotation vector of R_target R^T] of the
- * hand link `ee` of r; returns its weighted norm. */
-static double grip_error(const mcb_robot *r, int ee, const grip_target *t, double e[6])
+/* The grip target at time t: x advances at `speed` (ctx) after a smooth
+ * ramp (speed profile 3u^2 - 2u^3 over RAMP_S); the hand's approach axis
+ * (its z) along +x, its x axis down. */
+static void target_at(const void *ctx, double t_s, mcb_ik_target *t)
 {
-    const mcb_xform *X = mcb_robot_link_pose(r, ee);
-    const double local[3] = {0, 0, GRIP_M};
-    double p[3], E[9];
-    mcb_xform_point(X, local, p);
-    for (int i = 0; i < 3; i++) e[i] = t->p[i] - p[i];
-    for (int i = 0; i < 3; i++)  /* E = R_target R^T */
-        for (int j = 0; j < 3; j++) {
-            double s = 0;
-            for (int k = 0; k < 3; k++) s += t->R[3 * i + k] * X->R[3 * j + k];
-            E[3 * i + j] = s;
-        }
-    double v[3] = {0.5 * (E[7] - E[5]), 0.5 * (E[2] - E[6]), 0.5 * (E[3] - E[1])};
-    double sn = mcb_v3_norm(v), cs = 0.5 * (E[0] + E[4] + E[8] - 1);
-    double ang = atan2(sn, cs);
-    for (int i = 0; i < 3; i++) e[3 + i] = sn > 1e-14 ? v[i] / sn * ang : v[i];
-    return mcb_v3_norm(e) + 0.1 * mcb_v3_norm(e + 3);
-}
-
-/* One IK iteration on r: dq = J^T (J J^T + l^2 I)^-1 e with the grip
- * point's Jacobian, clamped to 0.2 rad per joint. Returns the error before
- * the update. Jk (6 x ndof) is the caller's workspace. */
-static double ik_iterate(mcb_robot *r, int ee, const grip_target *t, double *Jk)
-{
-    int n = mcb_robot_ndof(r);
-    double e[6];
-    double err = grip_error(r, ee, t, e);
-    mcb_robot_link_jacobian(r, ee, Jk);
-    const mcb_xform *X = mcb_robot_link_pose(r, ee);
-    const double local[3] = {0, 0, GRIP_M};
-    double rl[3];
-    mcb_m3_vec(X->R, local, rl);
-    for (int j = 0; j < n; j++) {  /* v_grip = v_o + w x rl */
-        double *col = Jk + 6 * j, w[3] = {col[3], col[4], col[5]}, wx[3];
-        mcb_v3_cross(w, rl, wx);
-        for (int i = 0; i < 3; i++) col[i] += wx[i];
-    }
-    double M[36], y[6];
-    for (int a = 0; a < 6; a++) {
-        for (int b = 0; b < 6; b++) {
-            double s = 0;
-            for (int j = 0; j < n; j++) s += Jk[6 * j + a] * Jk[6 * j + b];
-            M[a * 6 + b] = s + (a == b ? 1e-4 : 0);
-        }
-        y[a] = e[a];
-    }
-    if (mcb_dense_chol(6, M) != MCB_OK) return err;
-    mcb_dense_chol_solve(6, M, y);
-    double *q = mcb_robot_q(r);
-    for (int j = 0; j < n; j++) {
-        double dq = 0;
-        for (int a = 0; a < 6; a++) dq += Jk[6 * j + a] * y[a];
-        q[j] += fmax(-0.2, fmin(0.2, dq));
-    }
-    mcb_robot_update(r);
-    return err;
-}
-
-static double ik_solve(mcb_robot *r, int ee, const grip_target *t, int iters, double *Jk)
-{
-    for (int k = 0; k < iters; k++)
-        if (ik_iterate(r, ee, t, Jk) < 1e-10) break;
-    double e[6];
-    return grip_error(r, ee, t, e);
-}
-
-/* The grip target at time t: x advances at `speed` after a smooth ramp
- * (speed profile 3u^2 - 2u^3 over RAMP_S); the hand's approach axis (its
- * z) along +x, its x axis down. */
-static grip_target target_at(double t_s, double speed)
-{
-    double s;
+    double speed = *(const double *)ctx, s;
     if (t_s < RAMP_S) {
         double u = t_s / RAMP_S;
         s = RAMP_S * (u * u * u - 0.5 * u * u * u * u);
     } else {
         s = 0.5 * RAMP_S + (t_s - RAMP_S);
     }
-    grip_target g = {{GRIP_X_M + speed * s, 0, GRIP_Z_M},
-                     {0, 0, 1, 0, 1, 0, -1, 0, 0}};  /* columns: x_h = -z, y_h = y, z_h = x */
-    return g;
+    const double p[3] = {GRIP_X_M + speed * s, 0, GRIP_Z_M};
+    const double R[9] = {0, 0, 1, 0, 1, 0, -1, 0, 0}; /* columns: x_h = -z, y_h = y, z_h = x */
+    memcpy(t->p, p, sizeof t->p);
+    memcpy(t->R, R, sizeof t->R);
 }
 
-/* Starts the IK twin at the first target from a few seeds. */
-static mcb_rc start_pose(mcb_robot *twin, int ee, const grip_target *t0, double *Jk, mcb_err *err)
-{
-    static const double seeds[3][7] = {{0, 0.3, 0, -2.0, 0, 2.3, 0.785},
-                                       {0, -0.785, 0, -2.356, 0, 1.571, 0.785},
-                                       {0, 0.5, 0, -1.5, 0, 0.5, 0}};
-    int n = mcb_robot_ndof(twin);
-    double best = INFINITY;
-    for (int s = 0; s < 3; s++) {
-        double *q = mcb_robot_q(twin);
-        for (int j = 0; j < n; j++) q[j] = j < 7 ? seeds[s][j] : 0;
-        mcb_robot_update(twin);
-        best = ik_solve(twin, ee, t0, 3000, Jk);
-        if (best < 1e-8) return MCB_OK;
-    }
-    return mcb_fail(err, MCB_E_NUMERIC, "beam: the arm cannot reach the start grip pose (IK error %g)", best);
-}
+/* Seeds of the first IK (Franka convention). */
+static const double start_seeds[3][7] = {{0, 0.3, 0, -2.0, 0, 2.3, 0.785},
+                                         {0, -0.785, 0, -2.356, 0, 1.571, 0.785},
+                                         {0, 0.5, 0, -1.5, 0, 0.5, 0}};
 
 /* ---- the scene's pieces -------------------------------------------- */
 
@@ -262,44 +178,40 @@ mcb_rc mcb_scene_beam(const double *vals, mcb_problem_set **out, mcb_err *err)
     o.fallback = "pgs";
 
     mcb_world *w = NULL;
-    mcb_robot *arm = NULL, *twin = NULL;
+    mcb_arm_track tr;
+    memset(&tr, 0, sizeof tr);
     mcb_fem *beam = NULL;
     mcb_problem_set *S = NULL;
-    double *Jk = NULL, *qprev = NULL;
     mcb_rc rc = mcb_world_new(&o, &w, err);
     if (!rc) rc = add_gap(w, err);
     mcb_xform base = mcb_xform_identity();
-    if (!rc) rc = mcb_robot_arm7(&base, &arm, err);
-    if (!rc) rc = mcb_robot_arm7(&base, &twin, err);
+    if (!rc) rc = mcb_arm_track_new(&tr, mcb_robot_arm7, &base, err);
     if (rc) goto done;
-    int n = mcb_robot_ndof(arm), ee = mcb_robot_nlinks(arm) - 1;
-    Jk = mcb_calloc(6 * (size_t)n, sizeof(double));
-    qprev = mcb_calloc((size_t)n, sizeof(double));
-    if (!Jk || !qprev) {
-        rc = mcb_fail(err, MCB_E_NOMEM, "beam: out of memory");
-        goto done;
-    }
-    grip_target t0 = target_at(0, speed);
-    rc = start_pose(twin, ee, &t0, Jk, err);
-    if (rc) goto done;
-    memcpy(mcb_robot_q(arm), mcb_robot_q(twin), (size_t)n * sizeof(double));
-    memcpy(mcb_robot_q_ref(arm), mcb_robot_q(twin), (size_t)n * sizeof(double));
-    mcb_robot_update(arm);
-    mcb_robot *a = arm;
-    arm = NULL;
+    /* the grip point GRIP_M beyond the flange along the hand's z, the hand's
+     * whole orientation steered */
+    tr.target.point[2] = GRIP_M;
+    tr.target.orient = MCB_IK_FRAME;
+    tr.target.tol = 1e-10;
+    tr.path = target_at;
+    tr.ctx = &speed;
+    tr.seeds = &start_seeds[0][0];
+    tr.nseeds = 3;
+    tr.seed_len = 7;
+    tr.start_iters = 3000;
+    tr.start_accept = 1e-8;
     int first = 0, first_node = 0;
-    rc = mcb_world_add_robot(w, a, &first, err);  /* the world owns it from now on */
+    rc = mcb_arm_track_start(&tr, w, "beam: the arm cannot reach the start grip pose", &first, err);
     if (rc) goto done;
 
     mcb_xform grip = mcb_xform_identity();
-    memcpy(grip.p, t0.p, sizeof grip.p);
+    memcpy(grip.p, tr.target.p, sizeof grip.p); /* the path's start */
     rc = make_beam(vals, &grip, &beam, err);
     if (rc) goto done;
     int nodes = mcb_fem_nnodes(beam);
     mcb_fem *bm = beam;
     beam = NULL;
     rc = mcb_world_add_fem(w, bm, BEAM_NODE_R_M, BEAM_MU, &first_node, err);  /* owned by w */
-    if (!rc) rc = add_grip(w, bm, first_node, a, first, err);
+    if (!rc) rc = add_grip(w, bm, first_node, tr.arm, first, err);
     if (rc) goto done;
 
     char src[512], prefix[64];
@@ -308,29 +220,11 @@ mcb_rc mcb_scene_beam(const double *vals, mcb_problem_set **out, mcb_err *err)
     rc = mcb_world_describe(w, prefix, "beam", src,
                             "SubADMM paper Sec. IV-A 3: co-rotational FEM beam pushed through a gap by a 7-DOF arm",
                             err);
-    if (rc) goto done;
-
-    S = calloc(1, sizeof *S);
-    if (!S) {
-        rc = mcb_fail(err, MCB_E_NOMEM, "beam: out of memory");
-        goto done;
-    }
-    for (int k = 0; k < steps; k++) {
-        memcpy(qprev, mcb_robot_q(twin), (size_t)n * sizeof(double));
-        grip_target t = target_at((k + 1) * BEAM_H_S, speed);
-        ik_solve(twin, ee, &t, 50, Jk);
-        mcb_robot_track(a, mcb_robot_q(twin), qprev, BEAM_H_S);
-        mcb_step_info info;
-        rc = mcb_world_step_into(w, S, &info, err);
-        if (rc) goto done;
-    }
+    if (!rc) rc = mcb_arm_track_record(&tr, w, BEAM_H_S, steps, &S, err);
 
 done:
-    free(Jk);
-    free(qprev);
-    mcb_robot_free(&arm);
-    mcb_robot_free(&twin);
     mcb_fem_free(&beam);
+    mcb_arm_track_free(&tr);
     mcb_world_free(&w);
     if (rc) mcb_problem_set_free(&S);
     *out = S;

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "rod.h"
+#include "robot_models.h"
 #include "scenes.h"
 #include "world.h"
 
@@ -49,7 +50,7 @@
 #define CABLE_SHOULDER0 (-0.6)   /* shoulder pitch at the start (rad) */
 #define CABLE_SHOULDER1 (-0.1)   /* ... after lowering */
 #define CABLE_ELBOW 0.6          /* elbow pitch (held) */
-#define CABLE_WHEEL_R_M 0.08     /* robots.c's wheel radius */
+#define CABLE_WHEEL_R_M 0.08     /* robot_models.c's wheel radius */
 #define CABLE_PI 3.14159265358979323846
 
 /* Options in table order (scenes.c): --segments, --steps, --tol (the

@@ -1,5 +1,5 @@
 /* scene_pouring.c: the particle-pouring scene of the CANAL paper (Sec.
- * VII-C, Figs. 10 and 11): a 28-DOF dual-arm upper body (robots.c,
+ * VII-C, Figs. 10 and 11): a 28-DOF dual-arm upper body (robot_models.c,
  * mcb_robot_dual_arm: fixed base, high-gain joint PD) holds a bottle of
  * `--particles` spheres (radius 5 mm, density 10 g/cm^3) and tilts it so
  * that the particles pour out into a cup below; `--steps` steps of the
@@ -13,7 +13,7 @@
  *
  * Steps (static helpers in order):
  *   with_bottle:     the dual arm's links and shapes plus the bottle link;
- *   the robot's nominal pose (robots.c: upper arms down, forearms
+ *   the robot's nominal pose (robot_models.c: upper arms down, forearms
  *   forward), the bottle upright against the right palm's outer side;
  *   tilt_joint:      the distal joint of the holding arm that tilts the
  *                    bottle's axis most (found numerically, so the scene
@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "mcb_problem.h"
+#include "robot_models.h"
 #include "scenes.h"
 #include "world.h"
 
@@ -81,8 +82,8 @@ static void profile_shape(mcb_shape *s, const double *r, const double *z, int n,
 
 
 /* The link of the dual arm that holds the bottle: the right palm
- * (robots.c names it "right_palm"; other right-hand names are accepted),
- * else the last link. */
+ * (robot_models.c names it "right_palm"; other right-hand names are
+ * accepted), else the last link. */
 static int hand_link(const mcb_robot *r)
 {
     static const char *names[] = {"r_hand", "right_hand", "r_palm", "right_palm", "r_gripper",

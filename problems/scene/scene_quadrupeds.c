@@ -13,7 +13,7 @@
  * bottom; the bottom layer starts with the feet QUAD_DROP_M above the
  * floor, each layer QUAD_LAYER_M above the one below; each robot gets a
  * small random offset, yaw, roll and pitch from a fixed seed. The PD target
- * is the robot's nominal standing posture (robots.c: hip abduction 0,
+ * is the robot's nominal standing posture (robot_models.c: hip abduction 0,
  * thigh 0.67 rad, knee -1.3 rad), with zero target velocity. Every step is recorded
  * (name "quadrupedsN-stepKKKK").
  *
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot_models.h"
 #include "scenes.h"
 #include "world.h"
 
@@ -85,7 +86,7 @@ static mcb_rc add_quadruped(mcb_world *w, int k, int n, double tilt, mcb_rng *rn
     mcb_robot *r = NULL;
     mcb_rc rc = mcb_robot_quadruped(&r, err);
     if (rc) return rc;
-    /* the robot comes in its standing posture (robots.c: hip 0, thigh
+    /* the robot comes in its standing posture (robot_models.c: hip 0, thigh
      * 0.67 rad, knee -1.3 rad) with q_ref = that posture */
     double *q = mcb_robot_q(r);
     int nj = mcb_robot_ndof(r) - 6;

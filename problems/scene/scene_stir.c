@@ -13,8 +13,8 @@
  *    (angular speed ramped up smoothly), the rod kept vertical; the joint
  *    targets q_ref come from a damped-least-squares inverse kinematics on a
  *    private copy of the arm (never the simulated one), v_ref from their
- *    finite difference. The arm starts at the IK solution of the first
- *    target, at rest.
+ *    finite difference (arm_track.h). The arm starts at the IK solution of
+ *    the first target, at rest.
  * Every step is recorded (name "stirN-stepKKKK").
  *
  * Fails with MCB_E_INPUT on bad options, MCB_E_NUMERIC when the IK does not
@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_chol.h"
+#include "arm_track.h"
+#include "robot_models.h"
 #include "scenes.h"
 #include "world.h"
 
@@ -52,100 +53,12 @@
 /* Options in table order (scenes.c): --spheres, --steps. */
 enum { OPT_SPHERES, OPT_STEPS };
 
-typedef struct {
-    double p[3], d[3]; /* target rod tip (world) and rod direction (world) */
-} ik_target;
-
-/* ---- inverse kinematics (damped least squares) ----------------------- */
-
-/* Rod tip position and direction of robot r at its current q. */
-static void rod_tip(const mcb_robot *r, int ee, double tip[3], double dir[3])
-{
-    const mcb_xform *X = mcb_robot_link_pose(r, ee);
-    const double local_tip[3] = {0, 0, STIR_ROD_L_M}, local_z[3] = {0, 0, 1};
-    mcb_xform_point(X, local_tip, tip);
-    mcb_m3_vec(X->R, local_z, dir);
-}
-
-/* One IK iteration on robot r towards t: the error e = [tip error;
- * rotation taking the rod direction to the target's], the tip Jacobian
- * J = [Jv - [R t_local]x Jw; Jw], dq = J^T (J J^T + lambda^2 I)^-1 e,
- * clamped to 0.2 rad per joint. Returns the error norm before the update.
- * Jk (6 x ndof) is the caller's workspace. */
-static double ik_iterate(mcb_robot *r, int ee, const ik_target *t, double *Jk)
-{
-    int n = mcb_robot_ndof(r);
-    double tip[3], dir[3], e[6];
-    rod_tip(r, ee, tip, dir);
-    for (int i = 0; i < 3; i++) e[i] = t->p[i] - tip[i];
-    double c[3];
-    mcb_v3_cross(dir, t->d, c);
-    double sn = mcb_v3_norm(c), cs = mcb_v3_dot(dir, t->d);
-    double ang = atan2(sn, cs);
-    if (sn > 1e-12) {
-        for (int i = 0; i < 3; i++) e[3 + i] = c[i] / sn * ang;
-    } else if (cs < 0) { /* opposite: any axis normal to dir */
-        double t1[3], t2[3];
-        mcb_frame_tangents(dir, t1, t2);
-        for (int i = 0; i < 3; i++) e[3 + i] = t1[i] * ang;
-    } else {
-        e[3] = e[4] = e[5] = 0;
-    }
-    double err = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) +
-                 0.1 * sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5]);
-
-    mcb_robot_link_jacobian(r, ee, Jk);
-    const mcb_xform *X = mcb_robot_link_pose(r, ee);
-    double rl[3], local_tip[3] = {0, 0, STIR_ROD_L_M};
-    mcb_m3_vec(X->R, local_tip, rl);
-    for (int j = 0; j < n; j++) { /* linear rows: v_tip = v_o + w x rl */
-        double *col = Jk + 6 * j, w[3] = {col[3], col[4], col[5]}, wx[3];
-        mcb_v3_cross(w, rl, wx);
-        for (int i = 0; i < 3; i++) col[i] += wx[i];
-    }
-    double M[36], y[6];
-    const double lambda2 = 1e-4;
-    for (int a = 0; a < 6; a++) {
-        for (int b = 0; b < 6; b++) {
-            double s = 0;
-            for (int j = 0; j < n; j++) s += Jk[6 * j + a] * Jk[6 * j + b];
-            M[a * 6 + b] = s + (a == b ? lambda2 : 0);
-        }
-        y[a] = e[a];
-    }
-    if (mcb_dense_chol(6, M) != MCB_OK) return err;
-    mcb_dense_chol_solve(6, M, y);
-    double *q = mcb_robot_q(r);
-    for (int j = 0; j < n; j++) {
-        double dq = 0;
-        for (int a = 0; a < 6; a++) dq += Jk[6 * j + a] * y[a];
-        if (dq > 0.2) dq = 0.2;
-        if (dq < -0.2) dq = -0.2;
-        q[j] += dq;
-    }
-    mcb_robot_update(r);
-    return err;
-}
-
-/* Runs IK on r from its current q to t; returns the final error. */
-static double ik_solve(mcb_robot *r, int ee, const ik_target *t, int iters, double *Jk)
-{
-    double err = INFINITY;
-    for (int k = 0; k < iters; k++) {
-        err = ik_iterate(r, ee, t, Jk);
-        if (err < 1e-9) break;
-    }
-    double tip[3], dir[3];
-    rod_tip(r, ee, tip, dir);
-    double d[3] = {t->p[0] - tip[0], t->p[1] - tip[1], t->p[2] - tip[2]};
-    return mcb_v3_norm(d) + 0.1 * (1 - mcb_v3_dot(dir, t->d));
-}
-
 /* The rod tip target at time t: a circle of radius STIR_CIRCLE_R_M about
- * c, its phase phi(t) = 2 pi / T (t - R/2 (1 - ...)) ramped by a smooth
- * (cubic) speed profile over STIR_RAMP_S. */
-static ik_target stir_target(const double c[3], double t_s)
+ * c (ctx), its phase phi(t) = 2 pi / T (t - R/2 (1 - ...)) ramped by a
+ * smooth (cubic) speed profile over STIR_RAMP_S; the rod pointing down. */
+static void stir_target(const void *ctx, double t_s, mcb_ik_target *t)
 {
+    const double *c = ctx;
     double phase;
     if (t_s < STIR_RAMP_S) {
         double u = t_s / STIR_RAMP_S; /* integral of 3u^2 - 2u^3 */
@@ -154,9 +67,10 @@ static ik_target stir_target(const double c[3], double t_s)
         phase = STIR_RAMP_S * 0.5 + (t_s - STIR_RAMP_S);
     }
     double a = 2 * STIR_PI * phase / STIR_PERIOD_S;
-    ik_target t = {{c[0] + STIR_CIRCLE_R_M * cos(a), c[1] + STIR_CIRCLE_R_M * sin(a), c[2]},
-                   {0, 0, -1}};
-    return t;
+    const double p[3] = {c[0] + STIR_CIRCLE_R_M * cos(a), c[1] + STIR_CIRCLE_R_M * sin(a), c[2]};
+    const double d[3] = {0, 0, -1};
+    memcpy(t->p, p, sizeof t->p);
+    memcpy(t->dir, d, sizeof t->dir);
 }
 
 /* ---- the scene's pieces -------------------------------------------- */
@@ -268,27 +182,11 @@ static mcb_rc add_rod(mcb_robot *r, mcb_err *err)
     return mcb_robot_add_shape(r, &s, err);
 }
 
-/* Places robot r (and its IK twin) at the start pose: IK from a few
- * seeds, keeping the first that reaches the target. */
-static mcb_rc start_pose(mcb_robot *twin, int ee, const ik_target *t0, double *Jk, mcb_err *err)
-{
-    int n = mcb_robot_ndof(twin);
-    /* seeds: an elbow-up reaching posture (Franka convention) and rest */
-    static const double seeds[3][7] = {{0, 0.3, 0, -2.0, 0, 2.3, 0.785},
-                                       {0, -0.785, 0, -2.356, 0, 1.571, 0.785},
-                                       {0, 0, 0, 0, 0, 0, 0}};
-    double best = INFINITY;
-    for (int s = 0; s < 3; s++) {
-        double *q = mcb_robot_q(twin);
-        for (int j = 0; j < n; j++) q[j] = j < 7 ? seeds[s][j] : 0;
-        mcb_robot_update(twin);
-        best = ik_solve(twin, ee, t0, 2000, Jk);
-        if (best < 1e-6) return MCB_OK;
-    }
-    return mcb_fail(err, MCB_E_NUMERIC,
-                    "stir: the arm cannot reach the start of the stirring circle (IK error %g)",
-                    best);
-}
+/* Seeds of the first IK: an elbow-up reaching posture (Franka convention)
+ * and rest. */
+static const double start_seeds[3][7] = {{0, 0.3, 0, -2.0, 0, 2.3, 0.785},
+                                         {0, -0.785, 0, -2.356, 0, 1.571, 0.785},
+                                         {0, 0, 0, 0, 0, 0, 0}};
 
 mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err)
 {
@@ -306,41 +204,39 @@ mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err)
     o.max_iters = STIR_MAX_ITERS;
 
     mcb_world *w = NULL;
-    mcb_robot *arm = NULL, *twin = NULL;
+    mcb_arm_track tr;
+    memset(&tr, 0, sizeof tr);
     mcb_problem_set *S = NULL;
-    double *Jk = NULL, *qprev = NULL;
     mcb_rc rc = mcb_world_new(&o, &w, err);
     if (rc) goto done;
     rc = add_box(w, &L, err);
     if (rc) goto done;
-    ik_target t0 = stir_target(L.centre, 0);
+    mcb_ik_target t0;
+    stir_target(L.centre, 0, &t0);
     rc = add_spheres(w, &L, nsph, t0.p, err);
     if (rc) goto done;
 
     mcb_xform base = mcb_xform_identity();
     base.p[0] = L.centre[0] - STIR_REACH_M;
     base.p[2] = 0;
-    rc = mcb_robot_arm7(&base, &arm, err);
-    if (!rc) rc = mcb_robot_arm7(&base, &twin, err);
+    rc = mcb_arm_track_new(&tr, mcb_robot_arm7, &base, err);
     if (rc) goto done;
-    rc = add_rod(arm, err);
+    rc = add_rod(tr.arm, err);
     if (rc) goto done;
-    int n = mcb_robot_ndof(arm), ee = mcb_robot_nlinks(arm) - 1;
-    Jk = mcb_calloc(6 * (size_t)n, sizeof(double));
-    qprev = mcb_calloc((size_t)n, sizeof(double));
-    if (!Jk || !qprev) {
-        rc = mcb_fail(err, MCB_E_NOMEM, "stir: out of memory");
-        goto done;
-    }
-    rc = start_pose(twin, ee, &t0, Jk, err);
-    if (rc) goto done;
-    memcpy(mcb_robot_q(arm), mcb_robot_q(twin), (size_t)n * sizeof(double));
-    memcpy(mcb_robot_q_ref(arm), mcb_robot_q(twin), (size_t)n * sizeof(double));
-    mcb_robot_update(arm);
-    mcb_robot *a = arm;
-    arm = NULL;
-    int first = 0;
-    rc = mcb_world_add_robot(w, a, &first, err); /* the world owns it from now on */
+    /* the rod tip STIR_ROD_L_M along the last link's z, that axis steered */
+    tr.target.point[2] = STIR_ROD_L_M;
+    tr.target.orient = MCB_IK_AXIS;
+    tr.target.axis[2] = 1;
+    tr.target.tol = 1e-9;
+    tr.path = stir_target;
+    tr.ctx = L.centre;
+    tr.seeds = &start_seeds[0][0];
+    tr.nseeds = 3;
+    tr.seed_len = 7;
+    tr.start_iters = 2000;
+    tr.start_accept = 1e-6;
+    rc = mcb_arm_track_start(&tr, w, "stir: the arm cannot reach the start of the stirring circle",
+                             NULL, err);
     if (rc) goto done;
 
     char src[512], prefix[64];
@@ -348,29 +244,10 @@ mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err)
     snprintf(prefix, sizeof prefix, "stir%d", nsph);
     rc = mcb_world_describe(w, prefix, "stir", src,
                             "SubADMM paper Sec. IV-A 1: spheres stirred by a 7-DOF arm", err);
-    if (rc) goto done;
-
-    S = calloc(1, sizeof *S);
-    if (!S) {
-        rc = mcb_fail(err, MCB_E_NOMEM, "stir: out of memory");
-        goto done;
-    }
-    for (int k = 0; k < steps; k++) {
-        /* targets of the step's end: q_ref by IK, v_ref = (q_ref - q_ref_prev) / h */
-        memcpy(qprev, mcb_robot_q(twin), (size_t)n * sizeof(double));
-        ik_target t = stir_target(L.centre, (k + 1) * STIR_H_S);
-        ik_solve(twin, ee, &t, 50, Jk);
-        mcb_robot_track(a, mcb_robot_q(twin), qprev, STIR_H_S);
-        mcb_step_info info;
-        rc = mcb_world_step_into(w, S, &info, err);
-        if (rc) goto done;
-    }
+    if (!rc) rc = mcb_arm_track_record(&tr, w, STIR_H_S, steps, &S, err);
 
 done:
-    free(Jk);
-    free(qprev);
-    mcb_robot_free(&arm);
-    mcb_robot_free(&twin);
+    mcb_arm_track_free(&tr);
     mcb_world_free(&w);
     if (rc) mcb_problem_set_free(&S);
     *out = S;

@@ -2,7 +2,7 @@
  * scenes.h): one explicit table of generators with their typed options,
  * the parser of "--name value" pairs against a scene's options, and the
  * canonical argument string recorded as each problem's source (and
- * compared by the problem sets, sets.c, to reuse a file).
+ * compared by the problem sets, problems/sets.c, to reuse a file).
  *
  * Numbers in the canonical string are printed in the shortest form that
  * reads back to the same double (at most 17 significant digits), so

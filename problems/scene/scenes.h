@@ -1,7 +1,7 @@
 /* scenes.h: the scene registry behind `mcbench gen NAME [options]`: one
- * explicit table (scenes.c) of generators, each with its typed options, and
- * the problem-set catalog (problems/sets/, sets.c) behind
- * `mcbench gen --set NAME -o DIR`. */
+ * explicit table (scenes.c) of generators, each with its typed options.
+ * The problem-set catalog behind `mcbench gen --set NAME -o DIR` builds on
+ * it from outside the scene engine (problems/sets.h). */
 #ifndef MCB_SCENES_H
 #define MCB_SCENES_H
 

@@ -6,7 +6,9 @@
  * in the mid-step velocity v^ = theta v_k + (1 - theta) v_{k+1}, solves it
  * with a registered solver to a tight tolerance (with a fallback solver when
  * it fails), records it, and advances the state. body.c holds the rigid
- * bodies, step.c the assembly, the solve and the record.
+ * bodies, world.c the world container, assembly.c the assembly of (A, b,
+ * J, e), step.c the solve, the record and the advance; world_internal.h is
+ * what these three share.
  *
  * Scene body indices (as in mcb_contact and mcb_shape): free rigid bodies
  * 0..nrigid-1 in order of mcb_world_add_body, then the links of each robot
@@ -23,7 +25,7 @@
 
 #include "geometry.h"
 #include "mcb_problem.h"
-#include "robot.h"
+#include "articulated.h"
 
 typedef struct {
     double mass_kg;
@@ -168,8 +170,8 @@ typedef struct {
  * subsystem partition, h, the step index, the previous step's solution as
  * the initial guess (lambda matched by contact key, 0 for new contacts),
  * the accepted solution as the reference, the descriptors (mass ratio,
- * cond(J A^-1 J^T) estimate) and the body factorization J = Jc Jb with the
- * kinematic tree. The name is "<prefix>-step%04d", scene/source/notes as
+ * cond(J A^-1 J^T) estimate: mcb_problem_cond_estimate, describe.h) and
+ * the body factorization J = Jc Jb with the kinematic tree. The name is "<prefix>-step%04d", scene/source/notes as
  * given by mcb_world_describe. Fails (no state change) when neither solver
  * reaches 100 x tol. */
 mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, mcb_err *err);
@@ -189,13 +191,5 @@ mcb_rc mcb_world_describe(mcb_world *w, const char *prefix, const char *scene, c
 /* Largest mass ratio among the world's bodies (rigid bodies and robot
  * links, kinematic bodies excluded). */
 double mcb_world_mass_ratio(const mcb_world *w);
-
-/* Estimate of cond(J A^-1 J^T) restricted to its range: the ratio of the
- * largest to the smallest Ritz value above 1e-12 of it, from at most 80
- * Lanczos steps with full reorthogonalization started from a fixed vector
- * in the range (so deterministic; power iteration on a shifted operator
- * fails when redundant contacts make the operator singular). NaN above
- * 60 000 constraint rows and for dual problems (docs/stepping.md). */
-double mcb_problem_cond_estimate(const mcb_problem *P);
 
 #endif

@@ -1,8 +1,10 @@
-/* robot.c: articulated robots in joint coordinates (robot.h): creation and
- * accessors, forward kinematics, the composite-rigid-body algorithm for the
- * mass matrix (Featherstone, Rigid Body Dynamics Algorithms, 2008, ch. 6,
- * Table 6.2), recursive Newton-Euler inverse dynamics (ch. 5, Table 5.1),
- * link twist Jacobians, state integration and link shapes.
+/* articulated.c: articulated robots in joint coordinates (articulated.h):
+ * creation and accessors, forward kinematics, the composite-rigid-body
+ * algorithm for the mass matrix (Featherstone, Rigid Body Dynamics
+ * Algorithms, 2008, ch. 6, Table 6.2), recursive Newton-Euler inverse
+ * dynamics (ch. 5, Table 5.1), link twist Jacobians, state integration,
+ * link shapes, and the damped-least-squares inverse kinematics that drives
+ * the scenes' arms.
  *
  * Every algorithm works with spatial vectors in WORLD coordinates, taken at
  * the world origin (Featherstone Sec. 2.x Plücker coordinates; the "absolute
@@ -13,20 +15,22 @@
  * tree, composite inertias add, and the joint motion subspace of link k is
  * S_k = [a; p_k x a] (revolute, world axis a through the joint origin p_k)
  * or [0; a] (prismatic). A floating base's six velocity entries [v_p; w]
- * (velocity of the base origin p and angular velocity, robot.h) enter as
+ * (velocity of the base origin p and angular velocity, articulated.h) enter as
  * the spatial velocity [w; v_p + p x w], i.e. six subspace columns
  * [0; e_i] and [e_i; p x e_i]; their projection of a spatial force is the
- * wrench [f; n_p] with n_p the moment about p, as robot.h specifies.
+ * wrench [f; n_p] with n_p the moment about p, as articulated.h specifies.
  *
  * Memory: mcb_robot_new allocates every workspace; update, crba, rnea,
- * link_jacobian and integrate never allocate. Only add_shape grows an
+ * link_jacobian, integrate and the inverse kinematics never allocate. Only add_shape grows an
  * array (setup, not per step). */
-#include "robot.h"
+#include "articulated.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "mcb_chol.h"
 
 /* A spatial inertia about the world origin in world coordinates: mass m,
  * first moment h = m c (c the centre of mass), rotational inertia Io about
@@ -53,6 +57,7 @@ struct mcb_robot {
     /* workspaces of crba and rnea (written through a const robot) */
     sp_inertia *Ic;
     double *V, *A, *F; /* 6 per link */
+    double *Jik;       /* 6 x ndof: the inverse kinematics' Jacobian */
     mcb_shape *shapes;
     int nshapes, cap_shapes;
 };
@@ -216,7 +221,8 @@ mcb_rc mcb_robot_new(const char *name, int floating, const mcb_xform *base, cons
     r->v = mcb_calloc((size_t)nv, sizeof *r->v);
     r->q_ref = mcb_calloc(nj > 0 ? (size_t)nj : 1, sizeof *r->q_ref);
     r->v_ref = mcb_calloc(nj > 0 ? (size_t)nj : 1, sizeof *r->v_ref);
-    if (!r->q || !r->v || !r->q_ref || !r->v_ref) {
+    r->Jik = mcb_calloc(6 * (size_t)nv + 1, sizeof *r->Jik);
+    if (!r->q || !r->v || !r->q_ref || !r->v_ref || !r->Jik) {
         mcb_robot_free(&r);
         return mcb_fail(err, MCB_E_NOMEM, "robot: out of memory");
     }
@@ -232,7 +238,7 @@ void mcb_robot_free(mcb_robot **rp)
     mcb_robot *r = *rp;
     free(r->links), free(r->dof), free(r->qidx), free(r->X), free(r->S), free(r->I), free(r->Ic);
     free(r->V), free(r->A), free(r->F), free(r->q), free(r->v), free(r->q_ref), free(r->v_ref);
-    free(r->shapes);
+    free(r->shapes), free(r->Jik);
     free(r);
     *rp = NULL;
 }
@@ -466,6 +472,123 @@ void mcb_robot_integrate(mcb_robot *r, const double *v, double h)
     for (int k = 0; k < r->nlinks; k++)
         if (r->dof[k] >= 0) r->q[r->qidx[k]] += h * v[r->dof[k]];
     mcb_robot_update(r);
+}
+
+/* ---- inverse kinematics (damped least squares) ---- */
+
+/* The rotation vector taking the link's frame R to Rt: the axis-angle of
+ * E = Rt R^T from its skew part and trace. */
+static void frame_error(const double R[9], const double Rt[9], double e[3])
+{
+    double E[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double s = 0;
+            for (int k = 0; k < 3; k++) s += Rt[3 * i + k] * R[3 * j + k];
+            E[3 * i + j] = s;
+        }
+    double v[3] = {0.5 * (E[7] - E[5]), 0.5 * (E[2] - E[6]), 0.5 * (E[3] - E[1])};
+    double sn = mcb_v3_norm(v), cs = 0.5 * (E[0] + E[4] + E[8] - 1);
+    double ang = atan2(sn, cs);
+    for (int i = 0; i < 3; i++) e[i] = sn > 1e-14 ? v[i] / sn * ang : v[i];
+}
+
+/* The rotation vector taking the direction d to the direction dt (about
+ * d x dt; about a normal of d when they are opposite). */
+static void axis_error(const double d[3], const double dt[3], double e[3])
+{
+    double c[3];
+    mcb_v3_cross(d, dt, c);
+    double sn = mcb_v3_norm(c), cs = mcb_v3_dot(d, dt);
+    double ang = atan2(sn, cs);
+    if (sn > 1e-12) {
+        for (int i = 0; i < 3; i++) e[i] = c[i] / sn * ang;
+    } else if (cs < 0) {
+        double t1[3], t2[3];
+        mcb_frame_tangents(d, t1, t2);
+        for (int i = 0; i < 3; i++) e[i] = t1[i] * ang;
+    } else {
+        e[0] = e[1] = e[2] = 0;
+    }
+}
+
+double mcb_robot_ik_error(const mcb_robot *r, const mcb_ik_target *t, double e[6])
+{
+    double own[6];
+    if (!e) e = own;
+    const mcb_xform *X = &r->X[t->link];
+    double p[3];
+    mcb_xform_point(X, t->point, p);
+    for (int i = 0; i < 3; i++) e[i] = t->p[i] - p[i];
+    if (t->orient == MCB_IK_AXIS) {
+        double d[3];
+        mcb_m3_vec(X->R, t->axis, d);
+        axis_error(d, t->dir, e + 3);
+    } else {
+        frame_error(X->R, t->R, e + 3);
+    }
+    return mcb_v3_norm(e) + 0.1 * mcb_v3_norm(e + 3);
+}
+
+/* One iteration (articulated.h); returns the error measure before it. */
+static double ik_iterate(mcb_robot *r, const mcb_ik_target *t)
+{
+    int n = r->ndof;
+    double e[6], *Jk = r->Jik;
+    double err = mcb_robot_ik_error(r, t, e);
+    mcb_robot_link_jacobian(r, t->link, Jk);
+    double rl[3];
+    mcb_m3_vec(r->X[t->link].R, t->point, rl);
+    for (int j = 0; j < n; j++) { /* the point's velocity: v_o + w x rl */
+        double *col = Jk + 6 * j, w[3] = {col[3], col[4], col[5]}, wx[3];
+        mcb_v3_cross(w, rl, wx);
+        for (int i = 0; i < 3; i++) col[i] += wx[i];
+    }
+    double M[36], y[6];
+    for (int a = 0; a < 6; a++) {
+        for (int b = 0; b < 6; b++) {
+            double s = 0;
+            for (int j = 0; j < n; j++) s += Jk[6 * j + a] * Jk[6 * j + b];
+            M[a * 6 + b] = s + (a == b ? 1e-4 : 0);
+        }
+        y[a] = e[a];
+    }
+    if (mcb_dense_chol(6, M) != MCB_OK) return err;
+    mcb_dense_chol_solve(6, M, y);
+    for (int j = 0; j < n; j++) {
+        double dq = 0;
+        for (int a = 0; a < 6; a++) dq += Jk[6 * j + a] * y[a];
+        r->q[j] += fmax(-0.2, fmin(0.2, dq));
+    }
+    mcb_robot_update(r);
+    return err;
+}
+
+static int ik_usable(const mcb_robot *r, const mcb_ik_target *t)
+{
+    return r && t && !r->floating && t->link >= 0 && t->link < r->nlinks;
+}
+
+double mcb_robot_ik_solve(mcb_robot *r, const mcb_ik_target *t, int iters)
+{
+    if (!ik_usable(r, t)) return NAN;
+    for (int k = 0; k < iters; k++)
+        if (ik_iterate(r, t) < t->tol) break;
+    return mcb_robot_ik_error(r, t, NULL);
+}
+
+double mcb_robot_ik_seeded(mcb_robot *r, const mcb_ik_target *t, const double *seeds, int nseeds,
+                           int seed_len, int iters, double accept)
+{
+    if (!ik_usable(r, t) || !seeds) return NAN;
+    double best = INFINITY;
+    for (int s = 0; s < nseeds; s++) {
+        for (int j = 0; j < r->nq; j++) r->q[j] = j < seed_len ? seeds[s * seed_len + j] : 0;
+        mcb_robot_update(r);
+        best = mcb_robot_ik_solve(r, t, iters);
+        if (best < accept) break;
+    }
+    return best;
 }
 
 /* ---- shapes ---- */

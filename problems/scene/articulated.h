@@ -1,9 +1,10 @@
-/* robot.h: articulated robots in joint coordinates (Featherstone, Rigid
- * Body Dynamics Algorithms, ch. 4-6): a kinematic tree of links joined by
- * revolute, prismatic or fixed joints, on a fixed or floating base; the
- * mass matrix by the composite-rigid-body algorithm (CRBA), bias forces by
- * recursive Newton-Euler (RNEA), link Jacobians for contacts, and the
- * built-in robots of the papers (robots.c).
+/* articulated.h: articulated robots in joint coordinates (Featherstone,
+ * Rigid Body Dynamics Algorithms, ch. 4-6): a kinematic tree of links
+ * joined by revolute, prismatic or fixed joints, on a fixed or floating
+ * base; the mass matrix by the composite-rigid-body algorithm (CRBA), bias
+ * forces by recursive Newton-Euler (RNEA), link Jacobians for contacts
+ * (articulated.c). The built-in robots of the papers are in
+ * robot_models.h.
  *
  * Generalized velocity layout (ndof entries): for a floating base first the
  * base twist [linear velocity of the base frame's origin; angular velocity],
@@ -11,8 +12,8 @@
  * in link order. Generalized position: base position and unit quaternion
  * (floating base only) then the joint coordinates. A fixed base sits at
  * `base` in the world. */
-#ifndef MCB_SCENE_ROBOT_H
-#define MCB_SCENE_ROBOT_H
+#ifndef MCB_SCENE_ARTICULATED_H
+#define MCB_SCENE_ARTICULATED_H
 
 #include "mcb_error.h"
 #include "geometry.h"
@@ -92,19 +93,46 @@ void mcb_robot_link_jacobian(const mcb_robot *r, int k, double *Jk);
  * calls update. */
 void mcb_robot_integrate(mcb_robot *r, const double *v, double h);
 
-/* The robots of the papers, approximated by published link masses and
- * dimensions where known (docs/robots.md states each approximation). Each
- * returns a robot with PD gains set for the papers' high-gain control. */
-mcb_rc mcb_robot_arm7(const mcb_xform *base, mcb_robot **out, mcb_err *err);        /* 7-DOF arm (Franka-like) */
-mcb_rc mcb_robot_quadruped(mcb_robot **out, mcb_err *err);                          /* 18 DOF, floating */
-mcb_rc mcb_robot_dual_arm(const mcb_xform *base, mcb_robot **out, mcb_err *err);    /* 28-DOF upper body */
-mcb_rc mcb_robot_gripper2(const mcb_xform *base, mcb_robot **out, mcb_err *err);    /* 2-finger gripper */
-/* 10-DOF mobile manipulator (SubADMM paper's cable scene): a planar base
- * (prismatic x, prismatic y, revolute yaw about z, from the fixed frame
- * `base`), two driven wheels (links "wheel_l", "wheel_r", revolute about
- * their axle; roll without slipping through MCB_WJ_ROLLING joints that the
- * scene adds) and a 5-DOF arm whose last link is "ee". */
-mcb_rc mcb_robot_mobile_manipulator(const mcb_xform *base, mcb_robot **out, mcb_err *err);
+/* ---- inverse kinematics (damped least squares) ----
+ * Steers a point of one link (a grip point, a tool tip) to a target
+ * position and the link's orientation to a target: the whole frame
+ * (MCB_IK_FRAME) or one axis of the link to a world direction
+ * (MCB_IK_AXIS, the rotation about that axis left free). The error is
+ *     e = [p_target - p; rotation vector taking the current orientation
+ *          (or axis) to the target's], world coordinates,
+ * measured as |e_pos| + 0.1 |e_rot| (m and rad). One iteration is
+ *     dq = J^T (J J^T + 1e-4 I)^-1 e,  each entry clamped to +-0.2,
+ * J the 6 x ndof twist Jacobian of the point (rows: its linear velocity,
+ * the link's angular velocity). For a fixed-base robot (q and v of the
+ * same size); a floating one gets NaN and no change. Uses the robot's own
+ * workspace: no allocation. */
+typedef enum { MCB_IK_FRAME = 0, MCB_IK_AXIS = 1 } mcb_ik_orient;
+
+typedef struct {
+    int link;          /* the steered link */
+    double point[3];   /* the steered point, link frame */
+    int orient;        /* mcb_ik_orient */
+    double axis[3];    /* MCB_IK_AXIS: the steered unit axis, link frame */
+    double tol;        /* mcb_robot_ik_solve stops after an iteration that
+                          started below this error */
+    /* the target, world frame */
+    double p[3];       /* position of the point */
+    double R[9];       /* MCB_IK_FRAME: orientation of the link (row-major) */
+    double dir[3];     /* MCB_IK_AXIS: direction of the axis (unit) */
+} mcb_ik_target;
+
+/* The error e (may be NULL) of r's current pose (after an update) towards
+ * t; returns its measure |e_pos| + 0.1 |e_rot|. */
+double mcb_robot_ik_error(const mcb_robot *r, const mcb_ik_target *t, double e[6]);
+/* At most `iters` iterations from r's current q (r is updated after each);
+ * returns the error measure at the final q. */
+double mcb_robot_ik_solve(mcb_robot *r, const mcb_ik_target *t, int iters);
+/* mcb_robot_ik_solve from each start in turn: seed s sets q[j] =
+ * seeds[s * seed_len + j] for j < seed_len, 0 beyond. Stops at the first
+ * whose final error is below `accept` and returns that error; otherwise
+ * returns the last seed's (r then holds the last seed's result). */
+double mcb_robot_ik_seeded(mcb_robot *r, const mcb_ik_target *t, const double *seeds, int nseeds,
+                           int seed_len, int iters, double accept);
 
 /* Index of the link named `name`, -1 if none. */
 int mcb_robot_link_index(const mcb_robot *r, const char *name);

@@ -1,4 +1,4 @@
-/* fclib_import.c: FCLIB problems via libfclib (docs/fclib.md).
+/* import_fclib.c: FCLIB problems via libfclib (import_fclib.h, docs/fclib.md).
  *
  *   global (M, H, G, f, w, mu)  ->  primal: A = M, b = f, J = H^T, e = w
  *   local  (W, V, R, q, s, mu)  ->  dual:   W, q
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import_fclib.h"
 #include "mcb_h5.h"
 #include "mcb_untrusted.h"
-#include "problems.h"
 
 static const char *mat_fields[] = {"m", "n", "nz", "nzmax", "p", "i", "x"};
 

@@ -1,6 +1,6 @@
-/* robots.c: the built-in robots of the papers (robot.h), approximated by
- * published link masses and dimensions; docs/robots.md states for each the
- * sources and what differs from the real robot:
+/* robot_models.c: the built-in robots of the papers (robot_models.h),
+ * approximated by published link masses and dimensions; docs/robots.md
+ * states for each the sources and what differs from the real robot:
  *   mcb_robot_arm7       Franka Emika Panda (SubADMM paper Sec. IV-A stir,
  *                        CANAL paper Sec. VII-A/B), 7 DOF, fixed base;
  *   mcb_robot_quadruped  Unitree Laikago (CANAL paper Sec. VII-D, Table III),
@@ -19,7 +19,7 @@
  * manipulators and 100 rad/s for the quadruped: the papers' high-gain
  * joint control; the mobile manipulator's base joints are passive and its
  * wheels pure dampers towards v_ref (velocity-driven). */
-#include "robot.h"
+#include "robot_models.h"
 
 #include <math.h>
 #include <stdio.h>

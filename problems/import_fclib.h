@@ -1,7 +1,7 @@
-/* problems.h: where problems come from: the FCLIB importer and the built-in
- * scene generators. */
-#ifndef MCB_PROBLEMS_H
-#define MCB_PROBLEMS_H
+/* import_fclib.h: FCLIB problem files read through libfclib
+ * (import_fclib.c, docs/fclib.md). */
+#ifndef MCB_IMPORT_FCLIB_H
+#define MCB_IMPORT_FCLIB_H
 
 #include "mcb_problem.h"
 
@@ -16,20 +16,5 @@
 mcb_rc mcb_import_fclib(const char *path, mcb_problem **out, mcb_err *err);
 /* The same in this process, without the guard (for the fuzzing target). */
 mcb_rc mcb_import_fclib_unisolated(const char *path, mcb_problem **out, mcb_err *err);
-
-/* The RPIsim test scene: nx x ny x nz spheres in cube formation resting on
- * a ground plane, simulated for `steps` steps; each step's subproblem is
- * recorded with its reference solution (computed to a natural-map residual
- * of ref_tol by PGS). Every sphere is its own 6-DOF subsystem. */
-typedef struct {
-    int nx, ny, nz, steps;
-    double radius_m, mass_kg, mu, h_s;
-    double jitter;  /* relative position jitter of the lattice (fraction of the radius) */
-    unsigned seed;
-    double ref_tol;
-} mcb_stack_opts;
-
-void mcb_stack_defaults(mcb_stack_opts *o);
-mcb_rc mcb_gen_stack(const mcb_stack_opts *o, mcb_problem_set **out, mcb_err *err);
 
 #endif

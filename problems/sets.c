@@ -1,5 +1,7 @@
-/* sets.c: the problem-set catalog (sets.h, docs/sets.md): locating and
- * parsing problems/sets/NAME.set, checking every entry against the scene
+/* sets.c: the problem-set catalog (sets.h, docs/sets.md), beside the
+ * folder of set files and outside the scene engine (an entry is a scene of
+ * the registry, scenes.h, or a MuJoCo recording, record_mujoco.h): locating
+ * and parsing problems/sets/NAME.set, checking every entry against the scene
  * registry before anything runs, building a set into a directory with
  * reuse of files whose recorded generator arguments match, and the
  * one-line generation summary.
