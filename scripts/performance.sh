@@ -62,7 +62,11 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 # run LOG CMD...: CMD with its output in logs/LOG.log, recorded in commands.txt
 run() {
   local log=$1; shift
-  echo "$*" >>"$cmds"
+  local a line=
+  for a in "$@"; do   # quoted where the shell would expand it
+    case "$a" in *[\*\?\[\ ]*) line+="'$a' " ;; *) line+="$a " ;; esac
+  done
+  echo "${line% }" >>"$cmds"
   "$@" >"$out/logs/$log.log" 2>&1 || {
     echo "performance.sh: failed: $* (see $out/logs/$log.log)" >&2
     tail -5 "$out/logs/$log.log" >&2
