@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# fig9b.sh MCBENCH DIR: RPIsim Fig. 9b (docs/performance.md): the natural
+# fig9b.sh MCBENCH DIR: RPIsim Fig. 9b (measured in `git show 5ad3470:docs/performance.md`,
+# listed in docs/performance.md "Measurements kept only in the history"): the natural
 # merit of the Fischer-Newton iterates on 50 of the 400 steps of the
 # 125-sphere stack (every 8th), Stewart-Trinkle's LCP (--formulation lcp-st,
 # n_d = 8), one check per iteration. Writes DIR/f9b.h5 (and .csv), the

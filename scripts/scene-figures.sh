@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scene-figures.sh MCBENCH DIR [SET] [-- RUN OPTIONS]: the figures of
-# docs/performance.md "Scenes": builds the problem set SET (default
+# docs/performance.md section 1 ("Every solver on the default problems",
+# which scripts/performance.sh now regenerates) as first measured: builds the problem set SET (default
 # `default`: what ./bench.sh runs) into DIR/problems, runs every
 # registered solver on it with ./bench.sh's budgets (plus RUN OPTIONS), and
 # prints per scene (problem set) and solver the success rate and the median
