@@ -32,14 +32,6 @@ int mcb_cli_is_help(int argc, char **argv)
     return 0;
 }
 
-/* "--iters" or "-o": how the option is written on the command line. */
-static const char *spelling(const mcb_cli_opt *o, char *buf, size_t size)
-{
-    if (o->name) return o->name;
-    snprintf(buf, size, "-%c", o->short_name);
-    return buf;
-}
-
 static int matches(const mcb_cli_opt *o, const char *arg)
 {
     if (o->name && !strcmp(arg, o->name)) return 1;
@@ -176,11 +168,12 @@ static int parse_list(const char *cmd, const char *opt, const char *v, mcb_cli_s
     }
 }
 
-/* Sets o's target from v. Returns 0, 1 (out of memory) or 2 (printed). */
-static int set_value(const mcb_cli_cmd *c, const mcb_cli_opt *o, const char *v, void *target)
+/* Sets o's target from v (o written opt on the command line). Returns 0, 1
+ * (out of memory) or 2 (printed). */
+static int set_value(const mcb_cli_cmd *c, const mcb_cli_opt *o, const char *opt, const char *v,
+                     void *target)
 {
-    char *field = (char *)target + o->offset, name[8], what[512];
-    const char *opt = spelling(o, name, sizeof name);
+    char *field = (char *)target + o->offset, what[512];
     int bad = 0;
     switch (o->type) {
     case MCB_CLI_FLAG: *(int *)field = 1; return 0;
@@ -233,7 +226,7 @@ int mcb_cli_parse(const mcb_cli_cmd *c, int argc, char **argv, void *target, mcb
         } else {
             const char *v = c->opts[i].type == MCB_CLI_FLAG ? NULL : argv[++k];
             a->given[i] = k;
-            int rc = set_value(c, &c->opts[i], v, target);
+            int rc = set_value(c, &c->opts[i], arg, v, target);
             if (rc) status = rc;
         }
     }
