@@ -20,7 +20,10 @@ typedef struct {
     mcb_cli_strings list, globs;
 } args_t;
 
-static int color_from_name(const char *w) { return !strcmp(w, "red") ? 10 : !strcmp(w, "blue") ? 20 : -1; }
+static int color_from_name(const char *w)
+{
+    return !strcmp(w, "red") ? 10 : !strcmp(w, "blue") ? 20 : -1;
+}
 
 static const char *const modes[] = {"auto", "always", "never", NULL};
 static const char *const colors[] = {"red", "blue", NULL};
@@ -244,7 +247,8 @@ START_TEST(help_from_declarations)
         "  -n, --count N", "(default 7; an integer in [1, 100])",
         "(default 1e-08; a finite number >= 0)", "--mode auto|always|never",
         "(default auto)", "--color C", "(default blue; one of red or blue)",
-        "--list a,b", "(default all)", "(repeatable)", "(default auto; auto, never or an integer >= 1)",
+        "--list a,b", "(default all)", "(repeatable)",
+        "(default auto; auto, never or an integer >= 1)",
         "\nthe end\n"};
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
         ck_assert_msg(strstr(text, want[k]), "the help lacks '%s':\n%s", want[k], text);

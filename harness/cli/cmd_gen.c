@@ -24,9 +24,8 @@ static const mcb_cli_opt gen_opts[] = {
      .help = "the scenes, what they are, where they come from (alone)"},
     {"--set", 0, MCB_CLI_STRING, offsetof(gen_args, set), "SET",
      .help = "build the problem set SET into DIR/STEM.h5"},
-    {.short_name = 'o', .type = MCB_CLI_STRING, .offset = offsetof(gen_args, out),
-     .metavar = "FILE.h5|DIR", .help = "the problem file of a scene, the directory of a set "
-                                       "(required)"},
+    MCB_CLI_OUTPUT(gen_args, out, "FILE.h5|DIR",
+                   "the problem file of a scene, the directory of a set (required)"),
     {0},
 };
 
@@ -86,7 +85,8 @@ static int gen_scene_help(const mcb_scene_def *d)
 /* mcbench gen --set SET -o DIR */
 static int gen_set(const gen_args *a, const mcb_cli_args *p)
 {
-    if (p->npos) return mcb_cli_usage_error("gen", "unexpected argument '%s' with --set", p->pos[0]);
+    if (p->npos)
+        return mcb_cli_usage_error("gen", "unexpected argument '%s' with --set", p->pos[0]);
     if (a->list) return mcb_cli_usage_error("gen", "--list takes no other argument");
     if (!a->out) return mcb_cli_usage_error("gen", "--set needs SET and -o DIR");
     char path[4096];
@@ -111,7 +111,8 @@ static int gen_scene(const mcb_scene_def *def, const gen_args *a, const mcb_cli_
     double vals[MCB_SCENE_MAX_OPTS];
     mcb_err err;
     mcb_rc rc = mcb_scene_parse(def, p->npos - 1, p->pos + 1, vals, &err);
-    if (rc) return mcb_cli_usage_error("gen", "%s", strncmp(err.msg, "gen ", 4) ? err.msg : err.msg + 4);
+    if (rc)
+        return mcb_cli_usage_error("gen", "%s", strncmp(err.msg, "gen ", 4) ? err.msg : err.msg + 4);
     if (!a->out) return mcb_cli_usage_error("gen", "needs -o FILE.h5");
     mcb_output oo = {a->out, "-o"};
     if ((rc = mcb_check_outputs(NULL, 0, &oo, 1, 1, &err))) return cli_fail(rc, &err);
@@ -138,7 +139,8 @@ static const mcb_scene_def *find_scene(const char *name)
     size_t len = 0;
     names[0] = '\0';
     for (int k = 0; k < mcb_scene_count() && len < sizeof names; k++) {
-        int w = snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", mcb_scene_at(k)->name);
+        int w = snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "",
+                         mcb_scene_at(k)->name);
         if (w > 0) len += (size_t)w;
     }
     fprintf(stderr, "mcbench gen: unknown scene '%s' (scenes: %s; see 'mcbench gen --list')\n",

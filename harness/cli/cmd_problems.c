@@ -136,8 +136,7 @@ typedef struct {
 } describe_args;
 
 static const mcb_cli_opt describe_opts[] = {
-    {.short_name = 'o', .type = MCB_CLI_STRING, .offset = offsetof(describe_args, out),
-     .metavar = "OUT.csv", .help = "also write the descriptors as CSV"},
+    MCB_CLI_OUTPUT(describe_args, out, "OUT.csv", "also write the descriptors as CSV"),
     {"--steps", 0, MCB_CLI_INT, offsetof(describe_args, o.lanczos_steps), "K", 1, 10000,
      .help = "at most K Lanczos steps for cond(W)"},
     {"--max-rows", 0, MCB_CLI_INT, offsetof(describe_args, o.max_rows), "N", 0, INFINITY,
@@ -239,8 +238,7 @@ typedef struct {
 static const char *const siconos_forms[] = {"auto", "local", "global", NULL};
 
 static const mcb_cli_opt import_opts[] = {
-    {.short_name = 'o', .type = MCB_CLI_STRING, .offset = offsetof(import_args, out),
-     .metavar = "OUT.h5", .help = "the problem file written (required; not an input)"},
+    MCB_CLI_OUTPUT(import_args, out, "OUT.h5", "the problem file written (required; not an input)"),
     {"--form", 0, MCB_CLI_CHOICE, offsetof(import_args, form), .words = siconos_forms,
      .map = mcb_siconos_form_from_name,
      .help = "siconos only: what the .dat files hold; auto: global for a name starting with "
@@ -333,9 +331,9 @@ typedef struct {
 } record_args;
 
 static const mcb_cli_opt record_opts[] = {
-    {.short_name = 'o', .type = MCB_CLI_STRING, .offset = offsetof(record_args, out),
-     .metavar = "OUT.h5", .help = "the problem file written (required); every other option is "
-                                  "the recorder's, shown above"},
+    MCB_CLI_OUTPUT(record_args, out, "OUT.h5",
+                   "the problem file written (required); every other option is the recorder's, "
+                   "shown above"),
     {0},
 };
 
@@ -423,8 +421,8 @@ typedef struct {
 static const char *const fclib_forms[] = {"auto", "global", "local", NULL};
 
 static const mcb_cli_opt export_opts[] = {
-    {.short_name = 'o', .type = MCB_CLI_STRING, .offset = offsetof(export_args, out),
-     .metavar = "OUT.hdf5", .help = "the FCLIB file written; with --all, the directory DIR"},
+    MCB_CLI_OUTPUT(export_args, out, "OUT.hdf5",
+                   "the FCLIB file written; with --all, the directory DIR"),
     {"--problem", 0, MCB_CLI_STRING, offsetof(export_args, name), "NAME",
      .help = "the problem of IN to write (needed when IN holds several)"},
     {"--all", 0, MCB_CLI_FLAG, offsetof(export_args, all),
@@ -501,7 +499,8 @@ static int export_write(const export_args *a, const char *in, mcb_problem **sel,
         if (paths[p]) outs[p] = (mcb_output){paths[p], a->all ? "--all -o DIR" : "-o"};
     }
     const char *inputs[1] = {in};
-    if (!status && (rc = mcb_check_outputs(inputs, 1, outs, n, 1, &err))) status = cli_fail(rc, &err);
+    if (!status && (rc = mcb_check_outputs(inputs, 1, outs, n, 1, &err)))
+        status = cli_fail(rc, &err);
     for (int p = 0; p < n && !status; p++)
         if ((rc = mcb_export_fclib(sel[p], a->form, paths[p], &err))) status = cli_fail(rc, &err);
     if (!status)

@@ -18,8 +18,7 @@ typedef struct {
 } merge_args;
 
 static const mcb_cli_opt merge_opts[] = {
-    {.short_name = 'o', .type = MCB_CLI_STRING, .offset = offsetof(merge_args, out),
-     .metavar = "ALL.h5", .help = "the merged results file (required)"},
+    MCB_CLI_OUTPUT(merge_args, out, "ALL.h5", "the merged results file (required)"),
     {"--csv", 0, MCB_CLI_STRING, offsetof(merge_args, csv), .metavar = "PATH",
      .def = "ALL.csv, the -o path with .csv for its extension", .help = "CSV path"},
     {0},
@@ -37,8 +36,8 @@ static const mcb_cli_cmd merge_cmd = {
 
 int cmd_merge(int argc, char **argv)
 {
-    merge_args a = {0};
     mcb_cli_args p;
+    merge_args a = {0};
     int status = mcb_cli_parse(&merge_cmd, argc, argv, &a, &p);
     if (status != MCB_CLI_GO_ON) return status;
     const char *const *parts = (const char *const *)p.pos;
@@ -78,8 +77,7 @@ typedef struct {
 } report_args;
 
 static const mcb_cli_opt report_opts[] = {
-    {.short_name = 'o', .type = MCB_CLI_STRING, .offset = offsetof(report_args, out),
-     .metavar = "DIR", .help = "the report's directory (required)"},
+    MCB_CLI_OUTPUT(report_args, out, "DIR", "the report's directory (required)"),
     {0},
 };
 
@@ -89,9 +87,9 @@ static const mcb_cli_cmd report_cmd = {
     "Writes per problem set and over all sets: residual against iteration and against\n"
     "solver time, Dolan-More performance profiles (time to tolerance, iterations)\n"
     "and a data profile (gnuplot PNG and SVG), a table per solver and a per-problem\n"
-    "table (Markdown, CSV), and DIR/index.html\n"
-    "showing them all (DIR is created if needed; index.html appears only when the\n"
-    "whole report is complete). Needs gnuplot on PATH (Debian package gnuplot-nox).\n",
+    "table (Markdown, CSV), and DIR/index.html showing them all (DIR is created if\n"
+    "needed; index.html appears only when the whole report is complete). Needs\n"
+    "gnuplot on PATH (Debian package gnuplot-nox).\n",
     NULL, report_opts, 0};
 
 int cmd_report(int argc, char **argv)
@@ -107,7 +105,8 @@ int cmd_report(int argc, char **argv)
         status = mcb_cli_usage_error("report", "needs RESULTS.h5 and -o DIR");
     mcb_err err;
     mcb_rc rc = MCB_OK;
-    if (status == MCB_CLI_GO_ON && (rc = mcb_report(in, a.out, NULL, &err))) status = cli_fail(rc, &err);
+    if (status == MCB_CLI_GO_ON && (rc = mcb_report(in, a.out, NULL, &err)))
+        status = cli_fail(rc, &err);
     else if (status == MCB_CLI_GO_ON) {
         fprintf(stderr, "mcbench: report in %s/index.html\n", a.out);
         status = 0;
@@ -125,8 +124,8 @@ typedef struct {
 } compare_args;
 
 static const mcb_cli_opt compare_opts[] = {
-    {.short_name = 'o', .type = MCB_CLI_STRING, .offset = offsetof(compare_args, dir),
-     .metavar = "DIR", .help = "also write DIR/compare.md, DIR/compare.csv and DIR/compare.png"},
+    MCB_CLI_OUTPUT(compare_args, dir, "DIR",
+                   "also write DIR/compare.md, DIR/compare.csv and DIR/compare.png"),
     {"--time-tol", 0, MCB_CLI_DOUBLE, offsetof(compare_args, o.time_tol), "F", 0, INFINITY,
      .help = "a time ratio NEW/OLD off by more than F (relative) is flagged"},
     {"--iter-tol", 0, MCB_CLI_DOUBLE, offsetof(compare_args, o.iter_tol), "F", 0, INFINITY,
@@ -160,7 +159,8 @@ int cmd_compare(int argc, char **argv)
     if (status != MCB_CLI_GO_ON) return status;
     int flagged = 0;
     if (p.npos > 2)
-        status = mcb_cli_usage_error("compare", "takes two results files, got a third: %s", p.pos[2]);
+        status = mcb_cli_usage_error("compare", "takes two results files, got a third: %s",
+                                     p.pos[2]);
     else if (p.npos != 2) status = mcb_cli_usage_error("compare", "needs OLD.h5 and NEW.h5");
     mcb_err err;
     mcb_rc rc = MCB_OK;

@@ -38,7 +38,8 @@ typedef struct {
 } run_args;
 
 #define RUN(field) offsetof(run_args, field)
-static const char *const metric_words[] = {"natmap", "fb", "fb_max", "zres", "dyn_abs", "dyn_rel", NULL};
+static const char *const metric_words[] = {"natmap", "fb",      "fb_max", "zres",
+                                           "dyn_abs", "dyn_rel", NULL};
 static const char *const law_words[] = {"ncp", "ccp", NULL};
 static const char *const formulation_words[] = {"ncp", "ccp", "lcp-st", "lcp-ap", "mlcp", NULL};
 static const char *const timing_words[] = {"auto", "observed", "clean", NULL};
@@ -50,8 +51,7 @@ static const char *const trace_words[] = {"checks", NULL};
 static const int trace_values[] = {MCB_TRACE_CHECKS};
 
 static const mcb_cli_opt run_opts[] = {
-    {.short_name = 'o', .type = MCB_CLI_STRING, .offset = RUN(out), .metavar = "RESULTS.h5",
-     .help = "the results file (required unless --resume)"},
+    MCB_CLI_OUTPUT(run_args, out, "RESULTS.h5", "the results file (required unless --resume)"),
     {"--solvers", 0, MCB_CLI_LIST, RUN(solvers), "a,b,...", .def = "all registered; see "
      "'mcbench solvers'", .help = "solvers to run, each once"},
     {"--plugin", 0, MCB_CLI_STRINGS, RUN(plugins), "FILE.so",
@@ -153,13 +153,15 @@ static int select_solvers(const mcb_cli_strings *list, mcb_solver_choice *choice
 {
     *ns = 0;
     if (!list->n) {
-        for (int k = 0; k < mcb_solver_count() && k < cap; k++) choice[(*ns)++].def = mcb_solver_at(k);
+        for (int k = 0; k < mcb_solver_count() && k < cap; k++)
+            choice[(*ns)++].def = mcb_solver_at(k);
         return 0;
     }
     for (int k = 0; k < list->n; k++) {
         const char *name = list->v[k];
         const mcb_solver_def *d = mcb_solver_find(name);
-        if (!d) return mcb_cli_usage_error("run", "unknown solver '%s' (see 'mcbench solvers')", name);
+        if (!d)
+            return mcb_cli_usage_error("run", "unknown solver '%s' (see 'mcbench solvers')", name);
         for (int s = 0; s < *ns; s++)
             if (choice[s].def == d)
                 return mcb_cli_usage_error("run", "solver '%s' is listed twice in --solvers (use "
@@ -178,7 +180,8 @@ static int apply_params(const mcb_cli_strings *params, mcb_solver_choice *choice
         snprintf(buf, sizeof buf, "%s", params->v[p]);
         char *dot = strchr(buf, '.'), *eq = strchr(buf, '=');
         if (!dot || !eq || eq < dot)
-            return mcb_cli_usage_error("run", "--param wants SOLVER.NAME=VALUE, got '%s'", params->v[p]);
+            return mcb_cli_usage_error("run", "--param wants SOLVER.NAME=VALUE, got '%s'",
+                                       params->v[p]);
         *dot = *eq = '\0';
         int found = 0;
         for (int s = 0; s < ns; s++)
@@ -189,7 +192,8 @@ static int apply_params(const mcb_cli_strings *params, mcb_solver_choice *choice
                     return mcb_cli_usage_error("run", "%s", err.msg);
             }
         if (!found)
-            return mcb_cli_usage_error("run", "--param names solver '%s', which is not selected", buf);
+            return mcb_cli_usage_error("run", "--param names solver '%s', which is not selected",
+                                       buf);
     }
     for (int s = 0; s < ns; s++) {
         mcb_err err;
@@ -219,7 +223,8 @@ static int run_settle(run_args *a, const mcb_cli_args *p)
         int i = -1, n = 0, used = 0;
         if (sscanf(a->shard, "%d/%d%n", &i, &n, &used) != 2 || a->shard[used] || n < 1 || i < 0 ||
             i >= n)
-            return mcb_cli_usage_error("run", "--shard wants I/N with 0 <= I < N, got '%s'", a->shard);
+            return mcb_cli_usage_error("run", "--shard wants I/N with 0 <= I < N, got '%s'",
+                                       a->shard);
         a->C.shard = i;
         a->C.nshards = n;
     }
@@ -296,8 +301,9 @@ static int run_read(char **files, int nfiles, mcb_input *in, mcb_source_info **s
     mcb_problem_set **sets = calloc((size_t)nfiles + 1, sizeof *sets);
     *src = calloc((size_t)nfiles + 1, sizeof **src);
     mcb_err err;
-    mcb_rc rc = sets && *src ? mcb_read_sources((const char *const *)files, nfiles, sets, *src, &err)
-                             : mcb_fail(&err, MCB_E_NOMEM, "out of memory");
+    mcb_rc rc = sets && *src
+                    ? mcb_read_sources((const char *const *)files, nfiles, sets, *src, &err)
+                    : mcb_fail(&err, MCB_E_NOMEM, "out of memory");
     for (int f = 0; f < nfiles && !rc; f++) {
         in[f].problems = sets[f];
         in[f].path = files[f];

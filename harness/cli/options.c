@@ -92,13 +92,15 @@ static void range_text(const mcb_cli_opt *o, char *buf, size_t size)
         snprintf(buf, size, "%s", w);
     } else if (o->type == MCB_CLI_INT) {
         const char *or = o->words ? " or " : "";
-        if (isinf(o->max)) snprintf(buf, size, "%s%san integer >= %s", w, or, mcb_cli_num_text(o->min, a, sizeof a));
-        else snprintf(buf, size, "%s%san integer in [%s, %s]", w, or, mcb_cli_num_text(o->min, a, sizeof a),
-                      mcb_cli_num_text(o->max, b, sizeof b));
+        mcb_cli_num_text(o->min, a, sizeof a);
+        mcb_cli_num_text(o->max, b, sizeof b);
+        if (isinf(o->max)) snprintf(buf, size, "%s%san integer >= %s", w, or, a);
+        else snprintf(buf, size, "%s%san integer in [%s, %s]", w, or, a, b);
     } else if (o->type == MCB_CLI_DOUBLE) {
-        if (isinf(o->max)) snprintf(buf, size, "a finite number >= %s", mcb_cli_num_text(o->min, a, sizeof a));
-        else snprintf(buf, size, "a number in [%s, %s]", mcb_cli_num_text(o->min, a, sizeof a),
-                      mcb_cli_num_text(o->max, b, sizeof b));
+        mcb_cli_num_text(o->min, a, sizeof a);
+        mcb_cli_num_text(o->max, b, sizeof b);
+        if (isinf(o->max)) snprintf(buf, size, "a finite number >= %s", a);
+        else snprintf(buf, size, "a number in [%s, %s]", a, b);
     } else {
         buf[0] = '\0';
     }

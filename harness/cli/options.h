@@ -57,6 +57,11 @@ typedef struct {
     const char *help; /* what it does, without its default or range (generated) */
 } mcb_cli_opt;
 
+/* The -o option most commands have: a string field of struct st. */
+#define MCB_CLI_OUTPUT(st, field, meta, text)                                                      \
+    {.short_name = 'o', .type = MCB_CLI_STRING, .offset = offsetof(st, field), .metavar = meta,    \
+     .help = text}
+
 /* A command: its name, the help text around the generated option lines
  * (usage lines and paragraphs before, a closing note after), its options.
  * passthrough: options not in the table are handed on as positional
