@@ -85,6 +85,8 @@ static int gen_scene_help(const mcb_scene_def *d)
 /* mcbench gen --set SET -o DIR */
 static int gen_set(const gen_args *a, const mcb_cli_args *p)
 {
+    if (p->npos && p->pos[0][0] == '-' && p->pos[0][1]) /* passed through: not a set's */
+        return mcb_cli_usage_error("gen", "unknown option %s", p->pos[0]);
     if (p->npos)
         return mcb_cli_usage_error("gen", "unexpected argument '%s' with --set", p->pos[0]);
     if (a->list) return mcb_cli_usage_error("gen", "--list takes no other argument");
