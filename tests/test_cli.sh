@@ -37,6 +37,12 @@ no_partials() {
   [ -z "$left" ] || { fail=$((fail+1)); echo "FAIL $1: left behind: $left"; }
 }
 check no-args 2 "$mcb"
+# mcbench help CMD is CMD --help; --version names the version
+check help-cmd 0 "$mcb" help run
+"$mcb" run --help | cmp -s - "$d/out" || { fail=$((fail+1)); echo "FAIL help run is not run --help"; }
+check help-unknown-cmd 2 "$mcb" help frobnicate
+check version 0 "$mcb" --version
+grep -q '^mcbench [0-9][0-9.]*$' "$d/out" || { fail=$((fail+1)); echo "FAIL --version:"; cat "$d/out"; }
 check unknown-command 2 "$mcb" frobnicate
 check run-missing-file 2 "$mcb" run "$d/missing.h5" -o "$d/r.h5"
 echo garbage > "$d/bad.h5"
@@ -102,6 +108,7 @@ for v in inf nan -1 1e999 abc; do
   check "run-time-limit-$v" 2 "$mcb" run s.h5 -o r2.h5 --time-limit "$v"
 done
 check run-iters-0 2 "$mcb" run s.h5 -o r2.h5 --iters 0
+expect_err run-iters-0 "--iters wants an integer in [1, 100000000], got '0'"
 check run-iters-huge 2 "$mcb" run s.h5 -o r2.h5 --iters 99999999999999
 check run-param-nan 2 "$mcb" run s.h5 -o r2.h5 --solvers pgs --param pgs.omega=nan
 expect_err run-param-nan "not a finite number"

@@ -1,0 +1,432 @@
+/* cmd_run.c: the commands on solvers: run (a campaign: every selected
+ * solver on every problem with the same budget, judged by the harness) and
+ * solvers (the registry, with its parameters). */
+#include <libgen.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "cli.h"
+#include "formulation/formulation.h"
+#include "mcb_paths.h"
+#include "mpi_campaign.h"
+#include "plugin.h"
+
+/* --plugin FILE.so (repeatable): each plugin's solver joins the registry. */
+static int load_plugins(const mcb_cli_strings *paths)
+{
+    for (int k = 0; k < paths->n; k++) {
+        mcb_err err;
+        mcb_rc rc = mcb_plugin_load(paths->v[k], NULL, &err);
+        if (rc) return cli_fail(rc, &err);
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------------- run */
+
+typedef struct {
+    mcb_campaign_opts o;
+    mcb_campaign C; /* isolate, mem_limit_mb, mpi, describe_never */
+    const char *out, *csv, *resume, *shard;
+    int quick;
+    mcb_cli_strings solvers, params, plugins, include, exclude;
+} run_args;
+
+#define RUN(field) offsetof(run_args, field)
+static const char *const metric_words[] = {"natmap", "fb",      "fb_max", "zres",
+                                           "dyn_abs", "dyn_rel", NULL};
+static const char *const law_words[] = {"ncp", "ccp", NULL};
+static const char *const formulation_words[] = {"ncp", "ccp", "lcp-st", "lcp-ap", "mlcp", NULL};
+static const char *const timing_words[] = {"auto", "observed", "clean", NULL};
+static const char *const isolate_words[] = {"auto", "always", "never", NULL}; /* mcb_isolate_mode */
+static const char *const describe_words[] = {"auto", "never", NULL};         /* describe_never */
+static const char *const check_words[] = {"auto", "never", NULL};
+static const int check_values[] = {MCB_CHECK_AUTO, MCB_CHECK_NEVER};
+static const char *const trace_words[] = {"checks", NULL};
+static const int trace_values[] = {MCB_TRACE_CHECKS};
+
+static const mcb_cli_opt run_opts[] = {
+    MCB_CLI_OUTPUT(run_args, out, "RESULTS.h5", "the results file (required unless --resume)"),
+    {"--solvers", 0, MCB_CLI_LIST, RUN(solvers), "a,b,...", .def = "all registered; see "
+     "'mcbench solvers'", .help = "solvers to run, each once"},
+    {"--plugin", 0, MCB_CLI_STRINGS, RUN(plugins), "FILE.so",
+     .help = "load a solver plugin (docs/api.md): its solver is registered under its own name, "
+             "for --solvers and --param; a plugin built for another solver interface version, "
+             "without the mcb_plugin symbol or clashing with a solver's name is refused (exit 2); "
+             "--isolate auto runs it in a child process"},
+    {"--iters", 0, MCB_CLI_INT, RUN(o.settings.max_iters), "N", 1, 100000000,
+     .help = "iteration budget"},
+    {"--time-limit", 0, MCB_CLI_DOUBLE, RUN(o.settings.time_limit_s), "S", 0, INFINITY,
+     .help = "wall-clock budget per run in seconds, setup included; 0: none; solvers that "
+             "cannot be stopped, the siconos_* peers, are held to it after the fact"},
+    {"--tol", 0, MCB_CLI_DOUBLE, RUN(o.settings.tol), "T", 0, INFINITY,
+     .help = "tolerance on the stop metric"},
+    {"--stop-metric", 0, MCB_CLI_CHOICE, RUN(o.stop_metric), "NAME", .words = metric_words,
+     .map = mcb_metric_from_name, .help = "the residual the tolerance applies to"},
+    {"--law", 0, MCB_CLI_CHOICE, RUN(o.law), "LAW", .words = law_words, .map = mcb_law_from_name,
+     .help = "the contact law every solution is judged by: ncp (each block by its stored type, "
+             "contacts by Signorini-Coulomb) or ccp (every contact as cone complementarity, "
+             "contact_ccp); natmap_ncp and natmap_ccp report both laws for every run"},
+    {"--formulation", 0, MCB_CLI_CHOICE, RUN(o.formulation), "NAME", .words = formulation_words,
+     .map = mcb_formulation_from_name,
+     .help = "the subproblem each solver receives (docs/formulations.md; ncp: the stored "
+             "problem); solutions are mapped back and judged on the stored problem"},
+    {"--friction-directions", 0, MCB_CLI_INT, RUN(o.friction_dirs), "N", 3,
+     MCB_FRICTION_DIRS_MAX, .help = "n_d of the LCP formulations' polygonal cone"},
+    {"--check-every", 0, MCB_CLI_INT, RUN(o.check_every), "K", 1, 100000000,
+     .words = check_words, .values = check_values,
+     .help = "when the stop metric is judged during a solve: auto (every iteration at first, "
+             "then at a stride from the measured cost of a check, at most 1% of the iterations "
+             "done), never (only the final iterate), or every K-th iteration; 1: exact"},
+    {"--trace-every", 0, MCB_CLI_INT, RUN(o.trace_every), "K", 0, 100000000,
+     .words = trace_words, .values = trace_values,
+     .help = "a trace row (all metrics) every K-th iteration; checks: at every check; 0: final "
+             "only"},
+    {"--timing", 0, MCB_CLI_CHOICE, RUN(o.timing), "MODE", .words = timing_words,
+     .map = mcb_timing_from_name,
+     .help = "auto (an unobserved rerun to the same iteration count when measuring may have "
+             "distorted a solved run's time), observed, or clean: always rerun, exact, for "
+             "publication"},
+    {"--repeat", 0, MCB_CLI_INT, RUN(o.repeat), "R", 1, 1000, .help = "timed repetitions per run"},
+    {"--problems", 0, MCB_CLI_STRINGS, RUN(include), "GLOB",
+     .help = "only problems whose name (or SET/NAME) matches"},
+    {"--exclude", 0, MCB_CLI_STRINGS, RUN(exclude), "GLOB",
+     .help = "leave out problems whose name (or SET/NAME) matches"},
+    {"--resume", 0, MCB_CLI_STRING, RUN(resume), "RESULTS.h5",
+     .help = "continue a killed or extended campaign: runs recorded there or in its journal "
+             "with the same budgets and parameters are kept, the others run (different budgets "
+             "are an error); implies -o"},
+    {"--shard", 0, MCB_CLI_STRING, RUN(shard), "I/N",
+     .help = "only part I (0-based) of N of the run list, balanced by estimated cost (merge "
+             "the parts with 'mcbench merge')"},
+    {"--isolate", 0, MCB_CLI_CHOICE, RUN(C.isolate), .words = isolate_words,
+     .help = "run each run in a forked child: auto (solvers that cannot be stopped and "
+             "plugins, solvers from outside mcbench), always, never. A crash, a hang or the "
+             "memory limit costs that run only (status crashed or time-limit); a child is "
+             "killed at twice the time limit plus 10 s"},
+    {"--mem-limit", 0, MCB_CLI_DOUBLE, RUN(C.mem_limit_mb), "MB", 0, INFINITY,
+     .def = "half the physical memory", .help = "memory an isolated run may add; 0: none"},
+    {"--describe", 0, MCB_CLI_CHOICE, RUN(C.describe_never), .words = describe_words,
+     .help = "difficulty descriptors of every problem into the results (docs/describe.md), "
+             "computed once after the runs; auto: cond(W) and rank skipped above 60000 rows"},
+    {"--mpi", 0, MCB_CLI_FLAG, RUN(C.mpi), .help = "under mpirun: rank 0 hands out runs and "
+     "writes the results, the other ranks solve"},
+    {"--threads", 0, MCB_CLI_INT, RUN(o.settings.threads), "T", 1, 1024,
+     .help = "OpenMP and OpenBLAS threads"},
+    {"--warm-start", 0, MCB_CLI_FLAG, RUN(o.settings.warm_start),
+     .help = "start from the problem's initial guess when it has one"},
+    {"--save-solutions", 0, MCB_CLI_FLAG, RUN(o.save_solutions),
+     .help = "store the final (v, lambda) of every run"},
+    {"--param", 0, MCB_CLI_STRINGS, RUN(params), "S.NAME=VAL",
+     .help = "set a solver parameter: a finite number, checked against the solver's range"},
+    {"--csv", 0, MCB_CLI_STRING, RUN(csv), "PATH",
+     .def = "RESULTS.csv, the -o path with .csv for its extension", .help = "CSV path"},
+    {"--quick", 0, MCB_CLI_FLAG, RUN(quick), .help = "a small budget for smoke runs (500 "
+     "iterations, 10 s; an --iters or --time-limit after it still counts)"},
+    {0},
+};
+#undef RUN
+
+static const mcb_cli_cmd run_cmd = {
+    "run",
+    "usage: mcbench run FILE... -o RESULTS.h5 [options]\n"
+    "A FILE is an mcbench problem file (its problems are one problem set) or an FCLIB\n"
+    "file (its one problem, imported in memory exactly as 'import fclib' does, a set\n"
+    "named after the file's stem; its SHA-256 is recorded in the results).\n"
+    "Runs every selected solver on every problem with the same budget; the harness\n"
+    "judges every run with its own metrics. Writes RESULTS.h5 and a flat CSV (the\n"
+    "directory is created if needed). No output may be an input, a directory or the\n"
+    "other output; all are checked before any work starts. Each finished run is\n"
+    "appended at once to RESULTS.h5.journal, so a killed campaign loses nothing:\n"
+    "continue it with --resume; the results file and CSV appear when it completes.\n",
+    "Input files must be distinct and have distinct base names (the problem set name).\n",
+    run_opts, 0};
+
+/* --solvers a,b,... (names non-empty, checked by the parser): every name
+ * known, none twice; all registered when not given. */
+static int select_solvers(const mcb_cli_strings *list, mcb_solver_choice *choice, int cap, int *ns)
+{
+    *ns = 0;
+    if (!list->n) {
+        for (int k = 0; k < mcb_solver_count() && k < cap; k++)
+            choice[(*ns)++].def = mcb_solver_at(k);
+        return 0;
+    }
+    for (int k = 0; k < list->n; k++) {
+        const char *name = list->v[k];
+        const mcb_solver_def *d = mcb_solver_find(name);
+        if (!d)
+            return mcb_cli_usage_error("run", "unknown solver '%s' (see 'mcbench solvers')", name);
+        for (int s = 0; s < *ns; s++)
+            if (choice[s].def == d)
+                return mcb_cli_usage_error("run", "solver '%s' is listed twice in --solvers (use "
+                                                  "--repeat for repetitions)", name);
+        if (*ns == cap) return mcb_cli_usage_error("run", "too many solvers");
+        choice[(*ns)++].def = d;
+    }
+    return 0;
+}
+
+/* --param S.NAME=VAL for a selected solver, then each solver's own check. */
+static int apply_params(const mcb_cli_strings *params, mcb_solver_choice *choice, int ns)
+{
+    for (int p = 0; p < params->n; p++) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", params->v[p]);
+        char *dot = strchr(buf, '.'), *eq = strchr(buf, '=');
+        if (!dot || !eq || eq < dot)
+            return mcb_cli_usage_error("run", "--param wants SOLVER.NAME=VALUE, got '%s'",
+                                       params->v[p]);
+        *dot = *eq = '\0';
+        int found = 0;
+        for (int s = 0; s < ns; s++)
+            if (!strcmp(choice[s].def->name, buf)) {
+                mcb_err err;
+                found = 1;
+                if (mcb_param_set(choice[s].def, choice[s].params, dot + 1, eq + 1, &err))
+                    return mcb_cli_usage_error("run", "%s", err.msg);
+            }
+        if (!found)
+            return mcb_cli_usage_error("run", "--param names solver '%s', which is not selected",
+                                       buf);
+    }
+    for (int s = 0; s < ns; s++) {
+        mcb_err err;
+        if (choice[s].def->check_params && choice[s].def->check_params(choice[s].params, &err))
+            return mcb_cli_usage_error("run", "%s", err.msg);
+    }
+    return 0;
+}
+
+/* The solvers with their parameters: plugins loaded, names and values checked. */
+static int run_solvers(const run_args *a, mcb_solver_choice *choice, int cap, int *ns)
+{
+    int status = load_plugins(&a->plugins);
+    if (!status) status = select_solvers(&a->solvers, choice, cap, ns);
+    for (int s = 0; s < *ns && !status; s++) {
+        choice[s].params = calloc(1, choice[s].def->params_size + sizeof(double));
+        if (!choice[s].params) status = 1;
+        else choice[s].def->default_params(choice[s].params);
+    }
+    return status ? status : apply_params(&a->params, choice, *ns);
+}
+
+/* The options that are not plain values: --shard, --quick, --resume. */
+static int run_settle(run_args *a, const mcb_cli_args *p)
+{
+    if (a->shard) {
+        int i = -1, n = 0, used = 0;
+        if (sscanf(a->shard, "%d/%d%n", &i, &n, &used) != 2 || a->shard[used] || n < 1 || i < 0 ||
+            i >= n)
+            return mcb_cli_usage_error("run", "--shard wants I/N with 0 <= I < N, got '%s'",
+                                       a->shard);
+        a->C.shard = i;
+        a->C.nshards = n;
+    }
+    /* --quick sets the budget; an --iters or --time-limit after it wins */
+    int quick = p->given[mcb_cli_find(&run_cmd, "--quick")];
+    if (quick && quick > p->given[mcb_cli_find(&run_cmd, "--iters")]) a->o.settings.max_iters = 500;
+    if (quick && quick > p->given[mcb_cli_find(&run_cmd, "--time-limit")])
+        a->o.settings.time_limit_s = 10.0;
+    if (a->resume && a->out && strcmp(a->resume, a->out) && !mcb_same_file(a->resume, a->out))
+        return mcb_cli_usage_error("run", "--resume %s and -o name different files: --resume "
+                                   "writes to the file it continues", a->resume);
+    if (a->resume) a->out = a->resume;
+    if (!a->out) return mcb_cli_usage_error("run", "needs -o RESULTS.h5");
+    if (!p->npos) return mcb_cli_usage_error("run", "needs at least one FILE.h5");
+    return 0;
+}
+
+/* The problem set name of an input: its base name without extension. */
+static char *set_name_of(const char *path)
+{
+    char *copy = strdup(path);
+    char *name = NULL;
+    if (copy) {
+        char *base = basename(copy);
+        char *dot = strrchr(base, '.');
+        if (dot && dot != base) *dot = '\0';
+        name = strdup(base);
+    }
+    free(copy);
+    return name;
+}
+
+/* Inputs: distinct files with distinct set names (names[f] owned by the caller). */
+static int run_inputs(char **files, int nfiles, mcb_input *in, char **names)
+{
+    for (int f = 0; f < nfiles; f++) {
+        if (!(names[f] = set_name_of(files[f]))) return 1;
+        in[f].set_name = names[f];
+        for (int g = 0; g < f; g++) {
+            if (mcb_same_file(files[f], files[g]))
+                return mcb_cli_usage_error("run", "input %s is given twice", files[f]);
+            if (!strcmp(names[f], names[g])) {
+                fprintf(stderr,
+                        "mcbench run: inputs %s and %s have the same problem set name '%s' (the "
+                        "file's base name, which identifies its runs in the results): rename "
+                        "one\n", files[g], files[f], names[f]);
+                return MCB_CLI_EXIT_INPUT;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Outputs, checked against the inputs and each other before any work. */
+static int run_outputs(run_args *a, char **files, int nfiles, char *csv_default, size_t size)
+{
+    if (!a->csv) {
+        mcb_path_with_ext(a->out, ".csv", csv_default, size);
+        a->csv = csv_default;
+    }
+    char jpath[4200];
+    mcb_journal_path(a->out, jpath, sizeof jpath);
+    mcb_output outs[3] = {{a->out, a->resume ? "--resume" : "-o"},
+                          {a->csv, a->csv == csv_default ? "the CSV named after -o" : "--csv"},
+                          {jpath, "the journal named after -o"}};
+    mcb_err err;
+    mcb_rc rc = mcb_check_outputs((const char *const *)files, nfiles, outs, 3, 1, &err);
+    return rc ? cli_fail(rc, &err) : 0;
+}
+
+/* Reads and validates every input before running anything. */
+static int run_read(char **files, int nfiles, mcb_input *in, mcb_source_info **src)
+{
+    mcb_problem_set **sets = calloc((size_t)nfiles + 1, sizeof *sets);
+    *src = calloc((size_t)nfiles + 1, sizeof **src);
+    mcb_err err;
+    mcb_rc rc = sets && *src
+                    ? mcb_read_sources((const char *const *)files, nfiles, sets, *src, &err)
+                    : mcb_fail(&err, MCB_E_NOMEM, "out of memory");
+    for (int f = 0; f < nfiles && !rc; f++) {
+        in[f].problems = sets[f];
+        in[f].path = files[f];
+        in[f].kind = mcb_source_kind_name((*src)[f].kind);
+        in[f].sha256 = (*src)[f].sha256;
+    }
+    free(sets);
+    return rc ? cli_fail(rc, &err) : 0;
+}
+
+/* The campaign itself, its command line recorded. */
+static int run_campaign(run_args *a, int argc, char **argv, const mcb_input *in, int nfiles,
+                        const mcb_solver_choice *choice, int ns)
+{
+    char cmdline[4096] = "mcbench";
+    size_t off = strlen(cmdline);
+    for (int k = 0; k < argc && off < sizeof cmdline; k++)
+        off += (size_t)snprintf(cmdline + off, sizeof cmdline - off, " %s", argv[k]);
+    mcb_campaign *C = &a->C;
+    C->include = a->include.v;
+    C->ninclude = a->include.n;
+    C->exclude = a->exclude.v;
+    C->nexclude = a->exclude.n;
+    C->in = in;
+    C->nin = nfiles;
+    C->solvers = choice;
+    C->nsolvers = ns;
+    C->o = &a->o;
+    C->command = cmdline;
+    C->h5_path = a->out;
+    C->csv_path = a->csv;
+    C->resume = a->resume != NULL;
+    C->tty = isatty(STDERR_FILENO);
+    mcb_err err;
+    mcb_rc rc = C->mpi ? mcb_mpi_campaign(C, &err) : mcb_campaign_run(C, &err);
+    if (rc == MCB_MPI_WORKER_DONE) return 0;
+    if (rc) return cli_fail(rc, &err);
+    fprintf(stderr, "mcbench: results in %s and %s\n", a->out, a->csv);
+    return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_args a;
+    memset(&a, 0, sizeof a);
+    mcb_campaign_defaults(&a.o);
+    a.o.settings.max_iters = 5000;
+    a.o.settings.time_limit_s = 30.0;
+    a.C.mem_limit_mb = mcb_default_mem_limit_mb();
+    a.C.grace_s = 10.0;
+    mcb_cli_args p;
+    int status = mcb_cli_parse(&run_cmd, argc, argv, &a, &p);
+    if (status != MCB_CLI_GO_ON) return status;
+    int nfiles = p.npos, ns = 0;
+    mcb_solver_choice choice[64];
+    memset(choice, 0, sizeof choice);
+    mcb_input *in = calloc((size_t)nfiles + 1, sizeof *in);
+    char **names = calloc((size_t)nfiles + 1, sizeof *names);
+    mcb_source_info *src = NULL;
+    char csv_default[4200];
+    status = in && names ? run_settle(&a, &p) : 1;
+    if (!status) status = run_solvers(&a, choice, 64, &ns);
+    if (!status) status = run_inputs(p.pos, nfiles, in, names);
+    if (!status) status = run_outputs(&a, p.pos, nfiles, csv_default, sizeof csv_default);
+    if (!status) status = run_read(p.pos, nfiles, in, &src);
+    if (!status) status = run_campaign(&a, argc, argv, in, nfiles, choice, ns);
+    for (int f = 0; in && f < nfiles; f++) mcb_problem_set_free(&in[f].problems);
+    free(src);
+    for (int f = 0; names && f < nfiles; f++) free(names[f]);
+    for (int s = 0; s < ns; s++) free(choice[s].params);
+    free(in);
+    free(names);
+    mcb_cli_free(&run_cmd, &a, &p);
+    return status;
+}
+
+/* ---------------------------------------------------------------- solvers */
+
+typedef struct {
+    mcb_cli_strings plugins;
+} solvers_args;
+
+static const mcb_cli_opt solvers_opts[] = {
+    {"--plugin", 0, MCB_CLI_STRINGS, offsetof(solvers_args, plugins), "FILE.so",
+     .help = "load a solver plugin and list its solver too"},
+    {0},
+};
+
+static const mcb_cli_cmd solvers_cmd = {
+    "solvers",
+    "usage: mcbench solvers [--plugin FILE.so]...\n"
+    "Lists the registered solvers, the problem forms they accept, their parameters and defaults\n"
+    "(set with 'mcbench run --param SOLVER.NAME=VALUE'), and the solvers of the plugins given.\n",
+    NULL, solvers_opts, 0};
+
+static int list_solver(const mcb_solver_def *d)
+{
+    printf("%s: %s\n  reference: %s\n  accepts: %s%s%s\n", d->name, d->description, d->reference,
+           d->accepts & MCB_ACCEPTS_PRIMAL ? "primal" : "",
+           d->accepts == (MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL) ? ", " : "",
+           d->accepts & MCB_ACCEPTS_DUAL ? "dual" : "");
+    if (mcb_plugin_origin(d)) printf("  plugin: %s\n", mcb_plugin_origin(d));
+    double *params = calloc(1, d->params_size + sizeof(double));
+    if (!params) return 1;
+    d->default_params(params);
+    for (int p = 0; p < d->nparams; p++) {
+        char buf[64];
+        mcb_param_format(d, params, p, buf, sizeof buf);
+        printf("  %s.%s = %s\n      %s\n", d->name, d->params[p].name, buf, d->params[p].help);
+    }
+    free(params);
+    return 0;
+}
+
+int cmd_solvers(int argc, char **argv)
+{
+    solvers_args a = {{0}};
+    mcb_cli_args p;
+    int status = mcb_cli_parse(&solvers_cmd, argc, argv, &a, &p);
+    if (status != MCB_CLI_GO_ON) return status;
+    if (p.npos) status = mcb_cli_usage_error("solvers", "unexpected argument '%s'", p.pos[0]);
+    else status = load_plugins(&a.plugins);
+    for (int k = 0; k < mcb_solver_count() && !status; k++) status = list_solver(mcb_solver_at(k));
+    mcb_cli_free(&solvers_cmd, &a, &p);
+    return status;
+}
