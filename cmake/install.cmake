@@ -6,16 +6,21 @@
 #                                mcbench::mcbench_static)
 #   P/lib/libmcbench.so.ABI...   the shared library, SOVERSION = MCB_ABI_VERSION
 #                                (exported as mcbench::mcbench)
-#   P/include/mcbench/*.h        the public headers (MCB_PUBLIC_HEADERS: the
+#   P/include/mcbench/FLOOR/*.h  the public headers (MCB_PUBLIC_HEADERS: the
 #                                closed set the solver interface, the problem
-#                                model and the metrics need; docs/api.md)
+#                                model and the metrics need; docs/api.md), by
+#                                floor as in the source tree: code includes
+#                                <mcbench/solvers/solver.h>, and the headers
+#                                find each other through P/include/mcbench,
+#                                which mcbench.pc and the CMake targets add
 #   P/lib/pkgconfig/mcbench.pc   relocatable (prefix from ${pcfiledir})
 #   P/lib/cmake/mcbench/         mcbenchConfig.cmake, its version file and the
 #                                exported targets
-# Each object is compiled once: mcb is built position independent and the
-# shared library is linked from the whole archive. -fno-semantic-interposition
-# keeps PIC from costing the solvers anything in the (statically linked)
-# mcbench binary: calls inside a file stay direct and inlinable.
+# Each object is compiled once, position independent (the floors'
+# object libraries, cmake/floors.cmake), and the shared library is linked
+# from the whole archive. -fno-semantic-interposition keeps PIC from costing
+# the solvers anything in the (statically linked) mcbench binary: calls
+# inside a file stay direct and inlinable.
 # Included from the top CMakeLists.txt after the targets mcb and mcbench.
 if(MCB_FUZZ)
   return() # the fuzzing build (clang, readers only) installs nothing
@@ -33,13 +38,13 @@ if(NOT MCB_ABI_VERSION MATCHES "^[0-9]+$")
 endif()
 
 set(MCB_PUBLIC_HEADERS
-  ${CMAKE_CURRENT_SOURCE_DIR}/lib/mcb_error.h
-  ${CMAKE_CURRENT_SOURCE_DIR}/lib/mcb_sparse.h
-  ${CMAKE_CURRENT_SOURCE_DIR}/lib/mcb_problem.h
-  ${CMAKE_CURRENT_SOURCE_DIR}/lib/mcb_io.h
-  ${CMAKE_CURRENT_SOURCE_DIR}/lib/mcb_vocab.h
-  ${CMAKE_CURRENT_SOURCE_DIR}/solvers/solver.h
-  ${CMAKE_CURRENT_SOURCE_DIR}/metrics/metrics.h)
+  lib/mcb_error.h
+  lib/mcb_sparse.h
+  lib/mcb_problem.h
+  lib/mcb_io.h
+  lib/mcb_vocab.h
+  solvers/solver.h
+  metrics/metrics.h)
 
 # A sanitized build's library needs the sanitizer runtime in whatever links
 # it: the installed targets and mcbench.pc carry the flags.
@@ -52,18 +57,14 @@ list(APPEND MCB_SANITIZER_LINK ${_mcb_san})
 list(REMOVE_DUPLICATES MCB_SANITIZER_LINK)
 
 set_target_properties(mcb PROPERTIES OUTPUT_NAME mcbench EXPORT_NAME mcbench_static)
-target_include_directories(mcb INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+target_include_directories(mcb INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/mcbench>)
 if(MCB_SANITIZER_LINK)
   target_link_options(mcb INTERFACE "$<INSTALL_INTERFACE:${MCB_SANITIZER_LINK}>")
 endif()
 set(MCB_EXPORTED mcb)
 
 if(MCB_SHARED)
-  set_target_properties(mcb PROPERTIES POSITION_INDEPENDENT_CODE ON)
-  check_c_compiler_flag(-fno-semantic-interposition MCB_HAVE_NO_SEMANTIC_INTERPOSITION)
-  if(MCB_HAVE_NO_SEMANTIC_INTERPOSITION)
-    target_compile_options(mcb PRIVATE -fno-semantic-interposition)
-  endif()
   add_library(mcbench_shared SHARED ${CMAKE_CURRENT_SOURCE_DIR}/cmake/shared.c)
   if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.24)
     target_link_libraries(mcbench_shared PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,mcb>")
@@ -75,8 +76,8 @@ if(MCB_SHARED)
     VERSION ${MCB_ABI_VERSION}.${PROJECT_VERSION_MINOR}.${PROJECT_VERSION_PATCH}
     SOVERSION ${MCB_ABI_VERSION})
   target_include_directories(mcbench_shared INTERFACE
-    "$<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/lib;${CMAKE_CURRENT_SOURCE_DIR}/solvers;${CMAKE_CURRENT_SOURCE_DIR}/metrics>"
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+    "$<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}>"
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/mcbench>)
   if(MCB_SANITIZER_LINK)
     target_link_options(mcbench_shared INTERFACE "$<INSTALL_INTERFACE:${MCB_SANITIZER_LINK}>")
   endif()
@@ -87,7 +88,10 @@ install(TARGETS mcbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS ${MCB_EXPORTED} EXPORT mcbenchTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES ${MCB_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mcbench)
+foreach(_h ${MCB_PUBLIC_HEADERS})
+  get_filename_component(_d ${_h} DIRECTORY)
+  install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/${_h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mcbench/${_d})
+endforeach()
 
 # --- the CMake package: find_package(mcbench) -------------------------------
 set(MCB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/mcbench)

@@ -2,7 +2,7 @@
  * run (in-process or isolated in a forked child), the journal, resume,
  * merge, and the progress display (see campaign.h). */
 #define _GNU_SOURCE /* memfd_create */
-#include "campaign.h"
+#include "harness/campaign.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "describe.h"
-#include "mcb_isolate.h"
-#include "mcb_paths.h"
-#include "mcb_timer.h"
+#include "metrics/describe.h"
+#include "lib/mcb_isolate.h"
+#include "lib/mcb_paths.h"
+#include "lib/mcb_timer.h"
 
 double mcb_default_mem_limit_mb(void)
 {

@@ -7,8 +7,8 @@
 #ifndef MCB_CAMPAIGN_H
 #define MCB_CAMPAIGN_H
 
-#include "context.h"
-#include "mcb_journal.h"
+#include "harness/context.h"
+#include "lib/mcb_journal.h"
 
 typedef struct {
     const char *set_name;    /* problem set name (the file's base name) */

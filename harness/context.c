@@ -3,7 +3,7 @@
  * and CPU model recorded in the results file, and the record view of a run
  * the runner made. The results format itself (lib/mcb_results.h) knows none
  * of the harness's types. */
-#include "context.h"
+#include "harness/context.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "formulation/formulation.h"
-#include "mcb_build.h"
+#include "problems/formulation/formulation.h"
+#include "harness/mcb_build.h"
 
 /* First line of a command's output, or "unknown". */
 static void command_line(const char *cmd, char *buf, size_t len)

@@ -5,8 +5,8 @@
 #ifndef MCB_CONTEXT_H
 #define MCB_CONTEXT_H
 
-#include "mcb_results.h"
-#include "runner.h"
+#include "lib/mcb_results.h"
+#include "harness/runner.h"
 
 /* A record borrowing the fields of `run` (nothing to free). */
 void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run_rec *rec);

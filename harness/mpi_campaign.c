@@ -8,7 +8,7 @@
  * Rank 0 answers every message until each worker has been told to stop, so
  * no rank is left blocked; a failure keeps the runs already recorded in the
  * journal. With one rank the campaign runs in that rank like without --mpi. */
-#include "mpi_campaign.h"
+#include "harness/mpi_campaign.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #ifndef MCB_MPI_CAMPAIGN_H
 #define MCB_MPI_CAMPAIGN_H
 
-#include "campaign.h"
+#include "harness/campaign.h"
 
 /* Returned to a worker rank once the campaign is over: nothing to report. */
 #define MCB_MPI_WORKER_DONE ((mcb_rc)100)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin.h"
+#include "harness/plugin.h"
 
 typedef struct {
     void *handle;
@@ -41,7 +41,7 @@ static mcb_rc find_entry(void *handle, const char *path, const mcb_plugin_entry 
     *entry = dlsym(handle, MCB_PLUGIN_SYMBOL);
     if (!*entry)
         return mcb_fail(err, MCB_E_INPUT, "plugin %s: exports no symbol '%s' (a plugin declares "
-                        "its solver with MCB_PLUGIN_SOLVER(def) from <mcbench/solver.h>)", path,
+                        "its solver with MCB_PLUGIN_SOLVER(def) from <mcbench/solvers/solver.h>)", path,
                         MCB_PLUGIN_SYMBOL);
     return MCB_OK;
 }

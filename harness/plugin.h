@@ -2,7 +2,7 @@
  * (mcbench run --plugin FILE.so, mcbench solvers --plugin FILE.so).
  *
  * A plugin exports one symbol, `mcb_plugin` (an mcb_plugin_entry, made by
- * MCB_PLUGIN_SOLVER in <mcbench/solver.h>). Loading checks, in order: the
+ * MCB_PLUGIN_SOLVER in <mcbench/solvers/solver.h>). Loading checks, in order: the
  * file opens as a shared library (dlopen, every symbol resolved now), it
  * exports the symbol, its interface version is this mcbench's, the solver
  * definition is complete and its name is new (mcb_registry_add); then the
@@ -13,7 +13,7 @@
 #ifndef MCB_PLUGIN_H
 #define MCB_PLUGIN_H
 
-#include "solver.h"
+#include "solvers/solver.h"
 
 /* Loads one plugin and adds its solver to the registry; *def (may be NULL)
  * is the solver. On failure nothing stays loaded. */

@@ -46,7 +46,7 @@
  * up on F(P) and its iterates are mapped back to (v, lambda) of P before
  * every judgement (fetch()); the build of F(P) is timed as setup. The ncp
  * formulation builds nothing: the solver's iterate is P's. */
-#include "runner.h"
+#include "harness/runner.h"
 
 #include <limits.h>
 #include <math.h>
@@ -55,9 +55,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formulation/formulation.h"
-#include "mcb_chol.h"
-#include "mcb_timer.h"
+#include "problems/formulation/formulation.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_timer.h"
 
 void mcb_campaign_defaults(mcb_campaign_opts *o)
 {

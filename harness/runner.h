@@ -4,8 +4,8 @@
 #ifndef MCB_RUNNER_H
 #define MCB_RUNNER_H
 
-#include "metrics.h"
-#include "solver.h"
+#include "metrics/metrics.h"
+#include "solvers/solver.h"
 
 
 /* check_every: when the stop metric is checked during a solve. */

@@ -4,7 +4,7 @@
  * inverse permutation (kept until the factor is freed or refactored).
  * The small dense Cholesky (mcb_dense_chol) allocates nothing. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
-#include "mcb_chol.h"
+#include "lib/mcb_chol.h"
 
 #include <cholmod.h>
 #include <dlfcn.h>

@@ -8,7 +8,7 @@
 #ifndef MCB_CHOL_H
 #define MCB_CHOL_H
 
-#include "mcb_sparse.h"
+#include "lib/mcb_sparse.h"
 
 typedef struct mcb_chol mcb_chol;
 

@@ -1,5 +1,5 @@
 /* mcb_cone.c: friction-cone projections and complementarity functions. */
-#include "mcb_cone.h"
+#include "lib/mcb_cone.h"
 
 #include <math.h>
 

@@ -21,9 +21,9 @@
  * weights, the 3x3 blocks, the local steps and mcb_delassus_rows() all see
  * the compliant operator u = (W + diag(r)) lambda + q. The velocity
  * A^-1 (b + J^T lambda) does not depend on r. */
-#include "mcb_delassus.h"
+#include "lib/mcb_delassus.h"
 
-#include "mcb_cone.h"
+#include "lib/mcb_cone.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -19,8 +19,8 @@
 #ifndef MCB_DELASSUS_H
 #define MCB_DELASSUS_H
 
-#include "mcb_chol.h"
-#include "mcb_problem.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_problem.h"
 
 /* Subsystems with at most this many DOFs take the dense per-block path. */
 #define MCB_DELASSUS_DENSE_MAX 64

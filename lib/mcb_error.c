@@ -1,5 +1,5 @@
 /* mcb_error.c: error messages and checked allocation. */
-#include "mcb_error.h"
+#include "lib/mcb_error.h"
 
 #include <stdarg.h>
 #include <stdint.h>

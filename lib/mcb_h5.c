@@ -1,6 +1,6 @@
 /* mcb_h5.c: checked HDF5 dataset and attribute access (see mcb_h5.h for the
  * policy: type, rank and storage checked before every read). */
-#include "mcb_h5.h"
+#include "lib/mcb_h5.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -16,7 +16,7 @@
 
 #include <hdf5.h>
 
-#include "mcb_error.h"
+#include "lib/mcb_error.h"
 
 void mcb_h5_quiet(void); /* turns off HDF5's automatic error printing */
 

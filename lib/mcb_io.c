@@ -28,7 +28,7 @@
  * Written files are byte-for-byte identical for identical content: no
  * object timestamps (mcb_h5 creates every group and dataset with
  * H5Pset_obj_track_times(.., 0)), fixed group names, fixed types. */
-#include "mcb_io.h"
+#include "lib/mcb_io.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -40,10 +40,10 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "mcb_h5.h"
-#include "mcb_isolate.h"
-#include "mcb_untrusted.h"
-#include "mcb_paths.h"
+#include "lib/mcb_h5.h"
+#include "lib/mcb_isolate.h"
+#include "lib/mcb_untrusted.h"
+#include "lib/mcb_paths.h"
 
 /* ---------------------------------------------------------------- reading */
 

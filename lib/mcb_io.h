@@ -4,7 +4,7 @@
 #ifndef MCB_IO_H
 #define MCB_IO_H
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 #define MCB_FORMAT_NAME "mcbench-problem"
 #define MCB_FORMAT_VERSION 4     /* written */

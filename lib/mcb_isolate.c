@@ -1,6 +1,6 @@
 /* mcb_isolate.c: fork, limit, run, report (see mcb_isolate.h). */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
-#include "mcb_isolate.h"
+#include "lib/mcb_isolate.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +20,7 @@
 #include <omp.h>
 #endif
 
-#include "mcb_timer.h"
+#include "lib/mcb_timer.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define MCB_ASAN 1

@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 
-#include "mcb_error.h"
+#include "lib/mcb_error.h"
 
 typedef struct {
     double time_limit_s; /* wall clock; <= 0: none */

@@ -1,7 +1,7 @@
 /* mcb_journal.c: the byte encoding of run records and the append-only journal
  * (see journal.h). */
 #define _DEFAULT_SOURCE /* flock */
-#include "mcb_journal.h"
+#include "lib/mcb_journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mcb_paths.h"
-#include "mcb_timer.h"
+#include "lib/mcb_paths.h"
+#include "lib/mcb_timer.h"
 
 #define JOURNAL_HEADER "mcbench-journal 2\n"
 #define FRAME_MAGIC "MCBR"

@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "mcb_results.h"
+#include "lib/mcb_results.h"
 
 /* A growable byte buffer. */
 typedef struct {

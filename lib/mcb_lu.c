@@ -1,6 +1,6 @@
 /* mcb_lu.c: fixed-pattern sparse LU, over KLU (refactored in place) or
  * UMFPACK (refactored with fresh pivots); see mcb_lu.h. */
-#include "mcb_lu.h"
+#include "lib/mcb_lu.h"
 
 #include <klu.h>
 #include <stdlib.h>

@@ -30,8 +30,8 @@
 
 #include <stddef.h>
 
-#include "mcb_error.h"
-#include "mcb_sparse.h"
+#include "lib/mcb_error.h"
+#include "lib/mcb_sparse.h"
 
 typedef struct mcb_lu mcb_lu;
 

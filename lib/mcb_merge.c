@@ -3,7 +3,7 @@
  * the campaign's run list. The parts must come from one revision with the
  * same settings and run list; a run found in two parts is refused, naming
  * both. Reads and writes through the results format (mcb_results.h). */
-#include "mcb_results.h"
+#include "lib/mcb_results.h"
 
 #include <stdio.h>
 #include <stdlib.h>

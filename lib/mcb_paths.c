@@ -1,7 +1,7 @@
 /* mcb_paths.c: output path checks and the temporary-file registry (see
  * mcb_paths.h). */
 #define _DEFAULT_SOURCE /* realpath */
-#include "mcb_paths.h"
+#include "lib/mcb_paths.h"
 
 #include <errno.h>
 #include <limits.h>

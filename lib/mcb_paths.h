@@ -14,7 +14,7 @@
 #ifndef MCB_PATHS_H
 #define MCB_PATHS_H
 
-#include "mcb_error.h"
+#include "lib/mcb_error.h"
 
 typedef struct {
     const char *path;

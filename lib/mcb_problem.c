@@ -1,9 +1,9 @@
 /* mcb_problem.c: the problem model: allocation, copy, subsystem inference
  * (A's connected components, and rigid bodies among the DOFs A leaves
  * uncoupled: see mcb_problem_infer_subsystems). */
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
-#include "mcb_psd.h"
+#include "lib/mcb_psd.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -28,7 +28,7 @@
 #ifndef MCB_PROBLEM_H
 #define MCB_PROBLEM_H
 
-#include "mcb_sparse.h"
+#include "lib/mcb_sparse.h"
 
 typedef enum {
     MCB_BILATERAL = 0,

@@ -4,11 +4,11 @@
  * narrowed by bisection on a log scale. The shifted copy S keeps W's
  * pattern plus a full diagonal, so every factorization after the first
  * successful one reuses its symbolic analysis. */
-#include "mcb_psd.h"
+#include "lib/mcb_psd.h"
 
-#include "mcb_chol.h"
-#include "mcb_problem.h" /* mcb_csc_add_diag */
-#include "mcb_rng.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_problem.h" /* mcb_csc_add_diag */
+#include "lib/mcb_rng.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -19,7 +19,7 @@
 #ifndef MCB_PSD_H
 #define MCB_PSD_H
 
-#include "mcb_sparse.h"
+#include "lib/mcb_sparse.h"
 
 /* The round-off allowance: W is accepted as positive semidefinite when
  * W + MCB_PSD_TOL ||W||_2 I has a Cholesky factorization. 10 times the

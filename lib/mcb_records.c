@@ -2,7 +2,7 @@
  * values: freeing a run record and a campaign's context, and comparing two
  * campaigns' "key=value" settings. Below the journal and the results file,
  * which both build on it. */
-#include "mcb_results.h"
+#include "lib/mcb_results.h"
 
 #include <stdio.h>
 #include <stdlib.h>

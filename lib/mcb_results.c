@@ -1,6 +1,6 @@
 /* mcb_results.c: the results file and its CSV, written from run records
  * and read back from a results file or a journal (mcb_results.h). */
-#include "mcb_results.h"
+#include "lib/mcb_results.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mcb_journal.h"
-#include "mcb_problem.h"
-#include "mcb_h5.h"
-#include "mcb_isolate.h"
-#include "mcb_paths.h"
+#include "lib/mcb_journal.h"
+#include "lib/mcb_problem.h"
+#include "lib/mcb_h5.h"
+#include "lib/mcb_isolate.h"
+#include "lib/mcb_paths.h"
 
 #define RESULTS_FORMAT "mcbench-results"
 #define RESULTS_VERSION 5

@@ -18,8 +18,8 @@
 
 #include <stddef.h>
 
-#include "mcb_error.h"
-#include "mcb_vocab.h"
+#include "lib/mcb_error.h"
+#include "lib/mcb_vocab.h"
 
 /* One run as stored. Strings and arrays are owned by the record when it
  * was read (mcb_rec_free), borrowed when it views a run in memory (the

@@ -1,5 +1,5 @@
 /* mcb_rng.c: splitmix64 (see mcb_rng.h). */
-#include "mcb_rng.h"
+#include "lib/mcb_rng.h"
 
 #include <math.h>
 

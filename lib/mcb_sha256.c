@@ -2,7 +2,7 @@
  * padded to a multiple of 512 bits (5.1.1), each block expanded into the
  * schedule W_0..W_63 (6.2.2 step 1) and compressed into the eight working
  * variables (steps 2-4) with the constants K of 4.2.2. */
-#include "mcb_sha256.h"
+#include "lib/mcb_sha256.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mcb_error.h"
+#include "lib/mcb_error.h"
 
 typedef struct {
     uint32_t h[8];

@@ -1,5 +1,5 @@
 /* mcb_sparse.c: CSC matrix allocation, conversion and products. */
-#include "mcb_sparse.h"
+#include "lib/mcb_sparse.h"
 
 #include <math.h>
 #include <stdlib.h>

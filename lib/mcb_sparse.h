@@ -4,7 +4,7 @@
 #ifndef MCB_SPARSE_H
 #define MCB_SPARSE_H
 
-#include "mcb_error.h"
+#include "lib/mcb_error.h"
 
 typedef struct {
     int m, n;   /* rows, columns */

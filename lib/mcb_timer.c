@@ -1,5 +1,5 @@
 /* mcb_timer.c: pausable monotonic wall clock. */
-#include "mcb_timer.h"
+#include "lib/mcb_timer.h"
 
 #include <time.h>
 

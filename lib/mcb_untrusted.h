@@ -10,8 +10,8 @@
 #ifndef MCB_UNTRUSTED_H
 #define MCB_UNTRUSTED_H
 
-#include "mcb_isolate.h"
-#include "mcb_problem.h"
+#include "lib/mcb_isolate.h"
+#include "lib/mcb_problem.h"
 
 /* Reading an untrusted file the safe way, for any reader: fn(arg) runs in
  * a forked child under the reader's limits (mcb_isolate_probe_start) and

@@ -4,9 +4,9 @@
  * Checks run in an order where each relies only on earlier ones (structure
  * before values, values before factorization), so bad input can never make
  * a later check read out of bounds. */
-#include "mcb_chol.h"
-#include "mcb_problem.h"
-#include "mcb_psd.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_problem.h"
+#include "lib/mcb_psd.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * columns and descriptor sources (mcb_vocab.h). Every name written to a
  * results file or printed comes from here, and every reader maps it back
  * here, so a writer and a reader can never disagree. */
-#include "mcb_vocab.h"
+#include "lib/mcb_vocab.h"
 
 #include <string.h>
 

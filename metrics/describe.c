@@ -8,7 +8,7 @@
  * be computed is NaN or -1. Allocates per call: the Lanczos basis
  * ((steps + 1) x m doubles) and its work vectors, a CHOLMOD factor of A,
  * SuiteSparseQR's factor; all freed before returning. */
-#include "describe.h"
+#include "metrics/describe.h"
 
 #include <SuiteSparseQR_C.h>
 #include <float.h>
@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_chol.h"
-#include "mcb_psd.h"
-#include "mcb_rng.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_psd.h"
+#include "lib/mcb_rng.h"
 
 #define DESC_SEED 20260101ull
 #define DESC_STEPS 80

@@ -14,8 +14,8 @@
 #ifndef MCB_DESCRIBE_H
 #define MCB_DESCRIBE_H
 
-#include "mcb_problem.h"
-#include "mcb_vocab.h"
+#include "lib/mcb_problem.h"
+#include "lib/mcb_vocab.h"
 
 
 typedef struct {

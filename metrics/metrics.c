@@ -3,15 +3,15 @@
  * One pass over the constraint blocks computes the per-block pieces of the
  * Fischer-Burmeister, natural-map and z-residuals; the vectors they share
  * (A v, J^T lambda, u) are formed once per call in the workspace. */
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_chol.h"
-#include "mcb_cone.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_cone.h"
 
 struct mcb_metrics_ws {
     const mcb_problem *P;

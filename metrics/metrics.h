@@ -26,8 +26,8 @@
 #ifndef MCB_METRICS_H
 #define MCB_METRICS_H
 
-#include "mcb_problem.h"
-#include "mcb_vocab.h"
+#include "lib/mcb_problem.h"
+#include "lib/mcb_vocab.h"
 
 
 typedef struct mcb_metrics_ws mcb_metrics_ws;

@@ -14,7 +14,7 @@
  * process under a temporary name (libfclib exits on write errors), rename.
  * Allocates only W and q (local form of a primal problem), or W + diag(r)
  * (a compliant dual problem); frees them. */
-#include "export_fclib.h"
+#include "problems/export_fclib.h"
 
 #include <fclib.h>
 #include <stdio.h>
@@ -22,9 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mcb_delassus.h"
-#include "mcb_isolate.h"
-#include "mcb_paths.h"
+#include "lib/mcb_delassus.h"
+#include "lib/mcb_isolate.h"
+#include "lib/mcb_paths.h"
 
 int mcb_fclib_form_from_name(const char *name)
 {

@@ -16,7 +16,7 @@
 #ifndef MCB_EXPORT_FCLIB_H
 #define MCB_EXPORT_FCLIB_H
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 typedef enum {
     MCB_FCLIB_AUTO = 0,   /* global for primal problems, local for dual ones */

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "describe.h"
-#include "gen_stack.h"
-#include "metrics.h"
-#include "scenes.h"
-#include "solver.h"
+#include "metrics/describe.h"
+#include "problems/gen_stack.h"
+#include "metrics/metrics.h"
+#include "problems/scene/scenes.h"
+#include "solvers/solver.h"
 
 void mcb_stack_defaults(mcb_stack_opts *o)
 {

@@ -4,7 +4,7 @@
 #ifndef MCB_GEN_STACK_H
 #define MCB_GEN_STACK_H
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 /* The RPIsim test scene: nx x ny x nz spheres in cube formation resting on
  * a ground plane, simulated for `steps` steps; each step's subproblem is

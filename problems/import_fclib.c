@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import_fclib.h"
-#include "mcb_h5.h"
-#include "mcb_untrusted.h"
+#include "problems/import_fclib.h"
+#include "lib/mcb_h5.h"
+#include "lib/mcb_untrusted.h"
 
 static const char *mat_fields[] = {"m", "n", "nz", "nzmax", "p", "i", "x"};
 

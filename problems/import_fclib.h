@@ -3,7 +3,7 @@
 #ifndef MCB_IMPORT_FCLIB_H
 #define MCB_IMPORT_FCLIB_H
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 /* Reads one FCLIB file (global -> primal form, local -> dual form) with
  * libfclib, after checking its structure with HDF5 so that a malformed file

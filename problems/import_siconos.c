@@ -23,7 +23,7 @@
 #include "CSparseMatrix_internal.h" /* first: Siconos' 64-bit sparse indices */
 #endif
 
-#include "import_siconos.h"
+#include "problems/import_siconos.h"
 
 #include <ctype.h>
 #include <libgen.h>
@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_untrusted.h"
+#include "lib/mcb_untrusted.h"
 
 #ifdef MCB_HAVE_SICONOS
 #include "FrictionContactProblem.h"

@@ -18,7 +18,7 @@
 #ifndef MCB_IMPORT_SICONOS_H
 #define MCB_IMPORT_SICONOS_H
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 typedef enum {
     MCB_SICONOS_AUTO = 0,

@@ -11,7 +11,7 @@
  * would exit), a full constraint buffer (njmax) or a problem that does not
  * validate ends the recording with a message naming the model and step.
  * Allocation: MuJoCo's model and data, one problem per recorded step. */
-#include "record_mujoco.h"
+#include "problems/record_mujoco.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_timer.h"
+#include "lib/mcb_timer.h"
 
 void mcb_record_mujoco_defaults(mcb_record_mujoco_opts *o)
 {
@@ -129,8 +129,8 @@ mcb_rc mcb_record_mujoco(const mcb_record_mujoco_opts *o, mcb_problem_set **out,
 
 #else
 
-#include "mujoco_peer.h"
-#include "spatial.h" /* mcb_rng */
+#include "solvers/peers/mujoco_peer.h"
+#include "problems/scene/spatial.h" /* mcb_rng */
 
 int mcb_record_mujoco_available(void) { return 1; }
 

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 typedef enum { MCB_MJ_CONE_MODEL = -1, MCB_MJ_CONE_PYRAMIDAL = 0, MCB_MJ_CONE_ELLIPTIC = 1 } mcb_mj_cone;
 typedef enum { MCB_MJ_CTRL_NOISE = 0, MCB_MJ_CTRL_ZERO = 1 } mcb_mj_ctrl;

@@ -11,7 +11,7 @@
  * it allocated. Files are written by mcb_write_problems (temporary name,
  * then rename), so a killed build leaves no partial file under a final
  * name. */
-#include "sets.h"
+#include "problems/sets.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,10 +21,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "mcb_io.h"
-#include "mcb_paths.h"
-#include "mcb_timer.h"
-#include "record_mujoco.h"
+#include "lib/mcb_io.h"
+#include "lib/mcb_paths.h"
+#include "lib/mcb_timer.h"
+#include "problems/record_mujoco.h"
 
 #define LINE_MAX_BYTES 4096
 #define MAX_WORDS 2 * MCB_SCENE_MAX_OPTS + 2

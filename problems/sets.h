@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "scenes.h"
+#include "problems/scene/scenes.h"
 
 typedef struct {
     int line;    /* 1-based line in the set file */

@@ -7,16 +7,16 @@
  * readers do, isolated first. The mcbench files of one command are read
  * together, so that the next file's isolated read overlaps this one's
  * (mcb_read_problem_files_isolated). */
-#include "sources.h"
+#include "problems/sources.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "import_fclib.h"
-#include "mcb_h5.h"
-#include "mcb_io.h"
-#include "mcb_isolate.h"
-#include "mcb_sha256.h"
+#include "problems/import_fclib.h"
+#include "lib/mcb_h5.h"
+#include "lib/mcb_io.h"
+#include "lib/mcb_isolate.h"
+#include "lib/mcb_sha256.h"
 
 enum { KIND_UNKNOWN = -1 };
 

@@ -8,7 +8,7 @@
 #ifndef MCB_SOURCES_H
 #define MCB_SOURCES_H
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 typedef enum { MCB_SOURCE_MCBENCH = 0, MCB_SOURCE_FCLIB } mcb_source_kind;
 

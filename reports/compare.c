@@ -9,7 +9,7 @@
  * file), MCB_E_IO (cannot write DIR, gnuplot failed), MCB_E_NOMEM.
  * Allocates both campaigns' records, their matrices and per-cell arrays,
  * all freed before returning. */
-#include "compare.h"
+#include "reports/compare.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,10 +20,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "html.h"
-#include "mcb_paths.h"
-#include "outcomes.h"
-#include "profile.h"
+#include "reports/html.h"
+#include "lib/mcb_paths.h"
+#include "reports/outcomes.h"
+#include "reports/profile.h"
 
 void mcb_compare_defaults(mcb_compare_opts *o)
 {

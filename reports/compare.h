@@ -19,7 +19,7 @@
 
 #include <stdio.h>
 
-#include "mcb_error.h"
+#include "lib/mcb_error.h"
 
 typedef struct {
     double time_tol;       /* default 0.10 */

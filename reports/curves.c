@@ -4,7 +4,7 @@
  * sweep reads every trace row once. Fails only on bad arguments or out of
  * memory, with nothing left allocated. A NaN abscissa in a trace is never
  * reached (a run whose last one is NaN never counts as going). */
-#include "curves.h"
+#include "reports/curves.h"
 
 #include <math.h>
 #include <stdlib.h>

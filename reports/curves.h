@@ -11,7 +11,7 @@
 #ifndef MCB_CURVES_H
 #define MCB_CURVES_H
 
-#include "mcb_results.h"
+#include "lib/mcb_results.h"
 
 typedef struct {
     int npoints;

@@ -4,7 +4,7 @@
  * long names wrap, numbers align right; plots take the full width. The
  * script sorts a table of class 'sortable' by the column whose header is
  * clicked (a cell's data-v, when present, is its sort key). */
-#include "html.h"
+#include "reports/html.h"
 
 #include <errno.h>
 #include <fcntl.h>

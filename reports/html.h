@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "mcb_error.h"
+#include "lib/mcb_error.h"
 
 void mcb_html_escape(FILE *f, const char *s); /* NULL writes nothing */
 /* A relative URL: every byte but unreserved characters and '/' as %XX. */

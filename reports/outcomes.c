@@ -1,14 +1,14 @@
 /* outcomes.c: grouping a campaign's runs into the problems x solvers matrix
  * (see outcomes.h): runs sorted by (set, problem_index, solver), each group
  * reduced to a status and two medians. Fails only out of memory. */
-#include "outcomes.h"
+#include "reports/outcomes.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "reports/profile.h"
 
 /* Index of s in names[0..*n), appended when absent. */
 static int name_index(const char **names, int *n, const char *s)

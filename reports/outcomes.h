@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "mcb_results.h"
+#include "lib/mcb_results.h"
 
 #define MCB_OUTCOME_MIXED (-1) /* the repetitions ended with different statuses */
 #define MCB_OUTCOME_NONE (-2)  /* no run of this solver on this problem */

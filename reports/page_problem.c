@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html.h"
-#include "report_pages.h"
+#include "reports/html.h"
+#include "reports/report_pages.h"
 
 void mcb_problem_page_name(const mcb_report_ctx *C, int p, char *buf, size_t len)
 {

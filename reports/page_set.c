@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html.h"
-#include "profile.h"
-#include "report_pages.h"
+#include "reports/html.h"
+#include "reports/profile.h"
+#include "reports/report_pages.h"
 
 typedef struct {
     int runs, solved, skipped;

@@ -6,9 +6,9 @@
  * OUTDIR/difficulty.cond.dat (a name no set's base name can take: base
  * names hold no '.'); gnuplot draws difficulty.cond.{png,svg} with the
  * report's other plots. Allocates one index array, freed on return. */
-#include "plot_difficulty.h"
+#include "reports/plot_difficulty.h"
 
-#include "html.h"
+#include "reports/html.h"
 
 #include <errno.h>
 #include <math.h>

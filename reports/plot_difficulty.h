@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "outcomes.h"
+#include "reports/outcomes.h"
 
 /* Writes OUTDIR/difficulty.cond.dat, appends its plot (PNG and SVG) to the
  * gnuplot script gp and a section to html. Without descriptors or without

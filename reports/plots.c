@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "curves.h"
-#include "html.h"
-#include "profile.h"
-#include "report_pages.h"
+#include "reports/curves.h"
+#include "reports/html.h"
+#include "reports/profile.h"
+#include "reports/report_pages.h"
 
 static const char *const terms[2][2] = {
     {"pngcairo size 1400,700 enhanced font 'Sans,14'", "png"},

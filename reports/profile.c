@@ -1,6 +1,6 @@
 /* profile.c: the median, performance and data profiles (see profile.h).
  * Fails only on bad sizes or out of memory, with nothing left allocated. */
-#include "profile.h"
+#include "reports/profile.h"
 
 #include <math.h>
 #include <stdlib.h>

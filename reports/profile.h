@@ -7,7 +7,7 @@
 #ifndef MCB_PROFILE_H
 #define MCB_PROFILE_H
 
-#include "mcb_error.h"
+#include "lib/mcb_error.h"
 
 /* Floors: a measure below its floor (0 included) is raised to it, so that a
  * ratio to the best and a logarithmic axis are defined. Times: 1 ns, the

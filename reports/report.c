@@ -15,7 +15,7 @@
  * results file is escaped where it is written (html.h). index.html is
  * written under a temporary name and appears only when the whole report,
  * plots included, is complete. */
-#include "report.h"
+#include "reports/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,13 +27,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "html.h"
-#include "mcb_paths.h"
-#include "outcomes.h"
-#include "plot_difficulty.h"
-#include "profile.h"
-#include "report_pages.h"
-#include "mcb_results.h"
+#include "reports/html.h"
+#include "lib/mcb_paths.h"
+#include "reports/outcomes.h"
+#include "reports/plot_difficulty.h"
+#include "reports/profile.h"
+#include "reports/report_pages.h"
+#include "lib/mcb_results.h"
 
 /* ------------------------------------------------------------ file names */
 

@@ -3,7 +3,7 @@
 #ifndef MCB_REPORT_H
 #define MCB_REPORT_H
 
-#include "mcb_error.h"
+#include "lib/mcb_error.h"
 
 /* gnuplot: the program to run (NULL: "gnuplot" on PATH). */
 mcb_rc mcb_report(const char *results_path, const char *outdir, const char *gnuplot,

@@ -10,8 +10,8 @@
 
 #include <stdio.h>
 
-#include "outcomes.h"
-#include "mcb_results.h"
+#include "reports/outcomes.h"
+#include "lib/mcb_results.h"
 
 typedef char mcb_base_name[128];
 

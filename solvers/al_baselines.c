@@ -44,10 +44,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "al_outer.h"
-#include "mcb_cone.h"
-#include "mcb_lu.h"
-#include "solver.h"
+#include "solvers/al_outer.h"
+#include "lib/mcb_cone.h"
+#include "lib/mcb_lu.h"
+#include "solvers/solver.h"
 
 enum { ALB_DOGLEG, ALB_DAMPED };
 

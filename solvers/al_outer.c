@@ -22,8 +22,8 @@
  * Delassus diagonal). Per-group work runs under OpenMP (each group writes
  * its own slots; sums are serial: a fixed thread count gives identical
  * results). Allocation in mcb_al_outer_setup() only. */
-#include "al_outer.h"
-#include "mcb_cone.h"
+#include "solvers/al_outer.h"
+#include "lib/mcb_cone.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -33,8 +33,8 @@
 
 #include <stddef.h>
 
-#include "mcb_chol.h"
-#include "solver.h"
+#include "lib/mcb_chol.h"
+#include "solvers/solver.h"
 
 /* The outer loop's parameters (each solver's parameter struct holds one as
  * its member `al`, listed with AL_PARAM_DESCS). */

@@ -35,9 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "delassus_loop.h"
-#include "mcb_cone.h"
-#include "solver.h"
+#include "solvers/delassus_loop.h"
+#include "lib/mcb_cone.h"
+#include "solvers/solver.h"
 
 typedef struct {
     int restart;     /* 1: adaptive restart on; 0: off */

@@ -48,10 +48,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "al_outer.h"
-#include "mcb_chol.h"
-#include "mcb_cone.h"
-#include "solver.h"
+#include "solvers/al_outer.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_cone.h"
+#include "solvers/solver.h"
 
 typedef struct {
     al_params al;  /* the outer loop's (al_outer.h) */

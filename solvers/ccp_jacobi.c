@@ -38,10 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_chol.h"
-#include "mcb_cone.h"
-#include "mcb_delassus.h"
-#include "solver.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_cone.h"
+#include "lib/mcb_delassus.h"
+#include "solvers/solver.h"
 
 typedef struct {
     double omega;   /* step factor (their omega) */

@@ -55,8 +55,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_cone.h"
-#include "solver.h"
+#include "lib/mcb_cone.h"
+#include "solvers/solver.h"
 
 typedef struct {
     int prox;          /* 1: proximal operator on every contact; 0: strict on `contact` */

@@ -2,7 +2,7 @@
  * delassus_loop.h): the iteration driver, the start, the Gauss-Seidel sweep
  * and the matrix-free operator. Allocates only in mcb_delassus_start() and
  * mcb_mf_build(); every failure is an mcb_rc with its message. */
-#include "delassus_loop.h"
+#include "solvers/delassus_loop.h"
 
 #include <math.h>
 #include <stdio.h>

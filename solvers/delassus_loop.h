@@ -18,8 +18,8 @@
 
 #include <stddef.h>
 
-#include "mcb_delassus.h"
-#include "solver.h"
+#include "lib/mcb_delassus.h"
+#include "solvers/solver.h"
 
 /* step() performs one iteration and returns ||lambda^{l+1} - lambda^l||^2;
  * lambda() returns the current impulses. Own residual:

@@ -23,7 +23,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "lcp_newton.h"
+#include "solvers/lcp_newton.h"
 
 static void fb_eval(int m, const int *row_type, const double *z, const double *u, double *phi,
                     double *a, double *b)

@@ -39,9 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_cone.h"
-#include "mcb_delassus.h"
-#include "solver.h"
+#include "lib/mcb_cone.h"
+#include "lib/mcb_delassus.h"
+#include "solvers/solver.h"
 
 typedef struct {
     int step_rule;    /* 0 gamma / ||W||_2, 1 gamma / max W_ii per block */

@@ -58,10 +58,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_chol.h"
-#include "mcb_lu.h"
-#include "lcp_rows.h"
-#include "solver.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_lu.h"
+#include "solvers/lcp_rows.h"
+#include "solvers/solver.h"
 
 typedef struct {
     double eta;       /* fraction of the step to the boundary */

@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lcp_newton.h"
-#include "lcp_rows.h"
-#include "mcb_lu.h"
+#include "solvers/lcp_newton.h"
+#include "solvers/lcp_rows.h"
+#include "lib/mcb_lu.h"
 
 struct lcpn {
     const mcb_problem *P;

@@ -33,7 +33,7 @@
 #ifndef MCB_LCP_NEWTON_H
 #define MCB_LCP_NEWTON_H
 
-#include "solver.h"
+#include "solvers/solver.h"
 
 typedef struct {
     int strategy;      /* 0 direct (sparse LU), 1 iterative (GMRES) */

@@ -1,6 +1,6 @@
 /* lcp_rows.c: the LCP solvers' matrix W + diag(r), and the rows, free
  * rows and diagonal weights of the row-by-row iterations (see lcp_rows.h). */
-#include "lcp_rows.h"
+#include "solvers/lcp_rows.h"
 
 const mcb_csc *mcb_lcp_matrix(const mcb_problem *P, mcb_csc **own)
 {

@@ -7,7 +7,7 @@
 #ifndef MCB_LCP_ROWS_H
 #define MCB_LCP_ROWS_H
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 /* The LCP's matrix: u = W z + q + r∘z = (W + diag(r)) z + q (r: the
  * problem's per-row compliance, mcb_problem.h). P->W itself when P has no

@@ -52,8 +52,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lcp_rows.h"
-#include "solver.h"
+#include "solvers/lcp_rows.h"
+#include "solvers/solver.h"
 
 typedef struct {
     int max_pivots;   /* pivot limit; 0: 25 (m + 1) */

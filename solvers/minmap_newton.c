@@ -28,7 +28,7 @@
  * Allocates only in setup and at the LU's first factorization (strategy 0). */
 #include <stddef.h>
 
-#include "lcp_newton.h"
+#include "solvers/lcp_newton.h"
 
 static void minmap_eval(int m, const int *row_type, const double *z, const double *u,
                         double *phi, double *a, double *b)

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "delassus_loop.h"
-#include "solver.h"
+#include "solvers/delassus_loop.h"
+#include "solvers/solver.h"
 
 typedef struct {
     double beta_max; /* restart when the Fletcher-Reeves ratio exceeds this */

@@ -63,10 +63,10 @@
 #include <string.h>
 
 
-#include "mcb_cone.h"
-#include "mcb_delassus.h"
-#include "mcb_lu.h"
-#include "solver.h"
+#include "lib/mcb_cone.h"
+#include "lib/mcb_delassus.h"
+#include "lib/mcb_lu.h"
+#include "solvers/solver.h"
 
 typedef struct {
     double sigma;     /* Armijo constant */

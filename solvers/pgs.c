@@ -40,9 +40,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "delassus_loop.h"
-#include "mcb_rng.h"
-#include "solver.h"
+#include "solvers/delassus_loop.h"
+#include "lib/mcb_rng.h"
+#include "solvers/solver.h"
 
 typedef struct {
     double omega;   /* relaxation factor in (0, 2) */

@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "delassus_loop.h"
-#include "solver.h"
+#include "solvers/delassus_loop.h"
+#include "solvers/solver.h"
 
 typedef struct {
     double omega;     /* step scale; 0: automatic 1 / rho(D^-1/2 W D^-1/2) */

@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "delassus_loop.h"
-#include "lcp_rows.h"
-#include "solver.h"
+#include "solvers/delassus_loop.h"
+#include "solvers/lcp_rows.h"
+#include "solvers/solver.h"
 
 typedef struct {
     double omega;    /* step scale; 0: automatic 1 / rho(D^-1 W) */

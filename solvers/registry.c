@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "solvers/solver.h"
 
 /* The built-in solvers, one line each, in the order `mcbench solvers`
  * lists them: X(name) registers mcb_solver_<name>, the mcb_solver_def its

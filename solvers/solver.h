@@ -16,15 +16,15 @@
  * mcbench is a plugin (a shared library exporting MCB_PLUGIN_SOLVER(def),
  * loaded with mcbench run --plugin FILE.so; docs/api.md).
  *
- * This header is public (installed as <mcbench/solver.h>, with the headers
+ * This header is public (installed as <mcbench/solvers/solver.h>, with the headers
  * it includes). */
 #ifndef MCB_SOLVER_H
 #define MCB_SOLVER_H
 
 #include <stddef.h>
 
-#include "mcb_problem.h"
-#include "mcb_vocab.h"
+#include "lib/mcb_problem.h"
+#include "lib/mcb_vocab.h"
 
 /* The versions of the public API (docs/api.md, "Versions"):
  * MCB_ABI_VERSION is libmcbench.so's SOVERSION: it goes up when a public

@@ -74,11 +74,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_chol.h"
-#include "mcb_cone.h"
-#include "solver.h"
-#include "subadmm_tree.h"
-#include "subadmm_work.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_cone.h"
+#include "solvers/solver.h"
+#include "solvers/subadmm_tree.h"
+#include "solvers/subadmm_work.h"
 
 /* ---------- parameters (subadmm_params: subadmm_work.h) ---------- */
 

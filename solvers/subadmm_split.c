@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "subadmm_tree.h"
+#include "solvers/subadmm_tree.h"
 
 /* K = A + beta JTJ on the union pattern (both sorted by row). */
 static mcb_csc *add_scaled(const mcb_csc *A, const mcb_csc *B, double beta, mcb_csc *K)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "subadmm_tree.h"
+#include "solvers/subadmm_tree.h"
 
 /* ---------- body splitting: the tree-structured subsystem matrix ----------
  * (CANAL/SubADMM paper eq. (40)-(41), Appendix A.) With one constraint copy

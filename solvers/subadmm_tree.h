@@ -4,7 +4,7 @@
 #ifndef MCB_SUBADMM_TREE_H
 #define MCB_SUBADMM_TREE_H
 
-#include "subadmm_work.h"
+#include "solvers/subadmm_work.h"
 
 /* Marks the subsystems whose bodies form a kinematic tree (tree = 1, the
  * DOF tree and A_i packed along it) and fills w->last. Before pairs. */

@@ -5,8 +5,8 @@
 #ifndef MCB_SUBADMM_WORK_H
 #define MCB_SUBADMM_WORK_H
 
-#include "mcb_chol.h"
-#include "solver.h"
+#include "lib/mcb_chol.h"
+#include "solvers/solver.h"
 
 typedef struct {
     double beta_scale;  /* multiplies eq. (23) */

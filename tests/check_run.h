@@ -6,7 +6,7 @@
 #ifndef MCB_TESTS_CHECK_RUN_H
 #define MCB_TESTS_CHECK_RUN_H
 
-#include "runner.h"
+#include "harness/runner.h"
 
 /* Runs `solver` (params prm, NULL: its defaults) on P to the stop metric
  * tol within iters iterations on `threads` threads, judged by `law`

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen_stack.h"
+#include "problems/gen_stack.h"
 
 static mcb_csc *dense_to_csc(int m, int n, const double *D)
 {

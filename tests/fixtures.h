@@ -2,7 +2,7 @@
 #ifndef MCB_FIXTURES_H
 #define MCB_FIXTURES_H
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 /* A point mass (mass 1, 3 DOFs [x, y, z]) on the ground plane z = 0, one
  * contact with rows [n, t1, t2] = [z, x, y], mu = 0.5, e = 0, and free

@@ -24,8 +24,8 @@
 
 #include "check_run.h"
 #include "fixtures.h"
-#include "import_fclib.h"
-#include "runner.h"
+#include "problems/import_fclib.h"
+#include "harness/runner.h"
 
 static const char *names[2] = {"al-trdogleg", "al-dampedsn"};
 static const mcb_solver_def *solver(int k) { return mcb_solver_find(names[k]); }

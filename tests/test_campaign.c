@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "campaign.h"
+#include "harness/campaign.h"
 #include "fixtures.h"
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -20,8 +20,8 @@
 
 #include "check_run.h"
 #include "fixtures.h"
-#include "import_fclib.h"
-#include "runner.h"
+#include "problems/import_fclib.h"
+#include "harness/runner.h"
 
 static const mcb_solver_def *canal(void) { return mcb_solver_find("canal"); }
 

@@ -11,9 +11,9 @@
 
 #include "check_run.h"
 #include "fixtures.h"
-#include "mcb_chol.h"
-#include "mcb_cone.h"
-#include "runner.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_cone.h"
+#include "harness/runner.h"
 
 static const char *ccp_solvers[] = {"apgd", "ccp-jacobi"};
 

@@ -18,9 +18,9 @@
 
 #include "check_run.h"
 #include "fixtures.h"
-#include "import_fclib.h"
-#include "runner.h"
-#include "solver.h"
+#include "problems/import_fclib.h"
+#include "harness/runner.h"
+#include "solvers/solver.h"
 
 #include "alloc_count.h"
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "fixtures.h"
-#include "mcb_delassus.h"
-#include "runner.h"
+#include "lib/mcb_delassus.h"
+#include "harness/runner.h"
 
 /* Dense m x m copy of a CSC matrix (row-major). */
 static double *dense(const mcb_csc *W)

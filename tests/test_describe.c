@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "describe.h"
+#include "metrics/describe.h"
 #include "fixtures.h"
-#include "world.h"
+#include "problems/scene/world.h"
 
 /* A = I2, J = diag(1, 10): W = J J^T = diag(1, 100); two unilateral rows. */
 static mcb_problem *diag_problem(void)

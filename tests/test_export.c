@@ -23,14 +23,14 @@
 
 #include <fclib.h>
 
-#include "export_fclib.h"
+#include "problems/export_fclib.h"
 #include "fixtures.h"
-#include "import_fclib.h"
-#include "import_siconos.h"
-#include "mcb_delassus.h"
-#include "mcb_io.h"
+#include "problems/import_fclib.h"
+#include "problems/import_siconos.h"
+#include "lib/mcb_delassus.h"
+#include "lib/mcb_io.h"
 #ifdef MCB_HAVE_SICONOS
-#include "siconos_peer.h"
+#include "solvers/peers/siconos_peer.h"
 #endif
 
 static char tmpdir[256];

@@ -24,10 +24,10 @@
 #include <string.h>
 
 #include "fixtures.h"
-#include "formulation/formulation.h"
-#include "metrics.h"
-#include "runner.h"
-#include "scenes.h"
+#include "problems/formulation/formulation.h"
+#include "metrics/metrics.h"
+#include "harness/runner.h"
+#include "problems/scene/scenes.h"
 
 #define PI 3.14159265358979323846
 

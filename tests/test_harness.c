@@ -20,10 +20,10 @@ static void sleep_us(long us)
     nanosleep(&ts, NULL);
 }
 
-#include "campaign.h"
+#include "harness/campaign.h"
 #include "fixtures.h"
-#include "mcb_chol.h"
-#include "mcb_timer.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_timer.h"
 
 /* A test-only solver (not registered): each iteration of solve() sleeps
  * solve_us (2 ms when 0, none when negative) and iterate() -- which the harness calls inside the

@@ -15,10 +15,10 @@
 
 #include <fclib.h>
 
-#include "import_fclib.h"
-#include "mcb_h5.h"
-#include "metrics.h"
-#include "runner.h"
+#include "problems/import_fclib.h"
+#include "lib/mcb_h5.h"
+#include "metrics/metrics.h"
+#include "harness/runner.h"
 
 static const struct {
     const char *file;

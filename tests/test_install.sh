@@ -53,10 +53,10 @@ fi
 pc=$(find "$p" -name mcbench.pc | head -1)
 [ -n "$pc" ] && ok || bad "no mcbench.pc installed"
 libdir=$(dirname "$(dirname "$pc")")
-abi=$(sed -n 's/^#define MCB_ABI_VERSION \([0-9]*\).*/\1/p' "$p/include/mcbench/solver.h")
+abi=$(sed -n 's/^#define MCB_ABI_VERSION \([0-9]*\).*/\1/p' "$p/include/mcbench/solvers/solver.h")
 [ -n "$abi" ] && ok || bad "no MCB_ABI_VERSION in the installed solver.h"
-for f in bin/mcbench include/mcbench/solver.h include/mcbench/mcb_problem.h \
-         include/mcbench/metrics.h include/mcbench/mcb_io.h; do
+for f in bin/mcbench include/mcbench/solvers/solver.h include/mcbench/lib/mcb_problem.h \
+         include/mcbench/metrics/metrics.h include/mcbench/lib/mcb_io.h include/mcbench/lib/mcb_vocab.h; do
   [ -f "$p/$f" ] && ok || bad "not installed: $f"
 done
 for f in libmcbench.a libmcbench.so "libmcbench.so.$abi" cmake/mcbench/mcbenchConfig.cmake \
@@ -65,12 +65,16 @@ for f in libmcbench.a libmcbench.so "libmcbench.so.$abi" cmake/mcbench/mcbenchCo
 done
 soname=$(objdump -p "$libdir/libmcbench.so" 2>/dev/null | awk '$1 == "SONAME" {print $2}')
 [ "$soname" = "libmcbench.so.$abi" ] && ok || bad "SONAME '$soname', want libmcbench.so.$abi"
-# the public headers are a closed set: each compiles alone, strictly
-for h in "$p"/include/mcbench/*.h; do
-  printf '#include <mcbench/%s>\nint main(void) { return 0; }\n' "$(basename "$h")" >"$d/h.c"
-  check "header $(basename "$h") alone" 0 "$cc" -std=c11 -Wall -Wextra -Werror -pedantic \
-    -fsyntax-only -I"$p/include" "$d/h.c"
+# the public headers are a closed set, installed by floor: each compiles
+# alone, strictly, with the two include paths mcbench.pc gives
+nh=0
+for h in $(cd "$p/include/mcbench" && find . -name '*.h' | sed 's|^\./||' | sort); do
+  nh=$((nh+1))
+  printf '#include <mcbench/%s>\nint main(void) { return 0; }\n' "$h" >"$d/h.c"
+  check "header $h alone" 0 "$cc" -std=c11 -Wall -Wextra -Werror -pedantic \
+    -fsyntax-only -I"$p/include" -I"$p/include/mcbench" "$d/h.c"
 done
+[ "$nh" -eq 7 ] && ok || bad "$nh public headers installed, want 7"
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 check "pkg-config --modversion" 0 pkg-config --modversion mcbench
 check "pkg-config --static" 0 pkg-config --static --libs mcbench
@@ -125,7 +129,7 @@ csv_status "plugin: primal problem skipped" "$d/r4.csv" example-pgs skipped
 
 # --- refusals: tiny plugins that use nothing of the library --------------------
 cat >"$d/variant.c" <<'EOF'
-#include <mcbench/solver.h>
+#include <mcbench/solvers/solver.h>
 #include <stddef.h>
 static void dp(void *p) { (void)p; }
 static mcb_rc su(const mcb_problem *P, const mcb_settings *s, const void *prm, void **w,
@@ -162,7 +166,7 @@ EOF
 variant() { # NAME SOLVER-NAME DEFINES...
   local n=$1 s=$2; shift 2
   check "variant $n builds" 0 "$cc" -std=c11 -Wall -Wextra -Werror -shared -fPIC \
-    -I"$p/include" -DNAME="\"$s\"" "$@" -o "$d/lib$n.so" "$d/variant.c"
+    -I"$p/include" -I"$p/include/mcbench" -DNAME="\"$s\"" "$@" -o "$d/lib$n.so" "$d/variant.c"
 }
 variant wrongver wrongver -DWRONG_VERSION
 variant nosym nosym -DNO_SYMBOL
@@ -171,7 +175,7 @@ variant nosolve nosolve -DNO_SOLVE
 variant clash pgs
 variant crash crash -DCRASH
 variant stall stall
-v=$(sed -n 's/^#define MCB_SOLVER_INTERFACE_VERSION \([0-9]*\).*/\1/p' "$p/include/mcbench/solver.h")
+v=$(sed -n 's/^#define MCB_SOLVER_INTERFACE_VERSION \([0-9]*\).*/\1/p' "$p/include/mcbench/solvers/solver.h")
 check "refused: interface version" 2 "$m" run "$d/dual.h5" --plugin "$d/libwrongver.so" -o "$d/x.h5"
 expect_err "refused: interface version" "plugin $d/libwrongver.so: built for solver interface version $((v+1)), this mcbench has version $v"
 check "refused: no symbol" 2 "$m" run "$d/dual.h5" --plugin "$d/libnosym.so" -o "$d/x.h5"

@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "fixtures.h"
-#include "mcb_h5.h"
-#include "mcb_io.h"
-#include "mcb_sha256.h"
-#include "mcb_untrusted.h"
+#include "lib/mcb_h5.h"
+#include "lib/mcb_io.h"
+#include "lib/mcb_sha256.h"
+#include "lib/mcb_untrusted.h"
 
 static char path[256];
 

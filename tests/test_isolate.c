@@ -12,8 +12,8 @@
 
 #include <omp.h>
 
-#include "mcb_isolate.h"
-#include "mcb_timer.h"
+#include "lib/mcb_isolate.h"
+#include "lib/mcb_timer.h"
 
 static mcb_rc fn_ok(void *arg, void *shared, mcb_err *err)
 {

@@ -31,10 +31,10 @@
 
 #include "check_run.h"
 #include "fixtures.h"
-#include "mcb_delassus.h"
-#include "mcb_io.h"
-#include "mcb_rng.h"
-#include "runner.h"
+#include "lib/mcb_delassus.h"
+#include "lib/mcb_io.h"
+#include "lib/mcb_rng.h"
+#include "harness/runner.h"
 
 /* ---- building LCPs ---- */
 

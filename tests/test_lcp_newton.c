@@ -32,10 +32,10 @@
 #include "alloc_count.h"
 #include "check_main.h"
 #include "fixtures.h"
-#include "mcb_timer.h"
-#include "runner.h"
-#include "solver.h"
-#include "spatial.h"
+#include "lib/mcb_timer.h"
+#include "harness/runner.h"
+#include "solvers/solver.h"
+#include "problems/scene/spatial.h"
 
 static const char *const lcp_solvers[3] = {"fischer-newton", "minmap-newton", "fixed-point"};
 

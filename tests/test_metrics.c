@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 #include "fixtures.h"
-#include "mcb_cone.h"
-#include "metrics.h"
+#include "lib/mcb_cone.h"
+#include "metrics/metrics.h"
 
 static mcb_metrics eval_law(mcb_problem *P, int law, const double *v, const double *l)
 {

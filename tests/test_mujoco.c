@@ -32,13 +32,13 @@
 #include <unistd.h>
 
 #include "fixtures.h"
-#include "mcb_io.h"
-#include "metrics.h"
-#include "record_mujoco.h"
-#include "solver.h"
+#include "lib/mcb_io.h"
+#include "metrics/metrics.h"
+#include "problems/record_mujoco.h"
+#include "solvers/solver.h"
 
 #ifdef MCB_HAVE_MUJOCO
-#include "mujoco_peer.h"
+#include "solvers/peers/mujoco_peer.h"
 
 #define MODELS "/usr/share/mujoco/model"
 

@@ -35,10 +35,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mcb_io.h"
-#include "record_mujoco.h"
-#include "sets.h"
-#include "solver.h"
+#include "lib/mcb_io.h"
+#include "problems/record_mujoco.h"
+#include "problems/sets.h"
+#include "solvers/solver.h"
 
 #ifdef MCB_HAVE_MUJOCO
 

@@ -24,9 +24,9 @@
 #include "alloc_count.h"
 #include "check_run.h"
 #include "fixtures.h"
-#include "import_fclib.h"
-#include "mcb_lu.h"
-#include "runner.h"
+#include "problems/import_fclib.h"
+#include "lib/mcb_lu.h"
+#include "harness/runner.h"
 
 static const mcb_solver_def *nn(void) { return mcb_solver_find("nnewton"); }
 

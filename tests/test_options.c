@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "options.h"
+#include "harness/cli/options.h"
 
 typedef struct {
     int flag, count, mode, every, color;

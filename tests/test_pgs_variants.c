@@ -28,13 +28,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "delassus_loop.h"
+#include "solvers/delassus_loop.h"
 #include "check_run.h"
 #include "fixtures.h"
-#include "import_fclib.h"
-#include "metrics.h"
-#include "runner.h"
-#include "solver.h"
+#include "problems/import_fclib.h"
+#include "metrics/metrics.h"
+#include "harness/runner.h"
+#include "solvers/solver.h"
 
 static const char *variants[] = {"psor", "pgs-shuffle", "pgs-mf", "nncg"};
 #define NVAR 4

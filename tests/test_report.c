@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mcb_paths.h"
-#include "curves.h"
-#include "outcomes.h"
-#include "profile.h"
+#include "lib/mcb_paths.h"
+#include "reports/curves.h"
+#include "reports/outcomes.h"
+#include "reports/profile.h"
 
 #define X NAN /* a failure */
 

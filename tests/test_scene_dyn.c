@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "articulated.h"
-#include "robot_models.h"
+#include "problems/scene/articulated.h"
+#include "problems/scene/robot_models.h"
 
 #define NMAX 64
 

@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fem.h"
-#include "mcb_chol.h"
-#include "mcb_problem.h"
-#include "mcb_sparse.h"
-#include "scenes.h"
-#include "spatial.h"
+#include "problems/scene/fem.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_problem.h"
+#include "lib/mcb_sparse.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/spatial.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "geometry.h"
-#include "spatial.h"
+#include "problems/scene/geometry.h"
+#include "problems/scene/spatial.h"
 
 static mcb_shape shape(int type, int body, double s0, double s1, double s2)
 {

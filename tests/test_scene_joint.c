@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fem.h"
-#include "joint.h"
-#include "mcb_problem.h"
-#include "world.h"
+#include "problems/scene/fem.h"
+#include "problems/scene/joint.h"
+#include "lib/mcb_problem.h"
+#include "problems/scene/world.h"
 
 #define G 9.81
 #define PI 3.14159265358979323846

@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_problem.h"
-#include "rod.h"
-#include "robot_models.h"
-#include "scenes.h"
-#include "world.h"
+#include "lib/mcb_problem.h"
+#include "problems/scene/rod.h"
+#include "problems/scene/robot_models.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/world.h"
 
 #define PI 3.14159265358979323846
 

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "describe.h"
-#include "mcb_problem.h"
-#include "world.h"
+#include "metrics/describe.h"
+#include "lib/mcb_problem.h"
+#include "problems/scene/world.h"
 
 #define G 9.81
 #define DEG30 (3.14159265358979323846 / 6.0)

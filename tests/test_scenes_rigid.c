@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_problem.h"
-#include "scenes.h"
+#include "lib/mcb_problem.h"
+#include "problems/scene/scenes.h"
 
 /* Generates scene `name` from "--opt value" arguments through the registry
  * (the table in scenes.c), as `mcbench gen` does. */

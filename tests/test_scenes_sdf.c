@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_problem.h"
-#include "scenes.h"
+#include "lib/mcb_problem.h"
+#include "problems/scene/scenes.h"
 
 /* The registered options with their defaults, then the overrides. */
 static void scene_vals(const char *name, const char *const *over, const double *ov, int nover,

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mcb_io.h"
-#include "scenes.h"
-#include "sets.h"
+#include "lib/mcb_io.h"
+#include "problems/scene/scenes.h"
+#include "problems/sets.h"
 
 static char dir[256], setpath[300];
 

@@ -22,12 +22,12 @@
 #include <unistd.h>
 
 #include "fixtures.h"
-#include "gen_stack.h"
-#include "import_fclib.h"
-#include "mcb_delassus.h"
-#include "siconos_peer.h"
-#include "metrics.h"
-#include "runner.h"
+#include "problems/gen_stack.h"
+#include "problems/import_fclib.h"
+#include "lib/mcb_delassus.h"
+#include "solvers/peers/siconos_peer.h"
+#include "metrics/metrics.h"
+#include "harness/runner.h"
 
 static const char *shared_files[] = {
     "Box_Stacks-i0122-82-5.hdf5",

@@ -12,9 +12,9 @@
 
 #include "check_run.h"
 #include "fixtures.h"
-#include "formulation/formulation.h"
-#include "import_fclib.h"
-#include "runner.h"
+#include "problems/formulation/formulation.h"
+#include "problems/import_fclib.h"
+#include "harness/runner.h"
 
 typedef mcb_problem *(*fixture_fn)(void);
 static mcb_problem *f_open(void) { return fx_point_contact(FX_OPEN); }

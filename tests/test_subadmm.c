@@ -25,11 +25,11 @@
 
 #include "check_run.h"
 #include "fixtures.h"
-#include "import_fclib.h"
-#include "metrics.h"
-#include "runner.h"
-#include "scenes.h"
-#include "solver.h"
+#include "problems/import_fclib.h"
+#include "metrics/metrics.h"
+#include "harness/runner.h"
+#include "problems/scene/scenes.h"
+#include "solvers/solver.h"
 
 #include "alloc_count.h"
 

@@ -1,5 +1,5 @@
 /* example_pgs.c: a solver plugin for mcbench, written against the installed
- * public headers only (<mcbench/solver.h>): projected Gauss-Seidel on the
+ * public headers only (<mcbench/solvers/solver.h>): projected Gauss-Seidel on the
  * dual problem u = W lambda + q.
  *
  * One iteration is one sweep over the blocks. Block b's rows get
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mcbench/solver.h>
+#include <mcbench/solvers/solver.h>
 
 typedef struct {
     double omega; /* step scale in (0, 2) */

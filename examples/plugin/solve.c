@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <mcbench/mcb_io.h>
-#include <mcbench/metrics.h>
-#include <mcbench/solver.h>
+#include <mcbench/lib/mcb_io.h>
+#include <mcbench/metrics/metrics.h>
+#include <mcbench/solvers/solver.h>
 
 typedef struct {
     mcb_metrics_ws *ws;

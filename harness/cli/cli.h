@@ -5,9 +5,9 @@
 #ifndef MCB_CLI_H
 #define MCB_CLI_H
 
-#include "mcb_error.h"
-#include "options.h"
-#include "sources.h"
+#include "lib/mcb_error.h"
+#include "harness/cli/options.h"
+#include "problems/sources.h"
 
 /* "mcbench: error: MSG"; MCB_CLI_EXIT_INPUT for MCB_E_INPUT, else 1. */
 int cli_fail(mcb_rc rc, const mcb_err *err);

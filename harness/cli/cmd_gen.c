@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "mcb_io.h"
-#include "mcb_paths.h"
-#include "mcb_timer.h"
-#include "scenes.h"
-#include "sets.h"
+#include "harness/cli/cli.h"
+#include "lib/mcb_io.h"
+#include "lib/mcb_paths.h"
+#include "lib/mcb_timer.h"
+#include "problems/scene/scenes.h"
+#include "problems/sets.h"
 
 typedef struct {
     int list;

@@ -8,16 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "describe.h"
-#include "export_fclib.h"
-#include "import_siconos.h"
-#include "mcb_io.h"
-#include "mcb_paths.h"
-#include "mcb_timer.h"
-#include "import_fclib.h"
-#include "record_mujoco.h"
-#include "sets.h"
+#include "harness/cli/cli.h"
+#include "metrics/describe.h"
+#include "problems/export_fclib.h"
+#include "problems/import_siconos.h"
+#include "lib/mcb_io.h"
+#include "lib/mcb_paths.h"
+#include "lib/mcb_timer.h"
+#include "problems/import_fclib.h"
+#include "problems/record_mujoco.h"
+#include "problems/sets.h"
 
 int cli_fail(mcb_rc rc, const mcb_err *err)
 {

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
-#include "compare.h"
-#include "mcb_paths.h"
-#include "mcb_results.h"
-#include "report.h"
+#include "harness/cli/cli.h"
+#include "reports/compare.h"
+#include "lib/mcb_paths.h"
+#include "lib/mcb_results.h"
+#include "reports/report.h"
 
 /* ------------------------------------------------------------------ merge */
 

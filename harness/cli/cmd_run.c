@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "campaign.h"
-#include "cli.h"
-#include "formulation/formulation.h"
-#include "mcb_paths.h"
-#include "mpi_campaign.h"
-#include "plugin.h"
+#include "harness/campaign.h"
+#include "harness/cli/cli.h"
+#include "problems/formulation/formulation.h"
+#include "lib/mcb_paths.h"
+#include "harness/mpi_campaign.h"
+#include "harness/plugin.h"
 
 /* --plugin FILE.so (repeatable): each plugin's solver joins the registry. */
 static int load_plugins(const mcb_cli_strings *paths)

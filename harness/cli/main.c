@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "mcb_paths.h"
-#include "plugin.h"
+#include "harness/cli/cli.h"
+#include "lib/mcb_paths.h"
+#include "harness/plugin.h"
 
 #ifndef MCB_VERSION
 #define MCB_VERSION "unknown"

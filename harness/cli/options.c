@@ -1,6 +1,6 @@
 /* options.c: the option parser and help writer of the command line, driven
  * by each command's table of options (options.h). */
-#include "options.h"
+#include "harness/cli/options.h"
 
 #include <errno.h>
 #include <limits.h>

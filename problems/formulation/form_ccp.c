@@ -2,7 +2,7 @@
  * every contact block relabelled contact_ccp ((u, lambda) in K_mu* x K_mu,
  * u ⊥ lambda; see mcb_problem.h). The map back is a copy; the own residual
  * the natural map of the copy (under the CCP). Fails with MCB_E_NOMEM. */
-#include "form_internal.h"
+#include "problems/formulation/form_internal.h"
 
 mcb_rc mcb_form_build_ccp(mcb_formulation *F, mcb_err *err)
 {

@@ -4,9 +4,9 @@
 #ifndef MCB_FORM_INTERNAL_H
 #define MCB_FORM_INTERNAL_H
 
-#include "formulation.h"
-#include "mcb_delassus.h"
-#include "metrics.h"
+#include "problems/formulation/formulation.h"
+#include "lib/mcb_delassus.h"
+#include "metrics/metrics.h"
 
 struct mcb_formulation {
     int kind, nd;

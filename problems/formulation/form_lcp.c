@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "form_internal.h"
+#include "problems/formulation/form_internal.h"
 
 #define TWO_PI 6.283185307179586476925286766559
 

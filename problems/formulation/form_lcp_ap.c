@@ -7,7 +7,7 @@
  * judged on P, whose contacts keep e: the difference is what the
  * formulation costs. Needs the primal data (a dual problem's q does not
  * separate J A^-1 b from e): MCB_E_INPUT for a dual P. */
-#include "form_internal.h"
+#include "problems/formulation/form_internal.h"
 
 mcb_rc mcb_form_build_lcp_ap(mcb_formulation *F, mcb_err *err)
 {

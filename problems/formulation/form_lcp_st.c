@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "form_internal.h"
+#include "problems/formulation/form_internal.h"
 
 mcb_rc mcb_form_lcp_dual(mcb_formulation *F, int drop_contact_e, mcb_err *err)
 {

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "form_internal.h"
+#include "problems/formulation/form_internal.h"
 
 mcb_rc mcb_form_build_mlcp(mcb_formulation *F, mcb_err *err)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "form_internal.h"
+#include "problems/formulation/form_internal.h"
 
 static const char *const names[MCB_NFORMULATIONS] = {"ncp", "ccp", "lcp-st", "lcp-ap", "mlcp"};
 

@@ -32,7 +32,7 @@
 #ifndef MCB_FORMULATION_H
 #define MCB_FORMULATION_H
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 typedef enum {
     MCB_FORM_NCP = 0,

@@ -1,7 +1,7 @@
 /* arm_track.c: an arm whose joint PD targets follow a Cartesian path by
  * inverse kinematics on a private twin (arm_track.h), shared by the stir
  * and beam scenes. */
-#include "arm_track.h"
+#include "problems/scene/arm_track.h"
 
 #include <stdio.h>
 #include <stdlib.h>

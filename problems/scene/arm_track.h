@@ -7,7 +7,7 @@
 #ifndef MCB_SCENE_ARM_TRACK_H
 #define MCB_SCENE_ARM_TRACK_H
 
-#include "world.h"
+#include "problems/scene/world.h"
 
 typedef struct {
     mcb_robot *arm;   /* the simulated arm; the world's after mcb_arm_track_start */

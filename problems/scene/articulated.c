@@ -23,14 +23,14 @@
  * Memory: mcb_robot_new allocates every workspace; update, crba, rnea,
  * link_jacobian, integrate and the inverse kinematics never allocate. Only add_shape grows an
  * array (setup, not per step). */
-#include "articulated.h"
+#include "problems/scene/articulated.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_chol.h"
+#include "lib/mcb_chol.h"
 
 /* A spatial inertia about the world origin in world coordinates: mass m,
  * first moment h = m c (c the centre of mass), rotational inertia Io about

@@ -15,9 +15,9 @@
 #ifndef MCB_SCENE_ARTICULATED_H
 #define MCB_SCENE_ARTICULATED_H
 
-#include "mcb_error.h"
-#include "geometry.h"
-#include "spatial.h"
+#include "lib/mcb_error.h"
+#include "problems/scene/geometry.h"
+#include "problems/scene/spatial.h"
 
 typedef enum { MCB_JOINT_REVOLUTE = 0, MCB_JOINT_PRISMATIC = 1, MCB_JOINT_FIXED = 2 } mcb_joint_type;
 

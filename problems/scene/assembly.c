@@ -17,8 +17,8 @@
  * (world_internal.h) and grow as needed. */
 #include <string.h>
 
-#include "body.h"
-#include "world_internal.h"
+#include "problems/scene/body.h"
+#include "problems/scene/world_internal.h"
 
 /* ---------- step 1: layout and poses ---------- */
 

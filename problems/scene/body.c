@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "body.h"
+#include "problems/scene/body.h"
 
 static int finite_n(const double *x, int n)
 {

@@ -6,7 +6,7 @@
 #ifndef MCB_SCENE_BODY_H
 #define MCB_SCENE_BODY_H
 
-#include "world.h"
+#include "problems/scene/world.h"
 
 /* Checks a body before it joins a world: finite fields, mass > 0, a
  * symmetric positive definite inertia, a non-zero quaternion (normalised in

@@ -14,7 +14,7 @@
  * pair involving an sdf shape (its samples); mcb_contacts_detect allocates
  * its candidate pairs, the sample sets of the sdf shapes it meets, and grows
  * the caller's contact buffer; mcb_contacts_cluster allocates index arrays. */
-#include "geometry.h"
+#include "problems/scene/geometry.h"
 
 #include <math.h>
 #include <stdlib.h>

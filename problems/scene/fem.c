@@ -24,7 +24,7 @@
  * the element data; mcb_fem_assemble allocates its triplet and right-hand
  * side buffers on its first call only. Every loop runs in a fixed order, so
  * results are bitwise reproducible. */
-#include "fem.h"
+#include "problems/scene/fem.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -16,9 +16,9 @@
 #ifndef MCB_SCENE_FEM_H
 #define MCB_SCENE_FEM_H
 
-#include "mcb_error.h"
-#include "mcb_sparse.h"
-#include "spatial.h"
+#include "lib/mcb_error.h"
+#include "lib/mcb_sparse.h"
+#include "problems/scene/spatial.h"
 
 typedef struct {
     double size[3];      /* box extents (m), centred on `pose` */

@@ -4,7 +4,7 @@
  * (CANAL paper, Appendix B, eq. (45): the 2D distance to a profile revolved
  * about z, minus a padding), and the ISO 68-1 metric bolt and nut threads.
  * Nothing here allocates; docs/geometry.md states the accuracy. */
-#include "geometry.h"
+#include "problems/scene/geometry.h"
 
 #include <math.h>
 #include <string.h>

@@ -10,8 +10,8 @@
 #ifndef MCB_SCENE_GEOMETRY_H
 #define MCB_SCENE_GEOMETRY_H
 
-#include "mcb_error.h"
-#include "spatial.h"
+#include "lib/mcb_error.h"
+#include "problems/scene/spatial.h"
 
 typedef enum {
     MCB_SHAPE_SPHERE = 0,     /* size[0] radius */

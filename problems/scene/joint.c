@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "joint.h"
+#include "problems/scene/joint.h"
 
 static int finite_n(const double *x, int n)
 {

@@ -8,7 +8,7 @@
 #ifndef MCB_SCENE_JOINT_H
 #define MCB_SCENE_JOINT_H
 
-#include "world.h"
+#include "problems/scene/world.h"
 
 typedef struct {
     double ja[6], jb[6]; /* coefficients on body a's and body b's twists */

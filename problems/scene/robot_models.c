@@ -19,7 +19,7 @@
  * manipulators and 100 rad/s for the quadruped: the papers' high-gain
  * joint control; the mobile manipulator's base joints are passive and its
  * wheels pure dampers towards v_ref (velocity-driven). */
-#include "robot_models.h"
+#include "problems/scene/robot_models.h"
 
 #include <math.h>
 #include <stdio.h>

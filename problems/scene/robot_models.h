@@ -3,7 +3,7 @@
 #ifndef MCB_SCENE_ROBOT_MODELS_H
 #define MCB_SCENE_ROBOT_MODELS_H
 
-#include "articulated.h"
+#include "problems/scene/articulated.h"
 
 /* The robots of the papers, approximated by published link masses and
  * dimensions where known (docs/robots.md states each approximation). Each

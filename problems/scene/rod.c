@@ -11,7 +11,7 @@
  * the world's errors; allocates nothing (the world copies what it is
  * given). Bodies already added stay in the world on failure: the caller
  * frees the world. */
-#include "rod.h"
+#include "problems/scene/rod.h"
 
 #include <math.h>
 #include <string.h>

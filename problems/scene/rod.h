@@ -19,7 +19,7 @@
 #ifndef MCB_SCENE_ROD_H
 #define MCB_SCENE_ROD_H
 
-#include "world.h"
+#include "problems/scene/world.h"
 
 /* Collision group of a rod when opts.group is 0 (the world gives robots
  * 2^24 + their index). */

@@ -32,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arm_track.h"
-#include "fem.h"
-#include "robot_models.h"
-#include "scenes.h"
-#include "world.h"
+#include "problems/scene/arm_track.h"
+#include "problems/scene/fem.h"
+#include "problems/scene/robot_models.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/world.h"
 
 #define BEAM_L_M 0.5           /* beam length (paper) */
 #define BEAM_T_M 0.05          /* beam side (paper) */

@@ -30,10 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_problem.h"
-#include "scenes.h"
-#include "world.h"
-#include "solver.h"
+#include "lib/mcb_problem.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/world.h"
+#include "solvers/solver.h"
 
 /* option order in the registry table (scenes.c) */
 enum { OPT_CONFIGS = 0, OPT_WRENCHES = 1, OPT_SETTLE = 2, OPT_SCALE = 3, OPT_SEED = 4 };

@@ -35,10 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rod.h"
-#include "robot_models.h"
-#include "scenes.h"
-#include "world.h"
+#include "problems/scene/rod.h"
+#include "problems/scene/robot_models.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/world.h"
 
 #define CABLE_H_S 0.01           /* paper: 10 ms */
 #define CABLE_MU 0.5             /* ground and cable friction (paper: not stated) */

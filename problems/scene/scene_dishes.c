@@ -26,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_problem.h"
-#include "scenes.h"
-#include "world.h"
-#include "solver.h"
+#include "lib/mcb_problem.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/world.h"
+#include "solvers/solver.h"
 
 /* option order in the registry table (scenes.c) */
 enum { OPT_WRENCHES = 0, OPT_SETTLE = 1, OPT_SCALE = 2, OPT_SEED = 3 };

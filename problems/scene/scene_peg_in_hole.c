@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "scenes.h"
-#include "world.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/world.h"
 
 #define PEG_HALF_M 0.5          /* the unit cubes' half extent */
 #define PEG_RHO_KG_M3 1000.0

@@ -33,10 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcb_problem.h"
-#include "robot_models.h"
-#include "scenes.h"
-#include "world.h"
+#include "lib/mcb_problem.h"
+#include "problems/scene/robot_models.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/world.h"
 
 /* option order in the registry table (scenes.c) */
 enum { OPT_PARTICLES = 0, OPT_STEPS = 1, OPT_SETTLE = 2, OPT_SEED = 3 };

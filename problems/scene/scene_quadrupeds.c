@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robot_models.h"
-#include "scenes.h"
-#include "world.h"
+#include "problems/scene/robot_models.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/world.h"
 
 #define QUAD_H_S (1.0 / 240)  /* paper */
 #define QUAD_MU 0.8           /* floor friction (paper: not stated) */

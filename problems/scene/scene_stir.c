@@ -25,10 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arm_track.h"
-#include "robot_models.h"
-#include "scenes.h"
-#include "world.h"
+#include "problems/scene/arm_track.h"
+#include "problems/scene/robot_models.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/world.h"
 
 #define STIR_R_M 0.01          /* sphere radius (paper) */
 #define STIR_MASS_KG 0.004     /* sphere mass (paper) */

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenes.h"
-#include "world.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/world.h"
 
 #define WALL_HX_M 0.1075       /* brick half extents */
 #define WALL_HY_M 0.05125

@@ -7,7 +7,7 @@
  * Numbers in the canonical string are printed in the shortest form that
  * reads back to the same double (at most 17 significant digits), so
  * parse(args(vals)) == vals bit for bit. Nothing here allocates. */
-#include "scenes.h"
+#include "problems/scene/scenes.h"
 
 #include <errno.h>
 #include <math.h>

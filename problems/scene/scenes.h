@@ -5,7 +5,7 @@
 #ifndef MCB_SCENES_H
 #define MCB_SCENES_H
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 /* An option of a scene: --name VALUE, a number in [min, max] (an integer
  * when `integer`), default def. */

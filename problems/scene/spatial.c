@@ -1,7 +1,7 @@
 /* spatial.c: 3-vectors, 3x3 matrices, quaternions, rigid transforms,
  * tangent frames and the deterministic random generator of the scene
  * engine (spatial.h). */
-#include "spatial.h"
+#include "problems/scene/spatial.h"
 
 #include <math.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 #ifndef MCB_SCENE_SPATIAL_H
 #define MCB_SCENE_SPATIAL_H
 
-#include "mcb_rng.h"
+#include "lib/mcb_rng.h"
 
 /* A rigid transform: x_parent = R x_local + p. */
 typedef struct {

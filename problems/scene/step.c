@@ -22,13 +22,13 @@
 #include <omp.h>
 #endif
 
-#include "body.h"
-#include "describe.h"
-#include "mcb_chol.h"
-#include "mcb_timer.h"
-#include "metrics.h"
-#include "solver.h"
-#include "world_internal.h"
+#include "problems/scene/body.h"
+#include "metrics/describe.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_timer.h"
+#include "metrics/metrics.h"
+#include "solvers/solver.h"
+#include "problems/scene/world_internal.h"
 
 /* ---------- step 5: warm start and solve ---------- */
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "body.h"
-#include "solver.h"
-#include "world_internal.h"
+#include "problems/scene/body.h"
+#include "solvers/solver.h"
+#include "problems/scene/world_internal.h"
 
 /* ---------- small helpers ---------- */
 

@@ -23,9 +23,9 @@
 #ifndef MCB_SCENE_WORLD_H
 #define MCB_SCENE_WORLD_H
 
-#include "geometry.h"
-#include "mcb_problem.h"
-#include "articulated.h"
+#include "problems/scene/geometry.h"
+#include "lib/mcb_problem.h"
+#include "problems/scene/articulated.h"
 
 typedef struct {
     double mass_kg;

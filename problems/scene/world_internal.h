@@ -8,9 +8,9 @@
 
 #include <stddef.h>
 
-#include "fem.h"
-#include "joint.h"
-#include "world.h"
+#include "problems/scene/fem.h"
+#include "problems/scene/joint.h"
+#include "problems/scene/world.h"
 
 /* Collision group of robot r's shapes left in group 0: above any group a
  * scene would number by hand. */

@@ -24,7 +24,7 @@
  * Failure: MuJoCo's errors (which would exit the process) are caught and
  * become setup failures with MuJoCo's message; nothing here exits.
  * Allocation: setup only (the model, mjData, the row map). */
-#include "mujoco_peer.h"
+#include "solvers/peers/mujoco_peer.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "solvers/solver.h"
 
 /* ------------------------------------------------------------ the guard */
 

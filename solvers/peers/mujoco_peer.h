@@ -25,7 +25,7 @@
 
 #include <mujoco/mujoco.h>
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 /* What the mapping did with MuJoCo's rows. */
 typedef struct {

@@ -7,7 +7,7 @@
  * products and factorizations start from. */
 #include "CSparseMatrix_internal.h"
 
-#include "siconos_peer.h"
+#include "solvers/peers/siconos_peer.h"
 
 #include <math.h>
 #include <stdlib.h>

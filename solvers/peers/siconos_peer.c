@@ -62,9 +62,9 @@
 #include "NonSmoothDrivers.h"
 #include "NumericsVerbose.h"
 #include "SolverOptions.h"
-#include "mcb_chol.h"
-#include "siconos_peer.h"
-#include "solver.h"
+#include "lib/mcb_chol.h"
+#include "solvers/peers/siconos_peer.h"
+#include "solvers/solver.h"
 
 typedef struct {
     double own_tol; /* Siconos' tolerance on its own error; 0: the harness's --tol */

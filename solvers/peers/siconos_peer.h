@@ -11,7 +11,7 @@
 #ifndef MCB_SICONOS_PEER_H
 #define MCB_SICONOS_PEER_H
 
-#include "mcb_problem.h"
+#include "lib/mcb_problem.h"
 
 typedef struct mcb_siconos_problem mcb_siconos_problem;
 

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "import_fclib.h"
-#include "mcb_io.h"
+#include "problems/import_fclib.h"
+#include "lib/mcb_io.h"
 
 static jmp_buf *exit_jump;
 

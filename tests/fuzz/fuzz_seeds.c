@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "fixtures.h"
-#include "mcb_io.h"
+#include "lib/mcb_io.h"
 
 /* Copies `src` into DIR/name behind the selector byte. */
 static int add_seed(const char *dir, const char *name, unsigned char selector, const char *src)
