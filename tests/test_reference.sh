@@ -3,9 +3,10 @@
 # the quick set, pgs, nnewton and subadmm, every iteration checked) must give
 # exactly the statuses, iteration counts and residuals of
 # tests/data/reference-digest.txt, which the binary before the structure
-# refactor of issue 23 produced. Bit-identity is defined for one CPU model,
-# compiler and set of flags: on another platform (or a sanitizer or Debug
-# build) the test says so and is skipped (exit 77). A deliberate change of
+# refactor of issue 23 produced. Bit-identity is defined for one compiler
+# and set of flags, one BLAS, and CPUs with AVX2 and FMA (OpenBLAS pinned to
+# one kernel set, scripts/reference-campaign.sh): elsewhere (or in a
+# sanitizer or Debug build) the test says so and is skipped (exit 77). A deliberate change of
 # results regenerates the file (docs/architecture.md, "Behaviour kept").
 set -euo pipefail
 mcb=$1
