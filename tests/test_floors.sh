@@ -5,7 +5,8 @@
 #     harness, reports) names a header by its floor path ("solvers/solver.h")
 #     or is an outside library's header; none climbs with "../";
 #  2. no header of ours shares its name with a system header (/usr/include);
-#  3. every symbol the libraries export starts with mcb_ (nm).
+#  3. every symbol the libraries export starts with mcb_ (nm; names with a
+#     leading __ are the implementation's: the linker's, ASan's __odr_asan.*).
 set -uo pipefail
 src=$1; lib_a=$2; lib_so=$3
 fail=0
@@ -38,7 +39,7 @@ done
 exported() { nm -g --defined-only "$@" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDBRVWuiG]$/ {print $3}'; }
 bad=$( { exported "$lib_a"; [ "$lib_so" = none ] || nm -D --defined-only "$lib_so" |
          awk 'NF == 3 && $2 ~ /^[TDBRVWiG]$/ {print $3}'; } | grep -v '^mcb_' |
-       grep -v -E '^(_init|_fini|_edata|_end|__bss_start)$' | sort -u)
+       grep -v -E '^(_init|_fini|_edata|_end)$|^__' | sort -u)
 if [ -n "$bad" ]; then
   echo "FAIL symbols: exported without the mcb_ prefix ($(wc -l <<<"$bad")):"; head -20 <<<"$bad"; fail=1
 fi
