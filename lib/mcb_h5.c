@@ -20,6 +20,11 @@ void mcb_h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
 
 hid_t mcb_h5_open_ro(const char *path, mcb_err *err)
 {
+    return mcb_h5_open_ro_fapl(path, H5P_DEFAULT, err);
+}
+
+hid_t mcb_h5_open_ro_fapl(const char *path, hid_t fapl, mcb_err *err)
+{
     mcb_h5_quiet();
     if (access(path, R_OK) != 0) {
         mcb_fail(err, MCB_E_INPUT, "%s: cannot open file (%s)", path, strerror(errno));
@@ -29,7 +34,7 @@ hid_t mcb_h5_open_ro(const char *path, mcb_err *err)
         mcb_fail(err, MCB_E_INPUT, "%s: not an HDF5 file", path);
         return -1;
     }
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     if (f < 0) mcb_fail(err, MCB_E_INPUT, "%s: cannot open HDF5 file (damaged?)", path);
     return f;
 }

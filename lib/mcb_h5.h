@@ -23,6 +23,8 @@ void mcb_h5_quiet(void); /* turns off HDF5's automatic error printing */
 /* Opens an existing file read-only after checking it can be read and is
  * HDF5; -1 with err set ("PATH: cannot open file", "not an HDF5 file"). */
 hid_t mcb_h5_open_ro(const char *path, mcb_err *err);
+/* The same with a file access property list (H5P_DEFAULT: mcb_h5_open_ro). */
+hid_t mcb_h5_open_ro_fapl(const char *path, hid_t fapl, mcb_err *err);
 
 /* 1 if every component of path exists below loc, else 0. */
 int mcb_h5_exists(hid_t loc, const char *path);

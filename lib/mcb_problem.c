@@ -485,3 +485,17 @@ mcb_rc mcb_problem_note_psd(mcb_problem *P, mcb_err *err)
              "attribute psd_defect)", r.defect, r.norm, MCB_PSD_TOL);
     return append_note(P, note, err);
 }
+
+mcb_rc mcb_problem_finish_import(mcb_problem *P, const char *path, mcb_rc rc, mcb_problem **out,
+                                 mcb_err *err)
+{
+    if (!rc) rc = mcb_problem_infer_subsystems(P, err);
+    if (!rc) rc = mcb_problem_validate(P, path, err);
+    if (!rc) rc = mcb_problem_note_psd(P, err); /* psd_defect, and a note when W is indefinite */
+    if (rc) {
+        mcb_problem_free(&P);
+        return rc;
+    }
+    *out = P;
+    return MCB_OK;
+}

@@ -157,6 +157,13 @@ mcb_rc mcb_problem_symmetrize_w(mcb_problem *P, mcb_err *err);
  * mcb_problem_validate); a primal problem or m = 0 is left alone. */
 mcb_rc mcb_problem_note_psd(mcb_problem *P, mcb_err *err);
 
+/* The end every importer shares: when rc (the import so far) is MCB_OK,
+ * infers P's subsystems, validates it against `path` and notes its
+ * psd_defect, then hands P over in *out; on any failure frees P and returns
+ * the failure. P may be NULL when rc is not MCB_OK. */
+mcb_rc mcb_problem_finish_import(mcb_problem *P, const char *path, mcb_rc rc, mcb_problem **out,
+                                 mcb_err *err);
+
 /* Row i's compliance: 0 when the problem has none. */
 static inline double mcb_problem_r(const mcb_problem *P, int i)
 {

@@ -67,26 +67,14 @@ static void fapl_close(hid_t fapl)
     if (fapl != H5P_DEFAULT) H5Pclose(fapl);
 }
 
-/* mcb_h5_open_ro's checks, then the file opened read-only and lean. */
+/* The file opened read-only and lean (mcb_h5_open_ro's checks). */
 static hid_t open_lean_ro(const char *path, mcb_err *err)
 {
-    mcb_h5_quiet();
-    if (access(path, R_OK) != 0) {
-        mcb_fail(err, MCB_E_INPUT, "%s: cannot open file (%s)", path, strerror(errno));
-        return -1;
-    }
-    if (H5Fis_hdf5(path) <= 0) {
-        mcb_fail(err, MCB_E_INPUT, "%s: not an HDF5 file", path);
-        return -1;
-    }
     hid_t fapl = lean_fapl(1);
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    hid_t f = mcb_h5_open_ro_fapl(path, fapl, err);
     fapl_close(fapl);
-    if (f < 0) mcb_fail(err, MCB_E_INPUT, "%s: cannot open HDF5 file (damaged?)", path);
     return f;
 }
-
-/* ---------------------------------------------------------------- records */
 
 /* ---------------------------------------------------------------- context */
 

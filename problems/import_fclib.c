@@ -340,15 +340,7 @@ static mcb_rc import_fclib(const char *path, mcb_problem **out, mcb_err *err)
         rc = mcb_fail(err, MCB_E_INPUT, "%s: neither /fclib_global nor /fclib_local: not an FCLIB file",
                       path);
     H5Fclose(f);
-    if (!rc) rc = mcb_problem_infer_subsystems(P, err);
-    if (!rc) rc = mcb_problem_validate(P, path, err);
-    if (!rc) rc = mcb_problem_note_psd(P, err); /* psd_defect, and a note when W is indefinite */
-    if (rc) {
-        mcb_problem_free(&P);
-        return rc;
-    }
-    *out = P;
-    return MCB_OK;
+    return mcb_problem_finish_import(P, path, rc, out, err);
 }
 
 static mcb_rc import_in_child(void *path, mcb_problem **out, mcb_err *err)

@@ -308,15 +308,7 @@ static mcb_rc import_siconos(const char *path, int form, mcb_problem **out, mcb_
     if (G) globalFrictionContact_free(G);
     if (!rc && set_meta(P, path, form)) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     if (!rc && P->form == MCB_DUAL) rc = mcb_problem_symmetrize_w(P, err);
-    if (!rc) rc = mcb_problem_infer_subsystems(P, err);
-    if (!rc) rc = mcb_problem_validate(P, path, err);
-    if (!rc) rc = mcb_problem_note_psd(P, err); /* psd_defect, and a note when W is indefinite */
-    if (rc) {
-        mcb_problem_free(&P);
-        return rc;
-    }
-    *out = P;
-    return MCB_OK;
+    return mcb_problem_finish_import(P, path, rc, out, err);
 }
 
 static mcb_rc import_in_child(void *arg, mcb_problem **out, mcb_err *err)
