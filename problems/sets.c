@@ -210,16 +210,9 @@ static mcb_rc entry_args(const mcb_set *S, const mcb_set_entry *e, const mcb_sce
     *def = mcb_scene_find(e->scene);
     if (!*def) {
         char known[512];
-        size_t len = 0;
-        known[0] = '\0';
-        for (int k = 0; k < mcb_scene_count() && len < sizeof known; k++) {
-            int w = snprintf(known + len, sizeof known - len, "%s%s", k ? ", " : "",
-                             mcb_scene_at(k)->name);
-            if (w > 0) len += (size_t)w;
-        }
         return mcb_fail(err, MCB_E_INPUT,
                         "%s:%d: unknown scene '%.100s' for %s (registered scenes: %s)", S->path,
-                        e->line, e->scene, e->stem, known);
+                        e->line, e->scene, e->stem, mcb_scene_names(known, sizeof known));
     }
     mcb_err perr;
     if (mcb_scene_parse(*def, e->argc, e->argv, vals, &perr))

@@ -138,15 +138,8 @@ static const mcb_scene_def *find_scene(const char *name)
     const mcb_scene_def *def = mcb_scene_find(name);
     if (def) return def;
     char names[512];
-    size_t len = 0;
-    names[0] = '\0';
-    for (int k = 0; k < mcb_scene_count() && len < sizeof names; k++) {
-        int w = snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "",
-                         mcb_scene_at(k)->name);
-        if (w > 0) len += (size_t)w;
-    }
     fprintf(stderr, "mcbench gen: unknown scene '%s' (scenes: %s; see 'mcbench gen --list')\n",
-            name, names);
+            name, mcb_scene_names(names, sizeof names));
     return NULL;
 }
 

@@ -54,6 +54,17 @@ int mcb_scene_count(void) { return NSCENES; }
 
 const mcb_scene_def *mcb_scene_at(int k) { return k >= 0 && k < NSCENES ? &scenes[k] : NULL; }
 
+char *mcb_scene_names(char *buf, size_t len)
+{
+    size_t at = 0;
+    if (len) buf[0] = '\0';
+    for (int k = 0; k < NSCENES && at < len; k++) {
+        int w = snprintf(buf + at, len - at, "%s%s", k ? ", " : "", scenes[k].name);
+        if (w > 0) at += (size_t)w;
+    }
+    return buf;
+}
+
 const mcb_scene_def *mcb_scene_find(const char *name)
 {
     for (int k = 0; name && k < NSCENES; k++)

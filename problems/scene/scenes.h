@@ -30,6 +30,9 @@ typedef struct {
 const mcb_scene_def *mcb_scene_find(const char *name);
 int mcb_scene_count(void);
 const mcb_scene_def *mcb_scene_at(int k);
+/* The registered scenes' names, ", "-separated, into buf (cut at len);
+ * returns buf. For messages naming what a wrong name could have been. */
+char *mcb_scene_names(char *buf, size_t len);
 
 /* Parses "--name value" pairs (argv[0] is the first option) into vals
  * (defaults first); unknown options, missing or malformed values and values
