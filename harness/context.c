@@ -75,6 +75,8 @@ void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run
     rec->final = run->final;
     rec->trace_rows = run->trace_rows;
     rec->trace = run->trace;
+    rec->step_rows = run->step_rows;
+    rec->steps = run->steps;
     rec->v = run->v;
     rec->lambda = run->lambda;
 }

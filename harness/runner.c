@@ -81,8 +81,9 @@ void mcb_run_clear(mcb_run *r)
     free(r->trace);
     free(r->v);
     free(r->lambda);
-    r->trace = r->v = r->lambda = NULL;
-    r->trace_rows = 0;
+    free(r->steps);
+    r->trace = r->v = r->lambda = r->steps = NULL;
+    r->trace_rows = r->step_rows = 0;
 }
 
 #define NGAPS 32

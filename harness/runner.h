@@ -60,9 +60,11 @@ typedef struct {
     double form_residual;    /* the formulation's own residual at the final iterate
                                 (mcb_formulation_residual(); for ncp the natural map of P
                                 under its stored law); NaN when not computed */
+    int step_rows;           /* a closed-loop run (loop.h): its steps */
+    double *steps;           /* step_rows x MCB_STEP_COLS */
 } mcb_run;
 
-void mcb_run_clear(mcb_run *r); /* frees trace and solutions */
+void mcb_run_clear(mcb_run *r); /* frees trace, solutions and steps */
 
 /* Runs one solver on one problem once, with the parameters given (NULL:
  * defaults). With o->formulation other than ncp the solver receives F(P)

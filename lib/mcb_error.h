@@ -14,7 +14,9 @@ typedef enum {
     MCB_E_IO = 2,      /* cannot write a file (disk full, permissions changed meanwhile) */
     MCB_E_NOMEM = 3,   /* allocation failed */
     MCB_E_NUMERIC = 4, /* factorization failed (not positive definite, ...) */
-    MCB_E_ISOLATED = 5 /* work run in a child process crashed or timed out (mcb_isolate.h) */
+    MCB_E_ISOLATED = 5, /* work run in a child process crashed or timed out (mcb_isolate.h) */
+    MCB_E_STOPPED = 6   /* a closed loop stopped its scene: the run failed in the loop
+                           (problems/scene/world.h) */
 } mcb_rc;
 
 #define MCB_ERR_LEN 1024

@@ -175,6 +175,8 @@ void mcb_rec_pack(const mcb_run_rec *r, mcb_buf *b)
     put_doubles(b, r->trace, (long long)r->trace_rows * MCB_TRACE_COLS);
     put_doubles(b, r->v, r->n);
     put_doubles(b, r->lambda, r->m);
+    put_i64(b, r->step_rows);
+    put_doubles(b, r->steps, (long long)r->step_rows * MCB_STEP_COLS);
 }
 
 static mcb_rc unpack_fail(cursor *c, const char *ctx, const char *what, mcb_err *err)
@@ -212,9 +214,13 @@ mcb_rc mcb_rec_unpack(const void *p, size_t len, const char *ctx, mcb_run_rec *r
         r->trace = get_doubles(&c, (long long)r->trace_rows * MCB_TRACE_COLS, NULL);
         r->v = get_doubles(&c, r->n, NULL);
         r->lambda = get_doubles(&c, r->m, NULL);
+        r->step_rows = get_int(&c);
+        if (!c.bad && r->step_rows < 0) what = "a count or status out of range";
+        else r->steps = get_doubles(&c, (long long)r->step_rows * MCB_STEP_COLS, NULL);
     }
     if (!c.bad && !what && c.pos != len) what = "trailing bytes";
     if (!c.bad && !what && r->trace_rows > 0 && !r->trace) what = "trace missing";
+    if (!c.bad && !what && r->step_rows > 0 && !r->steps) what = "steps missing";
     if (c.bad || what) {
         rc = unpack_fail(&c, ctx, what ? what : "truncated", err);
         mcb_rec_free(r);

@@ -19,6 +19,7 @@ void mcb_rec_free(mcb_run_rec *r)
     free(r->trace);
     free(r->v);
     free(r->lambda);
+    free(r->steps);
     memset(r, 0, sizeof *r);
 }
 

@@ -19,7 +19,7 @@
 #include "lib/mcb_paths.h"
 
 #define RESULTS_FORMAT "mcbench-results"
-#define RESULTS_VERSION 5
+#define RESULTS_VERSION 6 /* 6: closed-loop runs (a run's steps), CSV loop columns */
 #define RESULTS_VERSION_OLDEST 4 /* version 4: no /descriptors, read all the same */
 
 static char *tmp_name(const char *path)
@@ -228,7 +228,8 @@ const char *mcb_csv_header(void)
                                         mcb_metric_name(k));
         snprintf(header + off, sizeof header - off,
                  ",checks,measure_s,observed_solve_s,timing,run_index,config_hash,inner_iterations,"
-                 "form_residual,reason");
+                 "form_residual,loop_steps,engine_s,pen_mean,drift_max,energy_gain_J,div_rms_m,"
+                 "div_max_m,outcome,reason");
     }
     return header;
 }
@@ -287,6 +288,16 @@ static int write_csv_row(FILE *f, const mcb_run_rec *r)
     fprintf(f, ",%s,%d,%016llx,%d", mcb_timed_name(r->timing), r->run_index, fnv1a(r->config),
             r->inner_iterations);
     csv_num(f, r->form_residual);
+    if (r->step_rows > 0) {
+        mcb_loop_summary L;
+        mcb_loop_summarize(r->steps, r->step_rows, &L);
+        fprintf(f, ",%d", L.steps);
+        const double x[] = {L.engine_s,  L.pen_mean,  L.drift_max, L.energy_max_gain,
+                            L.div_rms_m, L.div_max_m, L.outcome_end};
+        for (size_t k = 0; k < sizeof x / sizeof *x; k++) csv_num(f, x[k]);
+    } else {
+        fputs(",0,,,,,,,", f);
+    }
     fputc(',', f);
     csv_str(f, r->reason ? r->reason : "");
     return fputc('\n', f) == EOF ? -1 : 0;
@@ -331,6 +342,19 @@ static int write_run(hid_t runs, int k, const mcb_run_rec *r)
                 off += (size_t)snprintf(cols + off, sizeof cols - off, "%s%s", c ? "," : "",
                                         mcb_trace_column(c));
             hid_t d = H5Dopen2(g, "trace", H5P_DEFAULT);
+            rc = d < 0 || mcb_h5_attr_write_str(d, "columns", cols);
+            if (d >= 0) H5Dclose(d);
+        }
+    }
+    if (!rc && r->step_rows > 0) {
+        rc = mcb_h5_write_table(g, "steps", r->steps, r->step_rows, MCB_STEP_COLS);
+        if (!rc) {
+            char cols[1024] = "";
+            size_t off = 0;
+            for (int c = 0; c < MCB_STEP_COLS; c++)
+                off += (size_t)snprintf(cols + off, sizeof cols - off, "%s%s", c ? "," : "",
+                                        mcb_step_column(c));
+            hid_t d = H5Dopen2(g, "steps", H5P_DEFAULT);
             rc = d < 0 || mcb_h5_attr_write_str(d, "columns", cols);
             if (d >= 0) H5Dclose(d);
         }
@@ -396,6 +420,12 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
         if ((rc = mcb_h5_read_table(g, "trace", MCB_TRACE_COLS, ctx, &rows, &r->trace, err)))
             return rc;
         r->trace_rows = (int)rows;
+    }
+    if (mcb_h5_exists(g, "steps")) {
+        long rows = 0;
+        if ((rc = mcb_h5_read_table(g, "steps", MCB_STEP_COLS, ctx, &rows, &r->steps, err)))
+            return rc;
+        r->step_rows = (int)rows;
     }
     if (mcb_h5_exists(g, "v") && (rc = mcb_h5_read_doubles(g, "v", r->n, ctx, &r->v, err)))
         return rc;

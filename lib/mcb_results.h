@@ -37,6 +37,8 @@ typedef struct {
     int trace_rows;
     double *trace;      /* trace_rows x MCB_TRACE_COLS */
     double *v, *lambda; /* the final solution (n and m entries), NULL unless stored */
+    int step_rows;      /* a closed-loop run's steps (0: a replay run) */
+    double *steps;      /* step_rows x MCB_STEP_COLS (mcb_vocab.h) */
 } mcb_run_rec;
 
 void mcb_rec_free(mcb_run_rec *r); /* for records that own their fields */

@@ -4,6 +4,7 @@
  * here, so a writer and a reader can never disagree. */
 #include "lib/mcb_vocab.h"
 
+#include <math.h>
 #include <string.h>
 
 /* --- statuses --------------------------------------------------------- */
@@ -11,7 +12,8 @@ const char *mcb_status_name(int status)
 {
     static const char *names[MCB_NSTATUS] = {"solved",       "max-iterations", "time-limit",
                                              "diverged",     "setup-failed",   "skipped",
-                                             "stalled",      "crashed"};
+                                             "stalled",      "crashed",
+                                             "failed-in-loop"};
     return status >= 0 && status < MCB_NSTATUS ? names[status] : "unknown";
 }
 
@@ -62,6 +64,56 @@ const char *mcb_trace_column(int k)
     if (k >= 2 && k < 2 + MCB_NMETRICS) return mcb_metric_name(k - 2);
     if (k == 2 + MCB_NMETRICS) return "own_residual";
     return "unknown";
+}
+
+/* --- closed-loop steps ------------------------------------------------ */
+const char *mcb_step_column(int k)
+{
+    static const char *const head[MCB_SC_METRICS] = {
+        "step", "status", "iterations", "setup_s", "solve_s", "engine_s", "measure_s",
+        "contacts", "n", "m"};
+    static const char *const tail[MCB_STEP_COLS - MCB_SC_KINETIC_J] = {
+        "kinetic_J", "potential_J", "elastic_J", "drift", "soft_drift",
+        "div_rms_m", "div_max_m", "div_rot_rad", "outcome"};
+    if (k >= 0 && k < MCB_SC_METRICS) return head[k];
+    if (k >= MCB_SC_METRICS && k < MCB_SC_KINETIC_J) return mcb_metric_name(k - MCB_SC_METRICS);
+    if (k >= MCB_SC_KINETIC_J && k < MCB_STEP_COLS) return tail[k - MCB_SC_KINETIC_J];
+    return "unknown";
+}
+
+static double maxd(double a, double b) { return b > a || isnan(b) ? b : a; }
+
+void mcb_loop_summarize(const double *rows, int nrows, mcb_loop_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->steps = nrows;
+    s->energy0 = s->energy_drift = s->outcome_end = NAN;
+    if (nrows <= 0 || !rows) return;
+    double iters = 0.0, pen = 0.0, div2 = 0.0;
+    s->energy_max_gain = -INFINITY;
+    for (int k = 0; k < nrows; k++) {
+        const double *r = rows + (size_t)k * MCB_STEP_COLS;
+        double E = r[MCB_SC_KINETIC_J] + r[MCB_SC_POTENTIAL_J] + r[MCB_SC_ELASTIC_J];
+        if (k == 0) s->energy0 = E;
+        s->engine_s += r[MCB_SC_ENGINE_S];
+        s->solve_s += r[MCB_SC_SOLVE_S];
+        s->setup_s += r[MCB_SC_SETUP_S];
+        iters += r[MCB_SC_ITERS];
+        double p = r[MCB_SC_METRICS + MCB_M_PEN_MAX];
+        pen += p;
+        s->pen_max = maxd(s->pen_max, p);
+        s->drift_max = maxd(s->drift_max, r[MCB_SC_DRIFT]);
+        s->soft_drift_max = maxd(s->soft_drift_max, r[MCB_SC_SOFT_DRIFT]);
+        s->energy_max_gain = maxd(s->energy_max_gain, E - s->energy0);
+        s->energy_drift = E - s->energy0;
+        div2 += r[MCB_SC_DIV_RMS_M] * r[MCB_SC_DIV_RMS_M];
+        s->div_max_m = maxd(s->div_max_m, r[MCB_SC_DIV_MAX_M]);
+        s->div_rot_max_rad = maxd(s->div_rot_max_rad, r[MCB_SC_DIV_ROT_RAD]);
+        s->outcome_end = r[MCB_SC_OUTCOME];
+    }
+    s->iters_mean = iters / nrows;
+    s->pen_mean = pen / nrows;
+    s->div_rms_m = sqrt(div2 / nrows);
 }
 
 static const char *const timing_names[] = {"auto", "observed", "clean"};

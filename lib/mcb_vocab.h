@@ -18,6 +18,8 @@ typedef enum {
     MCB_ST_SKIPPED,        /* the solver does not accept this problem */
     MCB_ST_STALLED,        /* the solver stopped on its own before the tolerance */
     MCB_ST_CRASHED,        /* an isolated run died (signal, memory limit, exit) */
+    MCB_ST_FAILED_IN_LOOP, /* a closed-loop run whose scene failed (non-finite state,
+                              penetration, energy or outcome past the scene's bound) */
     MCB_NSTATUS
 } mcb_status;
 const char *mcb_status_name(int status);
@@ -79,6 +81,34 @@ int mcb_timed_from_name(const char *name);
 /* Trace columns: iteration, solver time so far, every metric, own residual. */
 #define MCB_TRACE_COLS (3 + MCB_NMETRICS)
 const char *mcb_trace_column(int k);
+
+/* --- closed-loop steps (docs/closed-loop.md) ------------------------ */
+/* One row per step of a closed-loop run: the step, the solver's status,
+ * iterations and times, the engine's time (COND's DT), the harness's
+ * metrics of the step's subproblem, and the state after the step. */
+enum {
+    MCB_SC_STEP = 0, MCB_SC_STATUS, MCB_SC_ITERS, MCB_SC_SETUP_S, MCB_SC_SOLVE_S,
+    MCB_SC_ENGINE_S, MCB_SC_MEASURE_S, MCB_SC_CONTACTS, MCB_SC_N, MCB_SC_M,
+    MCB_SC_METRICS, /* MCB_NMETRICS columns from here, in mcb_metric_id order */
+    MCB_SC_KINETIC_J = MCB_SC_METRICS + MCB_NMETRICS, MCB_SC_POTENTIAL_J, MCB_SC_ELASTIC_J,
+    MCB_SC_DRIFT, MCB_SC_SOFT_DRIFT, MCB_SC_DIV_RMS_M, MCB_SC_DIV_MAX_M, MCB_SC_DIV_ROT_RAD,
+    MCB_SC_OUTCOME,
+    MCB_STEP_COLS
+};
+const char *mcb_step_column(int k);
+
+/* A closed-loop run's trajectory measures, from its step rows. */
+typedef struct {
+    int steps;          /* rows */
+    double engine_s, solve_s, setup_s; /* sums */
+    double iters_mean;
+    double pen_max, pen_mean;          /* of the steps' pen_max */
+    double drift_max, soft_drift_max;
+    double energy0, energy_max_gain, energy_drift; /* total E at step 0; max E - E0; E_end - E0 */
+    double div_rms_m, div_max_m, div_rot_max_rad; /* RMS over steps of the steps' RMS; maxima */
+    double outcome_end;
+} mcb_loop_summary;
+void mcb_loop_summarize(const double *rows, int nrows, mcb_loop_summary *s);
 
 /* --- a problem's difficulty descriptors (metrics/describe.h) ----------- */
 /* Where a descriptor came from. */

@@ -284,8 +284,13 @@ done:
 /* The registry's entry (problems/scene/scenes.c): vals in the table's
  * option order nx, ny, nz, steps, radius, mass, mu, h, seed, jitter;
  * each problem's source becomes the canonical argument string. */
-mcb_rc mcb_scene_stack(const double *vals, mcb_problem_set **out, mcb_err *err)
+mcb_rc mcb_scene_stack(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err)
 {
+    if (loop)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "stack: recorded by its own stepping code (gen_stack.c), not the scene "
+                        "engine: it cannot run in a closed loop");
     *out = NULL;
     mcb_stack_opts o;
     mcb_stack_defaults(&o);

@@ -299,7 +299,7 @@ mcb_rc mcb_scene_generate(const mcb_scene_def *def, const double *vals, mcb_prob
                           mcb_err *err)
 {
     *out = NULL;
-    mcb_rc rc = def->generate(vals, out, err);
+    mcb_rc rc = def->generate(vals, NULL, out, err);
     if (rc) return rc;
     char args[2048];
     mcb_scene_args(def, vals, args, sizeof args);

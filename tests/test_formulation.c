@@ -507,7 +507,7 @@ START_TEST(peg_in_hole_scene)
     ck_assert_int_eq(mcb_scene_parse(def, 2, argv, vals, NULL), MCB_OK);
     mcb_problem_set *S = NULL;
     mcb_err err;
-    ck_assert_msg(def->generate(vals, &S, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(def->generate(vals, NULL, &S, &err) == MCB_OK, "%s", err.msg);
     ck_assert_int_eq(S->count, 70);
     int first = -1, landed = -1;
     for (int k = 0; k < S->count; k++) {

@@ -662,7 +662,7 @@ static mcb_problem_set *gen_beam(int argc, char **argv)
     mcb_err err = {{0}};
     ck_assert_msg(mcb_scene_parse(def, argc, argv, vals, &err) == MCB_OK, "%s", err.msg);
     mcb_problem_set *S = NULL;
-    ck_assert_msg(def->generate(vals, &S, &err) == MCB_OK, "beam: %s", err.msg);
+    ck_assert_msg(def->generate(vals, NULL, &S, &err) == MCB_OK, "beam: %s", err.msg);
     return S;
 }
 
@@ -720,7 +720,7 @@ START_TEST(beam_scene_structure)
     char *bad[] = {"--length", "4", "--pieces", "5"};
     mcb_err err;
     ck_assert(mcb_scene_parse(def, 4, bad, vals, &err) == MCB_OK);
-    ck_assert_int_eq(def->generate(vals, &S, &err), MCB_E_INPUT);
+    ck_assert_int_eq(def->generate(vals, NULL, &S, &err), MCB_E_INPUT);
     ck_assert_ptr_null(S);
 }
 END_TEST

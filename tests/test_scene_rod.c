@@ -332,7 +332,7 @@ static mcb_problem_set *gen_cable(int argc, char **argv, double *vals)
     mcb_err err = {{0}};
     ck_assert_msg(mcb_scene_parse(def, argc, argv, vals, &err) == MCB_OK, "%s", err.msg);
     mcb_problem_set *S = NULL;
-    ck_assert_msg(def->generate(vals, &S, &err) == MCB_OK, "cable: %s", err.msg);
+    ck_assert_msg(def->generate(vals, NULL, &S, &err) == MCB_OK, "cable: %s", err.msg);
     ck_assert_ptr_nonnull(S);
     return S;
 }
@@ -458,7 +458,7 @@ START_TEST(cable_bad_options)
     char *argv[] = {"--segments", "1"};
     ck_assert_int_eq(mcb_scene_parse(def, 2, argv, vals, &err), MCB_E_INPUT);
     mcb_problem_set *S = NULL;
-    ck_assert_int_eq(mcb_scene_cable(NULL, &S, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_scene_cable(NULL, NULL, &S, &err), MCB_E_INPUT);
 }
 END_TEST
 

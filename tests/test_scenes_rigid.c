@@ -24,7 +24,7 @@ static mcb_problem_set *gen(const char *name, int argc, char **argv, double *val
     mcb_err err = {{0}};
     ck_assert_msg(mcb_scene_parse(def, argc, argv, vals, &err) == MCB_OK, "%s: %s", name, err.msg);
     mcb_problem_set *S = NULL;
-    mcb_rc rc = def->generate(vals, &S, &err);
+    mcb_rc rc = def->generate(vals, NULL, &S, &err);
     ck_assert_msg(rc == MCB_OK, "%s: %s", name, err.msg);
     ck_assert_ptr_nonnull(S);
     return S;
@@ -275,7 +275,7 @@ START_TEST(bad_options)
         mcb_err err = {{0}};
         ck_assert_int_ne(mcb_scene_parse(def, 2, argv, vals, &err), MCB_OK);
         ck_assert_ptr_nonnull(strstr(err.msg, "steps"));
-        ck_assert_int_ne(def->generate(NULL, NULL, &err), MCB_OK);
+        ck_assert_int_ne(def->generate(NULL, NULL, NULL, &err), MCB_OK);
     }
 }
 END_TEST

@@ -37,7 +37,7 @@ static mcb_problem_set *generate(const char *name, const char *const *over, cons
     const mcb_scene_def *def = mcb_scene_find(name);
     mcb_problem_set *S = NULL;
     mcb_err err = {{0}};
-    mcb_rc rc = def->generate(vals, &S, &err);
+    mcb_rc rc = def->generate(vals, NULL, &S, &err);
     ck_assert_msg(rc == MCB_OK, "generating %s: %s", name, err.msg);
     ck_assert_ptr_nonnull(S);
     return S;
@@ -238,12 +238,12 @@ START_TEST(bad_options_fail_cleanly)
     mcb_err err = {{0}};
     scene_vals("dishes", NULL, NULL, 0, vals);
     vals[0] = 0; /* no wrench */
-    ck_assert_int_eq(mcb_scene_dishes(vals, &S, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_scene_dishes(vals, NULL, &S, &err), MCB_E_INPUT);
     ck_assert_ptr_null(S);
-    ck_assert_int_eq(mcb_scene_bolt_nut(NULL, &S, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_scene_bolt_nut(NULL, NULL, &S, &err), MCB_E_INPUT);
     scene_vals("pouring", NULL, NULL, 0, vals);
     vals[0] = 0; /* no particle */
-    ck_assert_int_eq(mcb_scene_pouring(vals, &S, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_scene_pouring(vals, NULL, &S, &err), MCB_E_INPUT);
     ck_assert_ptr_null(S);
 }
 END_TEST

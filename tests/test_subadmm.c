@@ -575,7 +575,7 @@ static mcb_problem_set *quadruped_steps(void)
     mcb_err err = {{0}};
     ck_assert_msg(mcb_scene_parse(def, 4, argv, vals, &err) == MCB_OK, "%s", err.msg);
     mcb_problem_set *S = NULL;
-    ck_assert_msg(def->generate(vals, &S, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(def->generate(vals, NULL, &S, &err) == MCB_OK, "%s", err.msg);
     return S;
 }
 

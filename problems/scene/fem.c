@@ -495,12 +495,12 @@ static void rotate_k(const double R[9], const double *K0, double KR[144])
             }
 }
 
-/* b -= h f_e with f_e = R K0 (R^T x_e - X_e) for element t. */
-static void element_force(mcb_fem *f, int t, double h)
+/* Element t's displacement in its rotated frame, u = R^T x_e - X_e, and
+ * its local elastic force fl = K0 u (R: f->rot of element t). */
+static void element_local(const mcb_fem *f, int t, double u[12], double fl[12])
 {
     const int *tet = f->tets + 4 * t;
     const double *R = f->rot + 9 * t, *K = f->k0 + 144 * t;
-    double u[12], fl[12];
     for (int a = 0; a < 4; a++) {
         double y[3];
         mcb_m3_tvec(R, f->x + 3 * tet[a], y);
@@ -511,6 +511,29 @@ static void element_force(mcb_fem *f, int t, double h)
         for (int c = 0; c < 12; c++) s += K[r * 12 + c] * u[c];
         fl[r] = s;
     }
+}
+
+double mcb_fem_elastic_energy(mcb_fem *f)
+{
+    if (!f) return 0.0;
+    double E = 0.0;
+    mcb_err err;
+    for (int t = 0; t < f->ntets; t++) {
+        if (element_rotation(f, t, &err)) return INFINITY; /* inverted */
+        double u[12], fl[12];
+        element_local(f, t, u, fl);
+        for (int c = 0; c < 12; c++) E += 0.5 * u[c] * fl[c];
+    }
+    return E;
+}
+
+/* b -= h f_e with f_e = R K0 (R^T x_e - X_e) for element t. */
+static void element_force(mcb_fem *f, int t, double h)
+{
+    const int *tet = f->tets + 4 * t;
+    const double *R = f->rot + 9 * t;
+    double u[12], fl[12];
+    element_local(f, t, u, fl);
     for (int a = 0; a < 4; a++) {
         double y[3];
         mcb_m3_vec(R, fl + 3 * a, y);

@@ -74,6 +74,11 @@ int mcb_fem_nodes_at(const mcb_fem *f, int axis, double value, double tol, int *
  * the consistent or lumped mass matrix, as configured. For the tests and
  * static solves. */
 mcb_csc *mcb_fem_stiffness(const mcb_fem *f);
+/* The strain energy at the current positions (J): sum over the elements of
+ * 1/2 u^T K0 u, u = R^T x_e - X_e with R the element's co-rotation (the
+ * identity for a linear mesh); INFINITY when an element is inverted.
+ * Updates the elements' rotations (the next assembly recomputes them). */
+double mcb_fem_elastic_energy(mcb_fem *f);
 mcb_csc *mcb_fem_mass(const mcb_fem *f);
 
 /* The step's contribution at the current (x, v): triplets (i, j, value) in

@@ -157,7 +157,8 @@ static mcb_rc add_grip(mcb_world *w, const mcb_fem *f, int first_node, const mcb
     return rc;
 }
 
-mcb_rc mcb_scene_beam(const double *vals, mcb_problem_set **out, mcb_err *err)
+mcb_rc mcb_scene_beam(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err)
 {
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "beam: NULL argument");
     *out = NULL;
@@ -171,6 +172,7 @@ mcb_rc mcb_scene_beam(const double *vals, mcb_problem_set **out, mcb_err *err)
 
     mcb_world_opts o;
     mcb_world_defaults(&o);
+    o.loop = loop;
     o.h_s = BEAM_H_S;
     o.tol = BEAM_TOL;
     o.max_iters = BEAM_MAX_ITERS;

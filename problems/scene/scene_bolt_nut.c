@@ -394,8 +394,12 @@ static mcb_rc run_config(const nut_config *cf, int c, int settle, int nwrench, d
     return rc;
 }
 
-mcb_rc mcb_scene_bolt_nut(const double *vals, mcb_problem_set **out, mcb_err *err)
+mcb_rc mcb_scene_bolt_nut(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err)
 {
+    if (loop)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "bolt-nut: records independent single-step cases from settled states, not one trajectory: it cannot run in a closed loop");
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "bolt-nut: NULL argument");
     *out = NULL;
     int nconf = (int)vals[OPT_CONFIGS], nwrench = (int)vals[OPT_WRENCHES];

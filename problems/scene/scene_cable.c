@@ -242,7 +242,8 @@ static mcb_rc add_wheels(mcb_world *w, int first, const mm_links *L, mcb_err *er
     return mcb_world_add_joint(w, &j, NULL, err);
 }
 
-mcb_rc mcb_scene_cable(const double *vals, mcb_problem_set **out, mcb_err *err)
+mcb_rc mcb_scene_cable(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err)
 {
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "cable: NULL argument");
     *out = NULL;
@@ -253,6 +254,7 @@ mcb_rc mcb_scene_cable(const double *vals, mcb_problem_set **out, mcb_err *err)
 
     mcb_world_opts o;
     mcb_world_defaults(&o);
+    o.loop = loop;
     o.h_s = CABLE_H_S;
     o.tol = vals[OPT_TOL];
     o.max_iters = (int)vals[OPT_ITERS];

@@ -338,8 +338,12 @@ static mcb_rc record_case(const dish_stack *st, int c, double scale, const char 
     return MCB_OK;
 }
 
-mcb_rc mcb_scene_dishes(const double *vals, mcb_problem_set **out, mcb_err *err)
+mcb_rc mcb_scene_dishes(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err)
 {
+    if (loop)
+        return mcb_fail(err, MCB_E_INPUT,
+                        "dishes: records independent single-step cases from a settled stack, not one trajectory: it cannot run in a closed loop");
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "dishes: NULL argument");
     *out = NULL;
     int nwrench = (int)vals[OPT_WRENCHES], settle = (int)vals[OPT_SETTLE];

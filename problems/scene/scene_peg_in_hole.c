@@ -62,7 +62,8 @@ static mcb_rc add_peg(mcb_world *w, double scale, double drop_m, mcb_err *err)
     return mcb_world_add_primitive(w, &p, MCB_SHAPE_BOX, size, PEG_MU, NULL, err);
 }
 
-mcb_rc mcb_scene_peg_in_hole(const double *vals, mcb_problem_set **out, mcb_err *err)
+mcb_rc mcb_scene_peg_in_hole(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err)
 {
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "peg-in-hole: NULL argument");
     *out = NULL;
@@ -73,6 +74,7 @@ mcb_rc mcb_scene_peg_in_hole(const double *vals, mcb_problem_set **out, mcb_err 
                         "peg-in-hole: --steps must be >= 1, --scale > 0, --drop >= 0");
     mcb_world_opts o;
     mcb_world_defaults(&o);
+    o.loop = loop;
     o.h_s = PEG_H_S;
     mcb_world *w = NULL;
     mcb_problem_set *S = NULL;

@@ -304,7 +304,8 @@ static mcb_rc note_retry(mcb_problem *P, mcb_err *err)
     return MCB_OK;
 }
 
-mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err)
+mcb_rc mcb_scene_pouring(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err)
 {
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "pouring: NULL argument");
     *out = NULL;
@@ -321,6 +322,7 @@ mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err
 
     mcb_world_opts o;
     mcb_world_defaults(&o);
+    o.loop = loop;
     o.h_s = POUR_H_S;
     o.cap_per_pair = POUR_CAP_PAIR;
     mcb_world *w = NULL;
@@ -359,7 +361,7 @@ mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err
             rc = mcb_world_step(w, &P, &info, err);
             if (!rc) rc = note_retry(P, err);
         }
-        if (!rc) {
+        if (!rc && P) { /* a world in a loop records nothing */
             rc = mcb_problem_set_push(S, P, err);
             if (rc) mcb_problem_free(&P);
         }

@@ -109,7 +109,8 @@ static mcb_rc add_quadruped(mcb_world *w, int k, int n, double tilt, mcb_rng *rn
     return mcb_world_add_robot(w, r, &first, err); /* the world owns r */
 }
 
-mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *err)
+mcb_rc mcb_scene_quadrupeds(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err)
 {
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "quadrupeds: NULL argument");
     *out = NULL;
@@ -120,6 +121,7 @@ mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *
 
     mcb_world_opts o;
     mcb_world_defaults(&o);
+    o.loop = loop;
     o.h_s = QUAD_H_S;
 
     mcb_world *w = NULL;

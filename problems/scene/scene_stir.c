@@ -188,7 +188,8 @@ static const double start_seeds[3][7] = {{0, 0.3, 0, -2.0, 0, 2.3, 0.785},
                                          {0, -0.785, 0, -2.356, 0, 1.571, 0.785},
                                          {0, 0, 0, 0, 0, 0, 0}};
 
-mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err)
+mcb_rc mcb_scene_stir(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err)
 {
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "stir: NULL argument");
     *out = NULL;
@@ -199,6 +200,7 @@ mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err)
     stir_layout L = layout_for(nsph);
     mcb_world_opts o;
     mcb_world_defaults(&o);
+    o.loop = loop;
     o.h_s = STIR_H_S;
     o.tol = STIR_TOL;
     o.max_iters = STIR_MAX_ITERS;

@@ -126,7 +126,8 @@ static mcb_rc add_projectile(mcb_world *w, const wall_layout *L, double *mass_kg
     return mcb_world_add_primitive(w, &p, MCB_SHAPE_SPHERE, size, WALL_MU, NULL, err);
 }
 
-mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err)
+mcb_rc mcb_scene_wall(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err)
 {
     if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "wall: NULL argument");
     *out = NULL;
@@ -137,6 +138,7 @@ mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err)
     wall_layout L = layout_for(nb);
     mcb_world_opts o;
     mcb_world_defaults(&o);
+    o.loop = loop;
     o.h_s = WALL_H_S;
     o.margin_m = WALL_MARGIN_M;
     o.tol = WALL_TOL;

@@ -7,6 +7,8 @@
 
 #include "lib/mcb_problem.h"
 
+struct mcb_world_loop;
+
 /* An option of a scene: --name VALUE, a number in [min, max] (an integer
  * when `integer`), default def. */
 typedef struct {
@@ -23,8 +25,13 @@ typedef struct {
     const char *summary; /* one line for --help */
     const char *paper;   /* where it comes from (paper, section, table) */
     mcb_scene_opt opts[MCB_SCENE_MAX_OPTS]; /* terminated by name == NULL */
-    /* vals: one value per option, in order (defaults filled in). */
-    mcb_rc (*generate)(const double *vals, mcb_problem_set **out, mcb_err *err);
+    /* vals: one value per option, in order (defaults filled in). loop
+     * non-NULL: the scene runs in a closed loop (world.h), its worlds
+     * driven by the loop, and *out is an empty set; a scene that is not
+     * one trajectory of one world (stack: its own stepping; bolt-nut and
+     * dishes: independent cases) refuses with MCB_E_INPUT. */
+    mcb_rc (*generate)(const double *vals, const struct mcb_world_loop *loop,
+                       mcb_problem_set **out, mcb_err *err);
 } mcb_scene_def;
 
 const mcb_scene_def *mcb_scene_find(const char *name);
@@ -50,15 +57,25 @@ void mcb_scene_args_named(const char *name, const double *vals, char *buf, size_
 
 /* The generators (one file each: scene_NAME.c; stack in gen_stack.c),
  * referenced by the table in scenes.c. */
-mcb_rc mcb_scene_stack(const double *vals, mcb_problem_set **out, mcb_err *err);
-mcb_rc mcb_scene_stir(const double *vals, mcb_problem_set **out, mcb_err *err);
-mcb_rc mcb_scene_quadrupeds(const double *vals, mcb_problem_set **out, mcb_err *err);
-mcb_rc mcb_scene_dishes(const double *vals, mcb_problem_set **out, mcb_err *err);
-mcb_rc mcb_scene_bolt_nut(const double *vals, mcb_problem_set **out, mcb_err *err);
-mcb_rc mcb_scene_pouring(const double *vals, mcb_problem_set **out, mcb_err *err);
-mcb_rc mcb_scene_wall(const double *vals, mcb_problem_set **out, mcb_err *err);
-mcb_rc mcb_scene_cable(const double *vals, mcb_problem_set **out, mcb_err *err);
-mcb_rc mcb_scene_beam(const double *vals, mcb_problem_set **out, mcb_err *err);
-mcb_rc mcb_scene_peg_in_hole(const double *vals, mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_stack(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err);
+mcb_rc mcb_scene_stir(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err);
+mcb_rc mcb_scene_quadrupeds(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err);
+mcb_rc mcb_scene_dishes(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err);
+mcb_rc mcb_scene_bolt_nut(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err);
+mcb_rc mcb_scene_pouring(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err);
+mcb_rc mcb_scene_wall(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err);
+mcb_rc mcb_scene_cable(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err);
+mcb_rc mcb_scene_beam(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err);
+mcb_rc mcb_scene_peg_in_hole(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
+                      mcb_err *err);
 
 #endif

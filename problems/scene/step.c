@@ -464,6 +464,19 @@ static mcb_rc remember(mcb_world *w, const mcb_problem *P, mcb_err *err)
 
 /* ---------- the step ---------- */
 
+/* Stage 5 in a closed loop: the hook's answer, taken as it is. */
+static mcb_rc solve_hooked(mcb_world *w, mcb_problem *P, mcb_step_info *info, mcb_err *err)
+{
+    P->v_ref = mcb_calloc((size_t)P->n + 1, sizeof(double));
+    P->lambda_ref = mcb_calloc((size_t)P->m + 1, sizeof(double));
+    if (!P->v_ref || !P->lambda_ref) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    info->contacts = w->ncon;
+    if (P->n == 0) return MCB_OK;
+    mcb_rc rc = w->o.loop->solve(w->o.loop->ctx, P, P->v_ref, P->lambda_ref, err);
+    if (rc && !err->msg[0]) mcb_fail(err, rc, "world step %d: the closed loop stopped", w->step);
+    return rc;
+}
+
 mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, mcb_err *err)
 {
     if (record) *record = NULL;
@@ -471,11 +484,14 @@ mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, m
     if (!info) info = &local;
     memset(info, 0, sizeof *info);
     if (!w) return mcb_fail(err, MCB_E_INPUT, "world: NULL");
+    const mcb_world_loop *loop = w->o.loop;
+    if (loop) record = NULL; /* a world in a loop keeps no records */
     double t0 = mcb_now_s();
     int n = 0, nsub = 0;
     mcb_problem *P = NULL;
     mcb_rc rc = mcb_world_layout(w, &n, &nsub, err);
     if (!rc) rc = mcb_world_detect(w, err);
+    double t1 = mcb_now_s();
     if (!rc && !(P = mcb_problem_new())) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     if (!rc) {
         P->form = MCB_PRIMAL;
@@ -491,8 +507,10 @@ mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, m
     if (!rc) rc = mcb_world_assemble_dynamics(w, P, err);
     if (!rc) rc = mcb_world_assemble_constraints(w, P, err);
     if (!rc) rc = warm_start(w, P, err);
-    if (!rc) rc = solve(w, P, info, err);
-    info->setup_solve_s = mcb_now_s() - t0;
+    double t2 = mcb_now_s();
+    if (!rc) rc = loop && loop->solve ? solve_hooked(w, P, info, err) : solve(w, P, info, err);
+    double t3 = mcb_now_s();
+    info->setup_solve_s = t3 - t0;
     if (!rc && record) rc = describe(w, P, info, err);
     if (!rc) rc = remember(w, P, err);
     if (rc) {
@@ -503,13 +521,23 @@ mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, m
     w->step++;
     if (record) *record = P;
     else mcb_problem_free(&P);
-    return MCB_OK;
+    info->detect_s = t1 - t0;
+    info->assemble_s = t2 - t1;
+    info->solve_s = t3 - t2;
+    info->advance_s = mcb_now_s() - t3;
+    info->engine_s = info->detect_s + info->assemble_s + info->advance_s;
+    if (loop && loop->after) {
+        rc = loop->after(loop->ctx, w, info, err);
+        if (rc && !err->msg[0]) mcb_fail(err, rc, "world step %d: the closed loop stopped", w->step);
+    }
+    return rc;
 }
 
 mcb_rc mcb_world_step_into(mcb_world *w, mcb_problem_set *S, mcb_step_info *info, mcb_err *err)
 {
     mcb_problem *P = NULL;
     mcb_rc rc = mcb_world_step(w, &P, info, err);
+    if (!rc && !P) return MCB_OK; /* a world in a loop records nothing */
     if (!rc) rc = mcb_problem_set_push(S, P, err);
     if (rc) mcb_problem_free(&P);
     return rc;

@@ -71,6 +71,8 @@ static mcb_rc check_opts(const mcb_world_opts *o, mcb_err *err)
     if (!(o->tol > 0) || !isfinite(o->tol))
         return mcb_fail(err, MCB_E_INPUT, "world: tol = %g must be > 0", o->tol);
     if (o->max_iters < 1) return mcb_fail(err, MCB_E_INPUT, "world: max_iters must be >= 1");
+    if (!(o->fail_pen_m >= 0) || !(o->fail_energy_J >= 0))
+        return mcb_fail(err, MCB_E_INPUT, "world: the closed loop's failure bounds must be >= 0");
     if (!o->solver || !mcb_solver_find(o->solver))
         return mcb_fail(err, MCB_E_INPUT, "world: solver '%s' is not registered",
                         o->solver ? o->solver : "(null)");
@@ -397,6 +399,20 @@ static void link_of(const mcb_world *w, int g, int *robot, int *link)
     *robot = lo;
     *link = g - w->robot_link0[lo];
 }
+
+void mcb_world_set_outcome(mcb_world *w, const mcb_world_outcome *o)
+{
+    if (w && o) w->outcome = *o;
+}
+
+const mcb_world_outcome *mcb_world_get_outcome(const mcb_world *w)
+{
+    return w && w->outcome.name && w->outcome.eval ? &w->outcome : NULL;
+}
+
+const mcb_world_opts *mcb_world_options(const mcb_world *w) { return w ? &w->o : NULL; }
+
+int mcb_world_step_index(const mcb_world *w) { return w ? w->step : 0; }
 
 const mcb_xform *mcb_world_body_pose(const mcb_world *w, int body)
 {

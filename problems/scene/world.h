@@ -40,6 +40,8 @@ typedef struct {
                            the DOFs, its contacts see it as moving static */
 } mcb_rigid;
 
+struct mcb_world_loop;
+
 typedef struct {
     double h_s;           /* time step */
     double theta;         /* eq. (2): 0 implicit (default), 0.5 midpoint */
@@ -53,6 +55,12 @@ typedef struct {
     const char *fallback; /* used when `solver` does not reach tol (default "subadmm") */
     double tol;           /* natural-map residual of the advance (default 1e-10) */
     int max_iters;        /* per solver (default 20000) */
+    const struct mcb_world_loop *loop; /* closed loop (below); NULL: none */
+    double fail_pen_m;    /* closed loop: a penetration deeper than this fails
+                             the run (default 0: 10 x margin_m, at least 1 cm) */
+    double fail_energy_J; /* closed loop: an energy gain above this fails the run
+                             (default 0: 1 J + the energy of lifting every body
+                             by 1 m) */
 } mcb_world_opts;
 
 void mcb_world_defaults(mcb_world_opts *o);
@@ -154,14 +162,70 @@ int mcb_world_ndof(const mcb_world *w);
 int mcb_world_nbodies(const mcb_world *w);   /* rigid bodies + robot links + mesh nodes */
 const mcb_xform *mcb_world_body_pose(const mcb_world *w, int body); /* frame in world */
 
-/* What a step did. */
+/* What a step did, and where its time went (stage numbers of step.c). */
 typedef struct {
     int contacts;           /* after clustering */
     int iterations;         /* of the solver that produced the accepted solution */
     int used_fallback;      /* 1: the fallback solver's solution was used */
     double residual;        /* natural-map residual of the accepted solution */
-    double setup_solve_s;
+    double setup_solve_s;   /* stages 1-5 */
+    double detect_s;        /* stages 1-2: layout, poses, collision detection */
+    double assemble_s;      /* stages 3-4 and the warm start: A, b, J, e */
+    double solve_s;         /* stage 5 (with a loop hook: the hook's wall time) */
+    double advance_s;       /* stages 6-7: record, remember, advance */
+    double engine_s;        /* detect_s + assemble_s + advance_s (COND's DT) */
 } mcb_step_info;
+
+/* ---------- closed loop (harness/loop.c, docs/closed-loop.md) ----------
+ * A world whose options carry a loop does not judge its own steps: stage 5
+ * hands the step's problem P (complete as a recorded step: warm start,
+ * blocks, soft rows as they are, no reference solution) to loop->solve,
+ * which writes v^ (P->n) and lambda (P->m); the world advances with
+ * whatever it returns: no fallback, no acceptance check. loop->solve NULL:
+ * the world's own solver and fallback as without a loop (a reference
+ * run). After each advance, loop->after sees the world and the step's
+ * info. A non-zero return from either stops the scene with that code and
+ * message (a failed solve moves nothing). A world in a loop keeps no
+ * records: mcb_world_step returns none, so the scenes' problem sets stay
+ * empty. */
+typedef struct mcb_world_loop {
+    mcb_rc (*solve)(void *ctx, const mcb_problem *P, double *v, double *lambda, mcb_err *err);
+    mcb_rc (*after)(void *ctx, mcb_world *w, const mcb_step_info *info, mcb_err *err);
+    void *ctx;
+} mcb_world_loop;
+
+/* A scene's own outcome (docs/scenes.md, "Closed loop"): a number the scene
+ * computes from the world after every step (the nut's advance, the
+ * quadrupeds upright, ...), and the range it must stay in (checked from
+ * step `from_step` on; NaN bounds: none). A closed-loop run whose outcome
+ * leaves the range fails in the loop. */
+typedef struct {
+    const char *name;  /* "nut_advance" */
+    const char *unit;  /* "m" */
+    double (*eval)(const void *ctx, mcb_world *w);
+    const void *ctx;   /* the scene's, alive while the scene runs */
+    double fail_below, fail_above;
+    int from_step;
+} mcb_world_outcome;
+
+/* Sets the world's outcome (copied; the strings and ctx are borrowed). */
+void mcb_world_set_outcome(mcb_world *w, const mcb_world_outcome *o);
+/* The world's outcome; NULL when the scene defines none. */
+const mcb_world_outcome *mcb_world_get_outcome(const mcb_world *w);
+const mcb_world_opts *mcb_world_options(const mcb_world *w);
+int mcb_world_step_index(const mcb_world *w); /* steps taken */
+
+/* The world's energy (measures.c): E[0] kinetic, E[1] gravitational
+ * potential (height above z = 0), E[2] elastic (soft joints' springs
+ * 1/2 K phi^2, meshes' linear-elastic 1/2 u^T K u with u the nodes'
+ * displacement from rest; J). */
+void mcb_world_energy(mcb_world *w, double E[3]);
+/* The largest |phi| over the hard joint rows (m for point rows, rad for
+ * angular ones; rolling rows have none): the bilateral drift; and over the
+ * soft rows in *soft (may be NULL). */
+double mcb_world_joint_drift(mcb_world *w, double *soft);
+/* The sum over bodies of mass x |g| x 1 m: the default energy bound's scale. */
+double mcb_world_weight_J(const mcb_world *w);
 
 /* One step: detects contacts at the current state, assembles the
  * subproblem, solves it, advances the state by h. With `record` non-NULL,

@@ -98,6 +98,8 @@ struct mcb_world {
     int nprev, cap_prev, cap_prevl;
     keyed *order;        /* scratch for sorting keys */
     int cap_order;
+
+    mcb_world_outcome outcome; /* the scene's (name NULL: none) */
 };
 
 /* ---------- world.c ---------- */
