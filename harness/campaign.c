@@ -244,7 +244,8 @@ mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err)
     mcb_rc rc = MCB_OK;
     if (!L->items || !L->config || !done) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     for (int s = 0; s < C->nsolvers && !rc; s++)
-        if (!(L->config[s] = config_words(C->o, &C->solvers[s])))
+        if (!(L->config[s] = config_words(C->solvers[s].opts ? C->solvers[s].opts : C->o,
+                                          &C->solvers[s])))
             rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     int index = 0;
     for (int f = 0; f < C->nin && !rc; f++)
@@ -307,8 +308,11 @@ static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
     run.problem_index = it->p;
     run.solver = C->solvers[it->s].def->name;
     run.rep = it->rep;
-    mcb_rc rc = mcb_run_one(in->problems->items[it->p], x->ws, C->solvers[it->s].def,
-                            C->solvers[it->s].params, C->o, &run, err);
+    const mcb_solver_choice *ch = &C->solvers[it->s];
+    const mcb_campaign_opts *o = ch->opts ? ch->opts : C->o;
+    mcb_rc rc = C->loop ? mcb_loop_run(&C->loop[it->p], ch->def, ch->params, o, &run, err)
+                        : mcb_run_one(in->problems->items[it->p], x->ws, ch->def, ch->params, o,
+                                      &run, err);
     if (!rc) {
         mcb_run_rec rec;
         mcb_buf payload = {0};
@@ -376,7 +380,11 @@ static mcb_rc run_isolated(exec_ctx *x, mcb_err *err)
     x->fd = memfd_create("mcbench-run", MFD_CLOEXEC);
     if (x->fd < 0)
         return mcb_fail(err, MCB_E_IO, "cannot create a memory file (%s)", strerror(errno));
-    double limit = C->o->settings.time_limit_s;
+    const mcb_solver_choice *ch = &C->solvers[x->it->s];
+    double limit = (ch->opts ? ch->opts : C->o)->settings.time_limit_s;
+    /* a closed-loop run is many steps, each with the limit: its child is
+     * killed at 2 x limit x the reference's steps + grace */
+    if (C->loop) limit *= C->loop[x->it->p].ref_steps > 0 ? C->loop[x->it->p].ref_steps : 1;
     mcb_isolate_limits lim = {limit > 0 ? 2.0 * limit + C->grace_s : 0.0, C->mem_limit_mb};
     mcb_isolate_report rep;
     mcb_err cerr;
@@ -420,7 +428,7 @@ static mcb_rc run_isolated(exec_ctx *x, mcb_err *err)
 mcb_rc mcb_execute(const mcb_campaign *C, mcb_plan *L, const mcb_run_item *it, mcb_buf *framed,
                    mcb_err *err)
 {
-    if (L->ws_f != it->f || L->ws_p != it->p) {
+    if (!C->loop && (L->ws_f != it->f || L->ws_p != it->p)) {
         mcb_metrics_ws_free(&L->ws);
         L->ws_f = L->ws_p = -1;
         mcb_rc rc = mcb_metrics_ws_new(C->in[it->f].problems->items[it->p], &L->ws, err);

@@ -8,6 +8,7 @@
 #define MCB_CAMPAIGN_H
 
 #include "harness/context.h"
+#include "harness/loop.h"
 #include "lib/mcb_journal.h"
 
 typedef struct {
@@ -21,6 +22,8 @@ typedef struct {
 typedef struct {
     const mcb_solver_def *def;
     void *params;            /* owned by the caller; NULL: defaults */
+    const mcb_campaign_opts *opts; /* this solver's budgets (NULL: the campaign's):
+                                      a closed loop's per-solver budget */
 } mcb_solver_choice;
 
 /* When runs execute in a forked child (crash isolation). */
@@ -50,6 +53,9 @@ typedef struct {
     int tty;               /* progress as a bar, else lines */
     int mpi;               /* 1: this process is rank 0 of an MPI campaign (mpi.c) */
     int describe_never;    /* 1: no problem descriptors in the results (--describe never) */
+    const mcb_loop_instance *loop; /* closed loop (loop.h): instance p drives problem p of
+                                      the one input, whose problems are the instances'
+                                      first steps; NULL: replay */
 } mcb_campaign;
 
 /* The default memory limit per isolated run: half the physical memory. */

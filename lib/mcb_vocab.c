@@ -81,7 +81,9 @@ const char *mcb_step_column(int k)
     return "unknown";
 }
 
-static double maxd(double a, double b) { return b > a || isnan(b) ? b : a; }
+/* max ignoring NaN (a step that stopped the run has no measures after
+ * its solve); an infinite value counts */
+static double maxd(double a, double b) { return b > a ? b : a; }
 
 void mcb_loop_summarize(const double *rows, int nrows, mcb_loop_summary *s)
 {
@@ -90,30 +92,40 @@ void mcb_loop_summarize(const double *rows, int nrows, mcb_loop_summary *s)
     s->energy0 = s->energy_drift = s->outcome_end = NAN;
     if (nrows <= 0 || !rows) return;
     double iters = 0.0, pen = 0.0, div2 = 0.0;
+    int npen = 0, ndiv = 0;
     s->energy_max_gain = -INFINITY;
     for (int k = 0; k < nrows; k++) {
         const double *r = rows + (size_t)k * MCB_STEP_COLS;
         double E = r[MCB_SC_KINETIC_J] + r[MCB_SC_POTENTIAL_J] + r[MCB_SC_ELASTIC_J];
         if (k == 0) s->energy0 = E;
-        s->engine_s += r[MCB_SC_ENGINE_S];
-        s->solve_s += r[MCB_SC_SOLVE_S];
-        s->setup_s += r[MCB_SC_SETUP_S];
-        iters += r[MCB_SC_ITERS];
+        if (!isnan(r[MCB_SC_ENGINE_S])) s->engine_s += r[MCB_SC_ENGINE_S];
+        if (!isnan(r[MCB_SC_SOLVE_S])) s->solve_s += r[MCB_SC_SOLVE_S];
+        if (!isnan(r[MCB_SC_SETUP_S])) s->setup_s += r[MCB_SC_SETUP_S];
+        if (!isnan(r[MCB_SC_ITERS])) iters += r[MCB_SC_ITERS];
         double p = r[MCB_SC_METRICS + MCB_M_PEN_MAX];
-        pen += p;
+        if (!isnan(p)) {
+            pen += p;
+            npen++;
+        }
         s->pen_max = maxd(s->pen_max, p);
         s->drift_max = maxd(s->drift_max, r[MCB_SC_DRIFT]);
         s->soft_drift_max = maxd(s->soft_drift_max, r[MCB_SC_SOFT_DRIFT]);
-        s->energy_max_gain = maxd(s->energy_max_gain, E - s->energy0);
-        s->energy_drift = E - s->energy0;
-        div2 += r[MCB_SC_DIV_RMS_M] * r[MCB_SC_DIV_RMS_M];
+        if (!isnan(E)) {
+            s->energy_max_gain = maxd(s->energy_max_gain, E - s->energy0);
+            s->energy_drift = E - s->energy0;
+        }
+        if (!isnan(r[MCB_SC_DIV_RMS_M])) {
+            div2 += r[MCB_SC_DIV_RMS_M] * r[MCB_SC_DIV_RMS_M];
+            ndiv++;
+        }
         s->div_max_m = maxd(s->div_max_m, r[MCB_SC_DIV_MAX_M]);
         s->div_rot_max_rad = maxd(s->div_rot_max_rad, r[MCB_SC_DIV_ROT_RAD]);
-        s->outcome_end = r[MCB_SC_OUTCOME];
+        if (!isnan(r[MCB_SC_OUTCOME])) s->outcome_end = r[MCB_SC_OUTCOME];
     }
+    if (isinf(s->energy_max_gain) && s->energy_max_gain < 0) s->energy_max_gain = NAN;
     s->iters_mean = iters / nrows;
-    s->pen_mean = pen / nrows;
-    s->div_rms_m = sqrt(div2 / nrows);
+    s->pen_mean = npen ? pen / npen : NAN;
+    s->div_rms_m = ndiv ? sqrt(div2 / ndiv) : NAN;
 }
 
 static const char *const timing_names[] = {"auto", "observed", "clean"};

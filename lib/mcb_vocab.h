@@ -97,7 +97,8 @@ enum {
 };
 const char *mcb_step_column(int k);
 
-/* A closed-loop run's trajectory measures, from its step rows. */
+/* A closed-loop run's trajectory measures, from its step rows (NaN
+ * entries, the measures of a step that stopped the run, are skipped). */
 typedef struct {
     int steps;          /* rows */
     double engine_s, solve_s, setup_s; /* sums */

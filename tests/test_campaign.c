@@ -623,7 +623,7 @@ START_TEST(crash_costs_one_run)
     S.items = items;
     mcb_input in = {.set_name = "fixtures", .problems = &S};
     geo_params gp = {50, 0, kind, 0, 0, 0, 100, 0, 0, 0, 0};
-    mcb_solver_choice ch[2] = {{&geo, &gp}, {mcb_solver_find("pgs"), NULL}};
+    mcb_solver_choice ch[2] = {{&geo, &gp, NULL}, {mcb_solver_find("pgs"), NULL, NULL}};
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
     o.settings.max_iters = 1000;
@@ -670,7 +670,7 @@ static void isolated_equals_in_process_with(const char *second, int threads)
     S.count = 2;
     S.items = items;
     mcb_input in = {.set_name = "fixtures", .problems = &S};
-    mcb_solver_choice ch[2] = {{mcb_solver_find("pgs"), NULL}, {mcb_solver_find(second), NULL}};
+    mcb_solver_choice ch[2] = {{mcb_solver_find("pgs"), NULL, NULL}, {mcb_solver_find(second), NULL, NULL}};
     ck_assert_ptr_nonnull(ch[1].def);
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);

@@ -566,7 +566,7 @@ static void campaign_round_trip(int save)
     mcb_input in = {.set_name = "fixtures", .problems = &S, .path = "/data/fixtures.hdf5",
                     .kind = "fclib", .sha256 = "0123abcd"};
     mcb_solver_choice ch[3];
-    for (int s = 0; s < 3; s++) ch[s] = (mcb_solver_choice){mcb_solver_at(s), NULL};
+    for (int s = 0; s < 3; s++) ch[s] = (mcb_solver_choice){mcb_solver_at(s), NULL, NULL};
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
     o.repeat = 2;

@@ -25,6 +25,7 @@ int cmd_export(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 int cmd_solvers(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_report(int argc, char **argv);

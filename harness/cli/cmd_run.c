@@ -15,6 +15,8 @@
 #include "lib/mcb_paths.h"
 #include "harness/mpi_campaign.h"
 #include "harness/plugin.h"
+#include "lib/mcb_timer.h"
+#include "problems/scene/scenes.h"
 
 /* --plugin FILE.so (repeatable): each plugin's solver joins the registry. */
 static int load_plugins(const mcb_cli_strings *paths)
@@ -35,6 +37,10 @@ typedef struct {
     const char *out, *csv, *resume, *shard;
     int quick;
     mcb_cli_strings solvers, params, plugins, include, exclude;
+    /* simulate */
+    mcb_cli_strings budgets;
+    int instances, cold;
+    const char *references;
 } run_args;
 
 #define RUN(field) offsetof(run_args, field)
@@ -50,15 +56,79 @@ static const int check_values[] = {MCB_CHECK_AUTO, MCB_CHECK_NEVER};
 static const char *const trace_words[] = {"checks", NULL};
 static const int trace_values[] = {MCB_TRACE_CHECKS};
 
+/* The options run and simulate share, in three runs of the help's order. */
+#define RUN_SHARED_A \
+    {"--solvers", 0, MCB_CLI_LIST, RUN(solvers), "a,b,...", .def = "all registered; see " \
+     "'mcbench solvers'", .help = "solvers to run, each once"}, \
+    {"--plugin", 0, MCB_CLI_STRINGS, RUN(plugins), "FILE.so", \
+     .help = "load a solver plugin (docs/api.md): its solver is registered under its own name, " \
+             "for --solvers and --param; a plugin built for another solver interface version, " \
+             "without the mcb_plugin symbol or clashing with a solver's name is refused (exit 2); " \
+             "--isolate auto runs it in a child process"},
+
+#define RUN_SHARED_B \
+    {"--stop-metric", 0, MCB_CLI_CHOICE, RUN(o.stop_metric), "NAME", .words = metric_words, \
+     .map = mcb_metric_from_name, .help = "the residual the tolerance applies to"}, \
+    {"--law", 0, MCB_CLI_CHOICE, RUN(o.law), "LAW", .words = law_words, .map = mcb_law_from_name, \
+     .help = "the contact law every solution is judged by: ncp (each block by its stored type, " \
+             "contacts by Signorini-Coulomb) or ccp (every contact as cone complementarity, " \
+             "contact_ccp); natmap_ncp and natmap_ccp report both laws for every run"}, \
+    {"--formulation", 0, MCB_CLI_CHOICE, RUN(o.formulation), "NAME", .words = formulation_words, \
+     .map = mcb_formulation_from_name, \
+     .help = "the subproblem each solver receives (docs/formulations.md; ncp: the stored " \
+             "problem); solutions are mapped back and judged on the stored problem"}, \
+    {"--friction-directions", 0, MCB_CLI_INT, RUN(o.friction_dirs), "N", 3, \
+     MCB_FRICTION_DIRS_MAX, .help = "n_d of the LCP formulations' polygonal cone"}, \
+    {"--check-every", 0, MCB_CLI_INT, RUN(o.check_every), "K", 1, 100000000, \
+     .words = check_words, .values = check_values, \
+     .help = "when the stop metric is judged during a solve: auto (every iteration at first, " \
+             "then at a stride from the measured cost of a check, at most 1% of the iterations " \
+             "done), never (only the final iterate), or every K-th iteration; 1: exact"}, \
+    {"--trace-every", 0, MCB_CLI_INT, RUN(o.trace_every), "K", 0, 100000000, \
+     .words = trace_words, .values = trace_values, \
+     .help = "a trace row (all metrics) every K-th iteration; checks: at every check; 0: final " \
+             "only"}, \
+    {"--timing", 0, MCB_CLI_CHOICE, RUN(o.timing), "MODE", .words = timing_words, \
+     .map = mcb_timing_from_name, \
+     .help = "auto (an unobserved rerun to the same iteration count when measuring may have " \
+             "distorted a solved run's time), observed, or clean: always rerun, exact, for " \
+             "publication"}, \
+    {"--repeat", 0, MCB_CLI_INT, RUN(o.repeat), "R", 1, 1000, .help = "timed repetitions per run"}, \
+    {"--problems", 0, MCB_CLI_STRINGS, RUN(include), "GLOB", \
+     .help = "only problems whose name (or SET/NAME) matches"}, \
+    {"--exclude", 0, MCB_CLI_STRINGS, RUN(exclude), "GLOB", \
+     .help = "leave out problems whose name (or SET/NAME) matches"}, \
+    {"--resume", 0, MCB_CLI_STRING, RUN(resume), "RESULTS.h5", \
+     .help = "continue a killed or extended campaign: runs recorded there or in its journal " \
+             "with the same budgets and parameters are kept, the others run (different budgets " \
+             "are an error); implies -o"}, \
+    {"--shard", 0, MCB_CLI_STRING, RUN(shard), "I/N", \
+     .help = "only part I (0-based) of N of the run list, balanced by estimated cost (merge " \
+             "the parts with 'mcbench merge')"}, \
+    {"--isolate", 0, MCB_CLI_CHOICE, RUN(C.isolate), .words = isolate_words, \
+     .help = "run each run in a forked child: auto (solvers that cannot be stopped and " \
+             "plugins, solvers from outside mcbench), always, never. A crash, a hang or the " \
+             "memory limit costs that run only (status crashed or time-limit); a child is " \
+             "killed at twice the time limit plus 10 s"}, \
+    {"--mem-limit", 0, MCB_CLI_DOUBLE, RUN(C.mem_limit_mb), "MB", 0, INFINITY, \
+     .def = "half the physical memory", .help = "memory an isolated run may add; 0: none"}, \
+    {"--describe", 0, MCB_CLI_CHOICE, RUN(C.describe_never), .words = describe_words, \
+     .help = "difficulty descriptors of every problem into the results (docs/describe.md), " \
+             "computed once after the runs; auto: cond(W) and rank skipped above 60000 rows"}, \
+    {"--mpi", 0, MCB_CLI_FLAG, RUN(C.mpi), .help = "under mpirun: rank 0 hands out runs and " \
+     "writes the results, the other ranks solve"}, \
+    {"--threads", 0, MCB_CLI_INT, RUN(o.settings.threads), "T", 1, 1024, \
+     .help = "OpenMP and OpenBLAS threads"},
+
+#define RUN_SHARED_C \
+    {"--param", 0, MCB_CLI_STRINGS, RUN(params), "S.NAME=VAL", \
+     .help = "set a solver parameter: a finite number, checked against the solver's range"}, \
+    {"--csv", 0, MCB_CLI_STRING, RUN(csv), "PATH", \
+     .def = "RESULTS.csv, the -o path with .csv for its extension", .help = "CSV path"},
+
 static const mcb_cli_opt run_opts[] = {
     MCB_CLI_OUTPUT(run_args, out, "RESULTS.h5", "the results file (required unless --resume)"),
-    {"--solvers", 0, MCB_CLI_LIST, RUN(solvers), "a,b,...", .def = "all registered; see "
-     "'mcbench solvers'", .help = "solvers to run, each once"},
-    {"--plugin", 0, MCB_CLI_STRINGS, RUN(plugins), "FILE.so",
-     .help = "load a solver plugin (docs/api.md): its solver is registered under its own name, "
-             "for --solvers and --param; a plugin built for another solver interface version, "
-             "without the mcb_plugin symbol or clashing with a solver's name is refused (exit 2); "
-             "--isolate auto runs it in a child process"},
+    RUN_SHARED_A
     {"--iters", 0, MCB_CLI_INT, RUN(o.settings.max_iters), "N", 1, 100000000,
      .help = "iteration budget"},
     {"--time-limit", 0, MCB_CLI_DOUBLE, RUN(o.settings.time_limit_s), "S", 0, INFINITY,
@@ -66,66 +136,12 @@ static const mcb_cli_opt run_opts[] = {
              "cannot be stopped, the siconos_* peers, are held to it after the fact"},
     {"--tol", 0, MCB_CLI_DOUBLE, RUN(o.settings.tol), "T", 0, INFINITY,
      .help = "tolerance on the stop metric"},
-    {"--stop-metric", 0, MCB_CLI_CHOICE, RUN(o.stop_metric), "NAME", .words = metric_words,
-     .map = mcb_metric_from_name, .help = "the residual the tolerance applies to"},
-    {"--law", 0, MCB_CLI_CHOICE, RUN(o.law), "LAW", .words = law_words, .map = mcb_law_from_name,
-     .help = "the contact law every solution is judged by: ncp (each block by its stored type, "
-             "contacts by Signorini-Coulomb) or ccp (every contact as cone complementarity, "
-             "contact_ccp); natmap_ncp and natmap_ccp report both laws for every run"},
-    {"--formulation", 0, MCB_CLI_CHOICE, RUN(o.formulation), "NAME", .words = formulation_words,
-     .map = mcb_formulation_from_name,
-     .help = "the subproblem each solver receives (docs/formulations.md; ncp: the stored "
-             "problem); solutions are mapped back and judged on the stored problem"},
-    {"--friction-directions", 0, MCB_CLI_INT, RUN(o.friction_dirs), "N", 3,
-     MCB_FRICTION_DIRS_MAX, .help = "n_d of the LCP formulations' polygonal cone"},
-    {"--check-every", 0, MCB_CLI_INT, RUN(o.check_every), "K", 1, 100000000,
-     .words = check_words, .values = check_values,
-     .help = "when the stop metric is judged during a solve: auto (every iteration at first, "
-             "then at a stride from the measured cost of a check, at most 1% of the iterations "
-             "done), never (only the final iterate), or every K-th iteration; 1: exact"},
-    {"--trace-every", 0, MCB_CLI_INT, RUN(o.trace_every), "K", 0, 100000000,
-     .words = trace_words, .values = trace_values,
-     .help = "a trace row (all metrics) every K-th iteration; checks: at every check; 0: final "
-             "only"},
-    {"--timing", 0, MCB_CLI_CHOICE, RUN(o.timing), "MODE", .words = timing_words,
-     .map = mcb_timing_from_name,
-     .help = "auto (an unobserved rerun to the same iteration count when measuring may have "
-             "distorted a solved run's time), observed, or clean: always rerun, exact, for "
-             "publication"},
-    {"--repeat", 0, MCB_CLI_INT, RUN(o.repeat), "R", 1, 1000, .help = "timed repetitions per run"},
-    {"--problems", 0, MCB_CLI_STRINGS, RUN(include), "GLOB",
-     .help = "only problems whose name (or SET/NAME) matches"},
-    {"--exclude", 0, MCB_CLI_STRINGS, RUN(exclude), "GLOB",
-     .help = "leave out problems whose name (or SET/NAME) matches"},
-    {"--resume", 0, MCB_CLI_STRING, RUN(resume), "RESULTS.h5",
-     .help = "continue a killed or extended campaign: runs recorded there or in its journal "
-             "with the same budgets and parameters are kept, the others run (different budgets "
-             "are an error); implies -o"},
-    {"--shard", 0, MCB_CLI_STRING, RUN(shard), "I/N",
-     .help = "only part I (0-based) of N of the run list, balanced by estimated cost (merge "
-             "the parts with 'mcbench merge')"},
-    {"--isolate", 0, MCB_CLI_CHOICE, RUN(C.isolate), .words = isolate_words,
-     .help = "run each run in a forked child: auto (solvers that cannot be stopped and "
-             "plugins, solvers from outside mcbench), always, never. A crash, a hang or the "
-             "memory limit costs that run only (status crashed or time-limit); a child is "
-             "killed at twice the time limit plus 10 s"},
-    {"--mem-limit", 0, MCB_CLI_DOUBLE, RUN(C.mem_limit_mb), "MB", 0, INFINITY,
-     .def = "half the physical memory", .help = "memory an isolated run may add; 0: none"},
-    {"--describe", 0, MCB_CLI_CHOICE, RUN(C.describe_never), .words = describe_words,
-     .help = "difficulty descriptors of every problem into the results (docs/describe.md), "
-             "computed once after the runs; auto: cond(W) and rank skipped above 60000 rows"},
-    {"--mpi", 0, MCB_CLI_FLAG, RUN(C.mpi), .help = "under mpirun: rank 0 hands out runs and "
-     "writes the results, the other ranks solve"},
-    {"--threads", 0, MCB_CLI_INT, RUN(o.settings.threads), "T", 1, 1024,
-     .help = "OpenMP and OpenBLAS threads"},
+    RUN_SHARED_B
     {"--warm-start", 0, MCB_CLI_FLAG, RUN(o.settings.warm_start),
      .help = "start from the problem's initial guess when it has one"},
     {"--save-solutions", 0, MCB_CLI_FLAG, RUN(o.save_solutions),
      .help = "store the final (v, lambda) of every run"},
-    {"--param", 0, MCB_CLI_STRINGS, RUN(params), "S.NAME=VAL",
-     .help = "set a solver parameter: a finite number, checked against the solver's range"},
-    {"--csv", 0, MCB_CLI_STRING, RUN(csv), "PATH",
-     .def = "RESULTS.csv, the -o path with .csv for its extension", .help = "CSV path"},
+    RUN_SHARED_C
     {"--quick", 0, MCB_CLI_FLAG, RUN(quick), .help = "a small budget for smoke runs (500 "
      "iterations, 10 s; an --iters or --time-limit after it still counts)"},
     {0},
@@ -149,7 +165,8 @@ static const mcb_cli_cmd run_cmd = {
 
 /* --solvers a,b,... (names non-empty, checked by the parser): every name
  * known, none twice; all registered when not given. */
-static int select_solvers(const mcb_cli_strings *list, mcb_solver_choice *choice, int cap, int *ns)
+static int select_solvers(const char *cmd, const mcb_cli_strings *list, mcb_solver_choice *choice,
+                          int cap, int *ns)
 {
     *ns = 0;
     if (!list->n) {
@@ -161,26 +178,27 @@ static int select_solvers(const mcb_cli_strings *list, mcb_solver_choice *choice
         const char *name = list->v[k];
         const mcb_solver_def *d = mcb_solver_find(name);
         if (!d)
-            return mcb_cli_usage_error("run", "unknown solver '%s' (see 'mcbench solvers')", name);
+            return mcb_cli_usage_error(cmd, "unknown solver '%s' (see 'mcbench solvers')", name);
         for (int s = 0; s < *ns; s++)
             if (choice[s].def == d)
-                return mcb_cli_usage_error("run", "solver '%s' is listed twice in --solvers (use "
+                return mcb_cli_usage_error(cmd, "solver '%s' is listed twice in --solvers (use "
                                                   "--repeat for repetitions)", name);
-        if (*ns == cap) return mcb_cli_usage_error("run", "too many solvers");
+        if (*ns == cap) return mcb_cli_usage_error(cmd, "too many solvers");
         choice[(*ns)++].def = d;
     }
     return 0;
 }
 
 /* --param S.NAME=VAL for a selected solver, then each solver's own check. */
-static int apply_params(const mcb_cli_strings *params, mcb_solver_choice *choice, int ns)
+static int apply_params(const char *cmd, const mcb_cli_strings *params, mcb_solver_choice *choice,
+                        int ns)
 {
     for (int p = 0; p < params->n; p++) {
         char buf[256];
         snprintf(buf, sizeof buf, "%s", params->v[p]);
         char *dot = strchr(buf, '.'), *eq = strchr(buf, '=');
         if (!dot || !eq || eq < dot)
-            return mcb_cli_usage_error("run", "--param wants SOLVER.NAME=VALUE, got '%s'",
+            return mcb_cli_usage_error(cmd, "--param wants SOLVER.NAME=VALUE, got '%s'",
                                        params->v[p]);
         *dot = *eq = '\0';
         int found = 0;
@@ -189,55 +207,64 @@ static int apply_params(const mcb_cli_strings *params, mcb_solver_choice *choice
                 mcb_err err;
                 found = 1;
                 if (mcb_param_set(choice[s].def, choice[s].params, dot + 1, eq + 1, &err))
-                    return mcb_cli_usage_error("run", "%s", err.msg);
+                    return mcb_cli_usage_error(cmd, "%s", err.msg);
             }
         if (!found)
-            return mcb_cli_usage_error("run", "--param names solver '%s', which is not selected",
+            return mcb_cli_usage_error(cmd, "--param names solver '%s', which is not selected",
                                        buf);
     }
     for (int s = 0; s < ns; s++) {
         mcb_err err;
         if (choice[s].def->check_params && choice[s].def->check_params(choice[s].params, &err))
-            return mcb_cli_usage_error("run", "%s", err.msg);
+            return mcb_cli_usage_error(cmd, "%s", err.msg);
     }
     return 0;
 }
 
 /* The solvers with their parameters: plugins loaded, names and values checked. */
-static int run_solvers(const run_args *a, mcb_solver_choice *choice, int cap, int *ns)
+static int run_solvers(const char *cmd, const run_args *a, mcb_solver_choice *choice, int cap,
+                       int *ns)
 {
     int status = load_plugins(&a->plugins);
-    if (!status) status = select_solvers(&a->solvers, choice, cap, ns);
+    if (!status) status = select_solvers(cmd, &a->solvers, choice, cap, ns);
     for (int s = 0; s < *ns && !status; s++) {
         choice[s].params = calloc(1, choice[s].def->params_size + sizeof(double));
         if (!choice[s].params) status = 1;
         else choice[s].def->default_params(choice[s].params);
     }
-    return status ? status : apply_params(&a->params, choice, *ns);
+    return status ? status : apply_params(cmd, &a->params, choice, *ns);
 }
 
 /* The options that are not plain values: --shard, --quick, --resume. */
-static int run_settle(run_args *a, const mcb_cli_args *p)
+/* --shard I/N and --resume (with -o) of run and simulate. */
+static int settle_shard_resume(const char *cmd, run_args *a)
 {
     if (a->shard) {
         int i = -1, n = 0, used = 0;
         if (sscanf(a->shard, "%d/%d%n", &i, &n, &used) != 2 || a->shard[used] || n < 1 || i < 0 ||
             i >= n)
-            return mcb_cli_usage_error("run", "--shard wants I/N with 0 <= I < N, got '%s'",
+            return mcb_cli_usage_error(cmd, "--shard wants I/N with 0 <= I < N, got '%s'",
                                        a->shard);
         a->C.shard = i;
         a->C.nshards = n;
     }
+    if (a->resume && a->out && strcmp(a->resume, a->out) && !mcb_same_file(a->resume, a->out))
+        return mcb_cli_usage_error(cmd, "--resume %s and -o name different files: --resume "
+                                   "writes to the file it continues", a->resume);
+    if (a->resume) a->out = a->resume;
+    if (!a->out) return mcb_cli_usage_error(cmd, "needs -o RESULTS.h5");
+    return 0;
+}
+
+static int run_settle(run_args *a, const mcb_cli_args *p)
+{
     /* --quick sets the budget; an --iters or --time-limit after it wins */
     int quick = p->given[mcb_cli_find(&run_cmd, "--quick")];
     if (quick && quick > p->given[mcb_cli_find(&run_cmd, "--iters")]) a->o.settings.max_iters = 500;
     if (quick && quick > p->given[mcb_cli_find(&run_cmd, "--time-limit")])
         a->o.settings.time_limit_s = 10.0;
-    if (a->resume && a->out && strcmp(a->resume, a->out) && !mcb_same_file(a->resume, a->out))
-        return mcb_cli_usage_error("run", "--resume %s and -o name different files: --resume "
-                                   "writes to the file it continues", a->resume);
-    if (a->resume) a->out = a->resume;
-    if (!a->out) return mcb_cli_usage_error("run", "needs -o RESULTS.h5");
+    int status = settle_shard_resume("run", a);
+    if (status) return status;
     if (!p->npos) return mcb_cli_usage_error("run", "needs at least one FILE.h5");
     return 0;
 }
@@ -365,7 +392,7 @@ int cmd_run(int argc, char **argv)
     mcb_source_info *src = NULL;
     char csv_default[4200];
     status = in && names ? run_settle(&a, &p) : 1;
-    if (!status) status = run_solvers(&a, choice, 64, &ns);
+    if (!status) status = run_solvers("run", &a, choice, 64, &ns);
     if (!status) status = run_inputs(p.pos, nfiles, in, names);
     if (!status) status = run_outputs(&a, p.pos, nfiles, csv_default, sizeof csv_default);
     if (!status) status = run_read(p.pos, nfiles, in, &src);
@@ -377,6 +404,266 @@ int cmd_run(int argc, char **argv)
     free(in);
     free(names);
     mcb_cli_free(&run_cmd, &a, &p);
+    return status;
+}
+
+/* --------------------------------------------------------------- simulate */
+
+#define RUN(field) offsetof(run_args, field)
+static const mcb_cli_opt simulate_opts[] = {
+    MCB_CLI_OUTPUT(run_args, out, "RESULTS.h5", "the results file (required unless --resume)"),
+    RUN_SHARED_A
+    {"--budget", 0, MCB_CLI_STRINGS, RUN(budgets), "[SOLVER=]KIND:VALUE[,...]",
+     .help = "the per-step budget: iters:K (K iterations; no early stop unless a tol is also "
+             "given), time:T (wall clock per step, setup included; T in s, or with ms or us), "
+             "tol:X (stop when the stop metric reaches X; at most 10000 iterations unless iters "
+             "is given); kinds combine with commas; SOLVER= gives that solver its own budget "
+             "(the SubADMM paper's NNewton at 3/6/9 beside 30/60/90)"},
+    {"--instances", 0, MCB_CLI_INT, RUN(instances), "K", 1, 10000,
+     .help = "K instances of the scene with its --seed option at SEED, SEED+1, ... (the "
+             "randomised repetitions of the papers; needs a scene with a --seed)"},
+    {"--references", 0, MCB_CLI_STRING, RUN(references), "DIR",
+     .def = "the directory of -o, references/",
+     .help = "where the reference trajectories (the scene driven by the engine's own tight "
+             "solve) are cached, keyed by the scene's arguments and this build"},
+    {"--cold-start", 0, MCB_CLI_FLAG, RUN(cold),
+     .help = "start every step's solve from zero instead of the previous step's solution"},
+    RUN_SHARED_B
+    RUN_SHARED_C
+    {0},
+};
+#undef RUN
+
+static const mcb_cli_cmd simulate_cmd = {
+    "simulate",
+    "usage: mcbench simulate SCENE [--SCENE-OPTION VALUE ...] --budget KIND:VALUE -o RESULTS.h5\n"
+    "                        [--solvers a,b,...] [options]\n"
+    "Closed loop (docs/closed-loop.md): each solver drives the scene itself. At every\n"
+    "step the engine assembles the subproblem, the solver solves it under the per-step\n"
+    "budget, and the scene advances with whatever the solver returned (no fallback, no\n"
+    "re-solve); collision detection, assembly, integration, scripted motions and seeds\n"
+    "are the same for every solver. Every step is judged by the harness as a replay run\n"
+    "is; the engine's own time is recorded apart (COND's DT); after each step the state\n"
+    "is measured (energy, joint drift, divergence from the reference trajectory, the\n"
+    "scene's outcome). A run whose state becomes non-finite, whose penetration or energy\n"
+    "passes the scene's bound or whose outcome fails is stopped: failed-in-loop at that\n"
+    "step, with the reason (the papers' \"-\"). SCENE is a trajectory scene of 'mcbench\n"
+    "gen --list' (not stack, bolt-nut, dishes); its options are gen's (--steps N).\n"
+    "The results file is a campaign's: report, compare, merge, --resume, --shard and\n"
+    "--mpi work on it; each run's steps are stored with it (docs/results-format.md).\n",
+    "Reference trajectories are computed once and cached (--references).\n",
+    simulate_opts, 1};
+
+/* A time with an optional unit: "0.5ms", "2e-3", "100us", "1s". */
+static int parse_seconds(const char *v, double *out)
+{
+    char *end = NULL;
+    double x = strtod(v, &end);
+    if (end == v || !isfinite(x) || x <= 0) return 0;
+    double scale = 1.0;
+    if (!strcmp(end, "ms")) scale = 1e-3;
+    else if (!strcmp(end, "us")) scale = 1e-6;
+    else if (*end && strcmp(end, "s")) return 0;
+    *out = x * scale;
+    return 1;
+}
+
+/* One --budget value: [SOLVER=]KIND:VALUE[,KIND:VALUE...] into *o (from
+ * the defaults *base); *solver receives the SOLVER (or "" for all). */
+static int parse_budget(const char *text, const mcb_campaign_opts *base, mcb_campaign_opts *o,
+                        char *solver, size_t len)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *list = buf, *eq = strchr(buf, '=');
+    solver[0] = '\0';
+    if (eq) {
+        *eq = '\0';
+        snprintf(solver, len, "%s", buf);
+        list = eq + 1;
+    }
+    *o = *base;
+    int iters = 0, tol = 0, time = 0;
+    for (char *save = NULL, *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(w, ':');
+        if (!colon) return mcb_cli_usage_error("simulate", "--budget wants KIND:VALUE, got '%s'", text);
+        *colon = '\0';
+        const char *v = colon + 1;
+        char *end = NULL;
+        if (!strcmp(w, "iters")) {
+            long k = strtol(v, &end, 10);
+            if (end == v || *end || k < 1 || k > 100000000)
+                return mcb_cli_usage_error("simulate", "--budget iters wants an integer in [1, "
+                                           "100000000], got '%s'", v);
+            o->settings.max_iters = (int)k;
+            iters = 1;
+        } else if (!strcmp(w, "tol")) {
+            double x = strtod(v, &end);
+            if (end == v || *end || !(x > 0) || !isfinite(x))
+                return mcb_cli_usage_error("simulate", "--budget tol wants a number > 0, got '%s'", v);
+            o->settings.tol = x;
+            tol = 1;
+        } else if (!strcmp(w, "time")) {
+            if (!parse_seconds(v, &o->settings.time_limit_s))
+                return mcb_cli_usage_error("simulate", "--budget time wants a duration > 0 "
+                                           "(s, ms or us), got '%s'", v);
+            time = 1;
+        } else {
+            return mcb_cli_usage_error("simulate", "--budget kind '%s' is not iters, time or tol", w);
+        }
+    }
+    if (!iters && !tol && !time)
+        return mcb_cli_usage_error("simulate", "--budget '%s' names no budget", text);
+    if (!tol) o->settings.tol = 0.0; /* the budget alone ends a step's solve */
+    if (!iters) o->settings.max_iters = tol ? 10000 : 100000000;
+    if (!time) o->settings.time_limit_s = 0.0;
+    /* judged during the solve only when a tolerance can stop it */
+    if (!tol && o->check_every == MCB_CHECK_AUTO) o->check_every = MCB_CHECK_NEVER;
+    return 0;
+}
+
+/* The budgets: one for all (required), others per solver. */
+static int simulate_budgets(run_args *a, mcb_solver_choice *choice, int ns,
+                            mcb_campaign_opts *per)
+{
+    if (!a->budgets.n)
+        return mcb_cli_usage_error("simulate", "needs --budget KIND:VALUE (iters:30, time:0.5ms "
+                                   "or tol:1e-6)");
+    const mcb_campaign_opts base = a->o;
+    int have_all = 0;
+    for (int b = 0; b < a->budgets.n; b++) {
+        mcb_campaign_opts o;
+        char solver[256];
+        int status = parse_budget(a->budgets.v[b], &base, &o, solver, sizeof solver);
+        if (status) return status;
+        if (!solver[0]) {
+            if (have_all++)
+                return mcb_cli_usage_error("simulate", "--budget without SOLVER= is given twice");
+            a->o = o;
+            continue;
+        }
+        int found = 0;
+        for (int s = 0; s < ns; s++)
+            if (!strcmp(choice[s].def->name, solver)) {
+                if (choice[s].opts)
+                    return mcb_cli_usage_error("simulate", "--budget %s= is given twice", solver);
+                per[s] = o;
+                choice[s].opts = &per[s];
+                found = 1;
+            }
+        if (!found)
+            return mcb_cli_usage_error("simulate", "--budget names solver '%s', which is not "
+                                       "selected", solver);
+    }
+    if (!have_all)
+        return mcb_cli_usage_error("simulate", "needs a --budget for every solver (one without "
+                                   "SOLVER=)");
+    return 0;
+}
+
+/* The instances, their reference trajectories and their first steps (the
+ * campaign's problems). */
+static int simulate_instances(run_args *a, const mcb_cli_args *p, mcb_loop_instance **out,
+                              mcb_problem_set *S)
+{
+    const mcb_scene_def *def = mcb_scene_find(p->pos[0]);
+    char names[512];
+    if (!def)
+        return mcb_cli_usage_error("simulate", "unknown scene '%s' (one of %s)", p->pos[0],
+                                   mcb_scene_names(names, sizeof names));
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err;
+    mcb_rc rc = mcb_scene_parse(def, p->npos - 1, p->pos + 1, vals, &err);
+    if (rc) return mcb_cli_usage_error("simulate", "%s", err.msg);
+    int seed = -1;
+    for (int k = 0; k < MCB_SCENE_MAX_OPTS && def->opts[k].name; k++)
+        if (!strcmp(def->opts[k].name, "seed")) seed = k;
+    int K = a->instances > 0 ? a->instances : 1;
+    if (K > 1 && seed < 0)
+        return mcb_cli_usage_error("simulate", "--instances %d: scene %s has no --seed to vary", K,
+                                   def->name);
+    if (K > 1 && vals[seed] + K - 1 > def->opts[seed].max)
+        return mcb_cli_usage_error("simulate", "--instances %d: --seed %.0f + %d passes its "
+                                   "maximum %.0f", K, vals[seed], K - 1, def->opts[seed].max);
+    char dir[4200];
+    if (a->references) snprintf(dir, sizeof dir, "%s", a->references);
+    else {
+        char *copy = strdup(a->out);
+        snprintf(dir, sizeof dir, "%s/references", copy ? dirname(copy) : ".");
+        free(copy);
+    }
+    if ((rc = mcb_mkdirs(dir, &err))) return cli_fail(rc, &err);
+    mcb_loop_instance *I = calloc((size_t)K, sizeof *I);
+    S->items = calloc((size_t)K, sizeof *S->items);
+    if (!I || !S->items) {
+        free(I);
+        return 1;
+    }
+    *out = I;
+    for (int k = 0; k < K && !rc; k++) {
+        char name[96];
+        if (K > 1) {
+            vals[seed] = vals[seed] + (k ? 1 : 0);
+            snprintf(name, sizeof name, "%s-seed%.0f", def->name, vals[seed]);
+        } else {
+            snprintf(name, sizeof name, "%s", def->name);
+        }
+        rc = mcb_loop_instance_init(&I[k], def, vals, name, &err);
+        double t0 = mcb_now_s();
+        if (!rc) rc = mcb_loop_reference(&I[k], dir, &S->items[k], &err);
+        if (!rc) {
+            S->count++;
+            fprintf(stderr, "mcbench: %s: reference trajectory of %d steps %s (%.2f s)\n", name,
+                    I[k].ref_steps, I[k].ref_s > 0 ? "computed" : "from the cache",
+                    mcb_now_s() - t0);
+        }
+    }
+    return rc ? cli_fail(rc, &err) : 0;
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+    run_args a;
+    memset(&a, 0, sizeof a);
+    mcb_campaign_defaults(&a.o);
+    a.o.settings.warm_start = 1;
+    a.o.trace_every = 0;
+    a.C.mem_limit_mb = mcb_default_mem_limit_mb();
+    a.C.grace_s = 10.0;
+    mcb_cli_args p;
+    int status = mcb_cli_parse(&simulate_cmd, argc, argv, &a, &p);
+    if (status != MCB_CLI_GO_ON) return status;
+    status = 0;
+    int ns = 0;
+    mcb_solver_choice choice[64];
+    mcb_campaign_opts per[64];
+    memset(choice, 0, sizeof choice);
+    mcb_loop_instance *I = NULL;
+    mcb_problem_set S = {0};
+    mcb_input in = {0};
+    char csv_default[4200];
+    if (!p.npos || p.pos[0][0] == '-')
+        status = mcb_cli_usage_error("simulate", "needs a SCENE (mcbench gen --list)");
+    if (!status) status = settle_shard_resume("simulate", &a);
+    if (a.cold) a.o.settings.warm_start = 0;
+    if (!status) status = run_solvers("simulate", &a, choice, 64, &ns);
+    if (!status) status = simulate_budgets(&a, choice, ns, per);
+    if (!status) status = run_outputs(&a, NULL, 0, csv_default, sizeof csv_default);
+    if (!status) status = simulate_instances(&a, &p, &I, &S);
+    if (!status) {
+        in.set_name = I[0].scene->name;
+        in.problems = &S;
+        in.kind = "scene";
+        a.C.loop = I;
+        a.C.describe_never = 1; /* the first steps' descriptors would describe little */
+        status = run_campaign(&a, argc, argv, &in, 1, choice, ns);
+    }
+    for (int k = 0; I && k < S.count; k++) mcb_loop_instance_clear(&I[k]);
+    free(I);
+    for (int k = 0; k < S.count; k++) mcb_problem_free(&S.items[k]);
+    free(S.items);
+    for (int s = 0; s < ns; s++) free(choice[s].params);
+    mcb_cli_free(&simulate_cmd, &a, &p);
     return status;
 }
 

@@ -29,6 +29,7 @@ static const command commands[] = {
     {"gen", "generate a scene or a problem set (mcbench gen --list)", cmd_gen},
     {"record", "record a simulator's steps (mcbench record mujoco MODEL.xml ...)", cmd_record},
     {"run", "run solvers on problems with identical budgets", cmd_run},
+    {"simulate", "closed loop: each solver drives a scene itself, judged step by step", cmd_simulate},
     {"merge", "join the results files of a campaign's parts", cmd_merge},
     {"report", "plots and tables from a results file", cmd_report},
     {"compare", "two campaigns of the same problems: changes beyond the noise", cmd_compare},
