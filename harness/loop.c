@@ -272,6 +272,7 @@ typedef struct {
     double *pose;         /* the current poses (bodies x 12) */
     int bodies;
     double pen_bound_m, energy_bound_J, E0;
+    double h_s;           /* the step's h */
     int status_count[MCB_NSTATUS];
     double *cur;          /* the row of the step being taken */
     int failed;           /* 1: stopped in the loop */
@@ -351,12 +352,8 @@ static mcb_rc loop_solve(void *cp, const mcb_problem *P, double *v, double *lamb
     } else {
         memcpy(v, r.v, (size_t)P->n * sizeof(double));
         memcpy(lambda, r.lambda, (size_t)P->m * sizeof(double));
-        /* the penetration the step leaves (velocity level: depth = h u_n) */
-        double depth = P->h * r.final.val[MCB_M_PEN_MAX];
-        if (depth > c->pen_bound_m)
-            rc = stop(c, err, "step %d: penetration %.3g m (h x pen_max) past the scene's bound "
-                      "%.3g m", step, depth, c->pen_bound_m);
     }
+    c->h_s = P->h;
     mcb_run_clear(&r);
     return rc;
 }
@@ -434,6 +431,11 @@ static mcb_rc loop_after(void *cp, mcb_world *w, const mcb_step_info *info, mcb_
     }
     if (!finite_vec(c->pose, nb * POSE_DOUBLES) || !isfinite(Et))
         return stop(c, err, "step %d: the state is not finite", k);
+    /* the penetration the step leaves (velocity level: depth = h u_n) */
+    double depth = c->h_s * row[MCB_SC_METRICS + MCB_M_PEN_MAX];
+    if (depth > c->pen_bound_m)
+        return stop(c, err, "step %d: penetration %.3g m (h x pen_max) past the scene's bound "
+                    "%.3g m", k, depth, c->pen_bound_m);
     if (Et - c->E0 > c->energy_bound_J)
         return stop(c, err, "step %d: energy gain %.3g J past the scene's bound %.3g J", k,
                     Et - c->E0, c->energy_bound_J);

@@ -1,0 +1,374 @@
+/* test_loop.c: closed-loop runs (harness/loop.c): a solver that cannot
+ * hold a scene fails in the loop at the step where it goes through the
+ * floor while pgs completes the scene; repeated runs are bit-identical
+ * (every column but the times); the reference trajectory is cached, read
+ * back identically, and recomputed when its file is damaged; a per-step
+ * time budget ends each step's solve; the scenes that are not one
+ * trajectory refuse; and a closed-loop campaign writes its steps into the
+ * results file and reads them back. */
+#define _GNU_SOURCE
+#include <check.h>
+
+#include "check_main.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/campaign.h"
+#include "harness/loop.h"
+#include "lib/mcb_chol.h"
+#include "lib/mcb_results.h"
+
+/* ---- a solver that ignores every constraint: v = A^-1 b, lambda = 0 ---- */
+
+typedef struct {
+    int n, m;
+    double *v;
+} freefall_work;
+
+static void ff_defaults(void *p) { (void)p; }
+
+static mcb_rc ff_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
+                       void **work, mcb_err *err)
+{
+    (void)s, (void)params;
+    freefall_work *w = calloc(1, sizeof *w);
+    if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    w->n = P->n;
+    w->m = P->m;
+    w->v = calloc((size_t)P->n + 1, sizeof(double));
+    mcb_chol *F = NULL;
+    mcb_rc rc = w->v ? mcb_chol_factor(P->A, &F, err) : MCB_E_NOMEM;
+    if (!rc) rc = mcb_chol_solve(F, P->b, w->v);
+    mcb_chol_free(&F);
+    if (rc) {
+        free(w->v);
+        free(w);
+        return mcb_fail(err, rc, "freefall: factorization failed");
+    }
+    *work = w;
+    return MCB_OK;
+}
+
+static int ff_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
+{
+    (void)work, (void)s;
+    info->iterations = 1;
+    info->own_residual = 0.0;
+    cb(ctx, 1, 0.0);
+    return MCB_ST_STALLED;
+}
+
+static void ff_iterate(void *work, double *v, double *lambda)
+{
+    freefall_work *w = work;
+    if (v) memcpy(v, w->v, (size_t)w->n * sizeof(double));
+    memset(lambda, 0, (size_t)w->m * sizeof(double));
+}
+
+static void ff_free(void **work)
+{
+    if (!work || !*work) return;
+    freefall_work *w = *work;
+    free(w->v);
+    free(w);
+    *work = NULL;
+}
+
+static const mcb_solver_def freefall = {
+    .name = "freefall",
+    .description = "ignores every constraint (test)",
+    .accepts = MCB_ACCEPTS_PRIMAL,
+    .params_size = sizeof(double),
+    .default_params = ff_defaults,
+    .setup = ff_setup,
+    .solve = ff_solve,
+    .iterate = ff_iterate,
+    .free = ff_free,
+};
+
+/* ---- helpers ---- */
+
+/* One quadruped dropped onto the floor, `steps` steps of 1/240 s. */
+static void quadruped(mcb_loop_instance *I, int steps)
+{
+    const mcb_scene_def *def = mcb_scene_find("quadrupeds");
+    ck_assert_ptr_nonnull(def);
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err;
+    char *argv[] = {"--robots", "1", "--steps", NULL};
+    char num[32];
+    snprintf(num, sizeof num, "%d", steps);
+    argv[3] = num;
+    ck_assert_msg(mcb_scene_parse(def, 4, argv, vals, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(mcb_loop_instance_init(I, def, vals, "q1", &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(mcb_loop_reference(I, NULL, NULL, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(I->ref_steps, steps);
+}
+
+static void budget_iters(mcb_campaign_opts *o, int iters)
+{
+    mcb_campaign_defaults(o);
+    o->settings.max_iters = iters;
+    o->settings.tol = 0.0;
+    o->settings.time_limit_s = 0.0;
+    o->settings.warm_start = 1;
+    o->check_every = MCB_CHECK_NEVER;
+    o->trace_every = 0;
+}
+
+static void run_loop(const mcb_loop_instance *I, const mcb_solver_def *def,
+                     const mcb_campaign_opts *o, mcb_run *run)
+{
+    mcb_err err;
+    memset(run, 0, sizeof *run);
+    ck_assert_msg(mcb_loop_run(I, def, NULL, o, run, &err) == MCB_OK, "%s", err.msg);
+}
+
+static int is_time_column(int c)
+{
+    return c == MCB_SC_SETUP_S || c == MCB_SC_SOLVE_S || c == MCB_SC_ENGINE_S ||
+           c == MCB_SC_MEASURE_S;
+}
+
+/* ---- tests ---- */
+
+START_TEST(solver_that_cannot_hold_the_scene_fails_in_the_loop)
+{
+    mcb_loop_instance I;
+    quadruped(&I, 120);
+    mcb_campaign_opts o;
+    budget_iters(&o, 30);
+    mcb_run ff, pgs;
+    run_loop(&I, &freefall, &o, &ff);
+    run_loop(&I, mcb_solver_find("pgs"), &o, &pgs);
+    /* pgs holds the quadruped on the floor */
+    ck_assert_int_eq(pgs.info.status, MCB_ST_SOLVED);
+    ck_assert_int_eq(pgs.step_rows, 120);
+    mcb_loop_summary S;
+    mcb_loop_summarize(pgs.steps, pgs.step_rows, &S);
+    ck_assert_msg(S.div_max_m < 1e-3, "pgs diverges %g m from the reference", S.div_max_m);
+    /* the solver that ignores the floor falls through it: stopped by the
+     * penetration bound at the step it passes 1 cm */
+    ck_assert_int_eq(ff.info.status, MCB_ST_FAILED_IN_LOOP);
+    ck_assert_msg(strstr(ff.info.reason, "penetration"), "%s", ff.info.reason);
+    ck_assert_int_gt(ff.step_rows, 1);
+    ck_assert_int_lt(ff.step_rows, 120);
+    const double *last = ff.steps + (size_t)(ff.step_rows - 1) * MCB_STEP_COLS;
+    ck_assert(0.01 < (1.0 / 240.0) * last[MCB_SC_METRICS + MCB_M_PEN_MAX]);
+    char want[64];
+    snprintf(want, sizeof want, "at step %d:", ff.step_rows - 1);
+    ck_assert_msg(strstr(ff.info.reason, want), "%s (want %s)", ff.info.reason, want);
+    /* the rows before it: each step's iterations, the engine's time */
+    for (int k = 0; k < ff.step_rows; k++) {
+        const double *r = ff.steps + (size_t)k * MCB_STEP_COLS;
+        ck_assert_double_eq(r[MCB_SC_STEP], k);
+        ck_assert_double_eq(r[MCB_SC_ITERS], 1);
+        ck_assert(r[MCB_SC_ENGINE_S] >= 0);
+    }
+    mcb_run_clear(&ff);
+    mcb_run_clear(&pgs);
+    mcb_loop_instance_clear(&I);
+}
+END_TEST
+
+START_TEST(repeated_runs_are_bit_identical)
+{
+    mcb_loop_instance I;
+    quadruped(&I, 60);
+    mcb_campaign_opts o;
+    budget_iters(&o, 5);
+    const char *names[] = {"pgs", "subadmm", "nnewton"};
+    for (int s = 0; s < 3; s++) {
+        mcb_run a, b;
+        run_loop(&I, mcb_solver_find(names[s]), &o, &a);
+        run_loop(&I, mcb_solver_find(names[s]), &o, &b);
+        ck_assert_int_eq(a.step_rows, b.step_rows);
+        ck_assert_int_eq(a.info.status, b.info.status);
+        ck_assert_int_eq(a.info.iterations, b.info.iterations);
+        for (int k = 0; k < a.step_rows; k++)
+            for (int c = 0; c < MCB_STEP_COLS; c++) {
+                if (is_time_column(c)) continue;
+                double x = a.steps[(size_t)k * MCB_STEP_COLS + c];
+                double y = b.steps[(size_t)k * MCB_STEP_COLS + c];
+                ck_assert_msg(memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)),
+                              "%s step %d %s: %.17g then %.17g", names[s], k, mcb_step_column(c),
+                              x, y);
+            }
+        mcb_run_clear(&a);
+        mcb_run_clear(&b);
+    }
+    mcb_loop_instance_clear(&I);
+}
+END_TEST
+
+START_TEST(reference_is_cached_and_checked)
+{
+    char dir[] = "/tmp/mcb_loop_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const mcb_scene_def *def = mcb_scene_find("peg-in-hole");
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err;
+    char *argv[] = {"--steps", "12"};
+    ck_assert(mcb_scene_parse(def, 2, argv, vals, &err) == MCB_OK);
+    mcb_loop_instance A, B, C;
+    ck_assert(mcb_loop_instance_init(&A, def, vals, "peg", &err) == MCB_OK);
+    B = A;
+    C = A;
+    mcb_problem *first = NULL;
+    ck_assert_msg(mcb_loop_reference(&A, dir, &first, &err) == MCB_OK, "%s", err.msg);
+    ck_assert(A.ref_s > 0); /* computed */
+    ck_assert_ptr_nonnull(first);
+    ck_assert_str_eq(first->name, "peg");
+    mcb_problem_free(&first);
+    ck_assert(mcb_loop_reference(&B, dir, NULL, &err) == MCB_OK);
+    ck_assert(B.ref_s == 0); /* from the cache */
+    ck_assert_int_eq(B.ref_steps, A.ref_steps);
+    ck_assert_int_eq(B.ref_bodies, A.ref_bodies);
+    size_t bytes = (size_t)A.ref_steps * (size_t)A.ref_bodies * 12 * sizeof(double);
+    ck_assert(memcmp(A.ref_pose, B.ref_pose, bytes) == 0);
+    /* one flipped byte in the poses: the checksum fails, it is recomputed */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "f=$(ls %s/*.ref) && printf '\\377' | dd of=\"$f\" bs=1 seek=300 conv=notrunc "
+             "status=none",
+             dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert(mcb_loop_reference(&C, dir, NULL, &err) == MCB_OK);
+    ck_assert(C.ref_s > 0);
+    ck_assert(memcmp(A.ref_pose, C.ref_pose, bytes) == 0);
+    mcb_loop_instance_clear(&A);
+    mcb_loop_instance_clear(&B);
+    mcb_loop_instance_clear(&C);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(time_budget_ends_each_step)
+{
+    mcb_loop_instance I;
+    quadruped(&I, 80);
+    mcb_campaign_opts o;
+    budget_iters(&o, 100000000);
+    o.settings.time_limit_s = 2e-4;
+    mcb_run r;
+    run_loop(&I, mcb_solver_find("pj"), &o, &r);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    int limited = 0;
+    for (int k = 0; k < r.step_rows; k++)
+        limited += r.steps[(size_t)k * MCB_STEP_COLS + MCB_SC_STATUS] == MCB_ST_TIME_LIMIT;
+    /* a step with contacts ends at the time limit unless pj stopped on its
+     * own first (stalled: its iterate stopped changing); never by the
+     * iteration budget */
+    ck_assert_int_gt(limited, 10);
+    for (int k = 0; k < r.step_rows; k++) {
+        const double *row = r.steps + (size_t)k * MCB_STEP_COLS;
+        if (row[MCB_SC_CONTACTS] > 0)
+            ck_assert_msg(row[MCB_SC_STATUS] == MCB_ST_TIME_LIMIT ||
+                              row[MCB_SC_STATUS] == MCB_ST_STALLED,
+                          "step %d: %s", k, mcb_status_name((int)row[MCB_SC_STATUS]));
+    }
+    mcb_run_clear(&r);
+    mcb_loop_instance_clear(&I);
+}
+END_TEST
+
+START_TEST(scenes_without_one_trajectory_refuse)
+{
+    const char *names[] = {"stack", "bolt-nut", "dishes"};
+    for (int k = 0; k < 3; k++) {
+        const mcb_scene_def *def = mcb_scene_find(names[k]);
+        double vals[MCB_SCENE_MAX_OPTS];
+        mcb_err err;
+        ck_assert(mcb_scene_parse(def, 0, NULL, vals, &err) == MCB_OK);
+        mcb_loop_instance I;
+        mcb_rc rc = mcb_loop_instance_init(&I, def, vals, names[k], &err);
+        if (!rc) rc = mcb_loop_reference(&I, NULL, NULL, &err);
+        ck_assert_int_eq(rc, MCB_E_INPUT);
+        ck_assert_msg(strstr(err.msg, "closed loop"), "%s: %s", names[k], err.msg);
+        mcb_loop_instance_clear(&I);
+    }
+}
+END_TEST
+
+START_TEST(campaign_stores_the_steps)
+{
+    char dir[] = "/tmp/mcb_loopc_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    mcb_loop_instance I;
+    quadruped(&I, 40);
+    mcb_err err;
+    mcb_problem_set S = {0};
+    mcb_problem *first = NULL;
+    mcb_loop_instance J = I; /* the first step, from a fresh reference */
+    J.ref_pose = NULL;
+    ck_assert(mcb_loop_reference(&J, NULL, &first, &err) == MCB_OK);
+    mcb_loop_instance_clear(&J);
+    S.items = &first;
+    S.count = 1;
+    mcb_input in = {"quadrupeds", &S, NULL, "scene", NULL};
+    mcb_campaign_opts o;
+    budget_iters(&o, 10);
+    mcb_solver_choice ch[2] = {{mcb_solver_find("pgs"), NULL, NULL}, {&freefall, NULL, NULL}};
+    char h5[600], csv[600];
+    snprintf(h5, sizeof h5, "%s/r.h5", dir);
+    snprintf(csv, sizeof csv, "%s/r.csv", dir);
+    mcb_campaign C;
+    memset(&C, 0, sizeof C);
+    C.in = &in;
+    C.nin = 1;
+    C.solvers = ch;
+    C.nsolvers = 2;
+    C.o = &o;
+    C.command = "test";
+    C.h5_path = h5;
+    C.csv_path = csv;
+    C.isolate = MCB_ISOLATE_NEVER;
+    C.describe_never = 1;
+    C.loop = &I;
+    ck_assert_msg(mcb_campaign_run(&C, &err) == MCB_OK, "%s", err.msg);
+    mcb_results_data *D = NULL;
+    ck_assert_msg(mcb_results_read(h5, &D, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(D->count, 2);
+    mcb_run direct;
+    run_loop(&I, mcb_solver_find("pgs"), &o, &direct);
+    const mcb_run_rec *r = &D->runs[0];
+    ck_assert_str_eq(r->solver, "pgs");
+    ck_assert_int_eq(r->status, MCB_ST_SOLVED);
+    ck_assert_int_eq(r->step_rows, direct.step_rows);
+    for (int k = 0; k < r->step_rows * MCB_STEP_COLS; k++)
+        if (!is_time_column(k % MCB_STEP_COLS))
+            ck_assert(memcmp(&r->steps[k], &direct.steps[k], sizeof(double)) == 0 ||
+                      (isnan(r->steps[k]) && isnan(direct.steps[k])));
+    ck_assert_int_eq(D->runs[1].status, MCB_ST_FAILED_IN_LOOP);
+    ck_assert_int_gt(D->runs[1].step_rows, 0);
+    ck_assert_int_lt(D->runs[1].step_rows, 40);
+    mcb_run_clear(&direct);
+    mcb_results_data_free(&D);
+    mcb_problem_free(&first);
+    mcb_loop_instance_clear(&I);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "grep -q failed-in-loop %s", csv);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("loop");
+    TCase *tc = tcase_create("loop");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, solver_that_cannot_hold_the_scene_fails_in_the_loop);
+    tcase_add_test(tc, repeated_runs_are_bit_identical);
+    tcase_add_test(tc, reference_is_cached_and_checked);
+    tcase_add_test(tc, time_budget_ends_each_step);
+    tcase_add_test(tc, scenes_without_one_trajectory_refuse);
+    tcase_add_test(tc, campaign_stores_the_steps);
+    suite_add_tcase(s, tc);
+    return mcb_run_suite(s);
+}
