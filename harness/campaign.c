@@ -297,6 +297,15 @@ typedef struct {
     int fd; /* isolated: the memory file the child writes the record to */
 } exec_ctx;
 
+/* The closed-loop instance of problem p of input f (instances follow the
+ * inputs' problems in order). */
+static const mcb_loop_instance *loop_instance(const mcb_campaign *C, int f, int p)
+{
+    int off = 0;
+    for (int g = 0; g < f; g++) off += C->in[g].problems->count;
+    return &C->loop[off + p];
+}
+
 static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
 {
     const mcb_campaign *C = x->C;
@@ -310,7 +319,7 @@ static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
     run.rep = it->rep;
     const mcb_solver_choice *ch = &C->solvers[it->s];
     const mcb_campaign_opts *o = ch->opts ? ch->opts : C->o;
-    mcb_rc rc = C->loop ? mcb_loop_run(&C->loop[it->p], ch->def, ch->params, o, &run, err)
+    mcb_rc rc = C->loop ? mcb_loop_run(loop_instance(C, it->f, it->p), ch->def, ch->params, o, &run, err)
                         : mcb_run_one(in->problems->items[it->p], x->ws, ch->def, ch->params, o,
                                       &run, err);
     if (!rc) {
@@ -384,7 +393,10 @@ static mcb_rc run_isolated(exec_ctx *x, mcb_err *err)
     double limit = (ch->opts ? ch->opts : C->o)->settings.time_limit_s;
     /* a closed-loop run is many steps, each with the limit: its child is
      * killed at 2 x limit x the reference's steps + grace */
-    if (C->loop) limit *= C->loop[x->it->p].ref_steps > 0 ? C->loop[x->it->p].ref_steps : 1;
+    if (C->loop) {
+        int steps = loop_instance(C, x->it->f, x->it->p)->ref_steps;
+        limit *= steps > 0 ? steps : 1;
+    }
     mcb_isolate_limits lim = {limit > 0 ? 2.0 * limit + C->grace_s : 0.0, C->mem_limit_mb};
     mcb_isolate_report rep;
     mcb_err cerr;

@@ -53,9 +53,9 @@ typedef struct {
     int tty;               /* progress as a bar, else lines */
     int mpi;               /* 1: this process is rank 0 of an MPI campaign (mpi.c) */
     int describe_never;    /* 1: no problem descriptors in the results (--describe never) */
-    const mcb_loop_instance *loop; /* closed loop (loop.h): instance p drives problem p of
-                                      the one input, whose problems are the instances'
-                                      first steps; NULL: replay */
+    const mcb_loop_instance *loop; /* closed loop (loop.h): one instance per problem of
+                                      the inputs, in order (a problem is its instance's
+                                      first step); NULL: replay */
 } mcb_campaign;
 
 /* The default memory limit per isolated run: half the physical memory. */

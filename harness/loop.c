@@ -48,10 +48,10 @@ mcb_rc mcb_loop_instance_init(mcb_loop_instance *I, const mcb_scene_def *scene,
     for (int k = 0; k < MCB_SCENE_MAX_OPTS && scene->opts[k].name; k++) I->vals[k] = vals[k];
     snprintf(I->name, sizeof I->name, "%s", name);
     mcb_scene_args(scene, I->vals, I->args, sizeof I->args);
-    if (opt_index(scene, "steps") < 0)
+    if (!scene->trajectory || opt_index(scene, "steps") < 0)
         return mcb_fail(err, MCB_E_INPUT,
-                        "%s: the scene has no --steps: it records independent cases, not one "
-                        "trajectory, and cannot run in a closed loop",
+                        "%s: not one trajectory of the scene engine (independent cases, or its "
+                        "own stepping): it cannot run in a closed loop",
                         scene->name);
     return MCB_OK;
 }

@@ -17,6 +17,7 @@
 #include "harness/plugin.h"
 #include "lib/mcb_timer.h"
 #include "problems/scene/scenes.h"
+#include "problems/sets.h"
 
 /* --plugin FILE.so (repeatable): each plugin's solver joins the registry. */
 static int load_plugins(const mcb_cli_strings *paths)
@@ -40,7 +41,7 @@ typedef struct {
     /* simulate */
     mcb_cli_strings budgets;
     int instances, cold;
-    const char *references;
+    const char *references, *set;
 } run_args;
 
 #define RUN(field) offsetof(run_args, field)
@@ -419,6 +420,10 @@ static const mcb_cli_opt simulate_opts[] = {
              "tol:X (stop when the stop metric reaches X; at most 10000 iterations unless iters "
              "is given); kinds combine with commas; SOLVER= gives that solver its own budget "
              "(the SubADMM paper's NNewton at 3/6/9 beside 30/60/90)"},
+    {"--set", 0, MCB_CLI_STRING, RUN(set), "SET",
+     .help = "instead of SCENE: every trajectory entry of a problem set (docs/sets.md), each "
+             "its own problem set in the results; entries that are not one trajectory are left "
+             "out with a note"},
     {"--instances", 0, MCB_CLI_INT, RUN(instances), "K", 1, 10000,
      .help = "K instances of the scene with its --seed option at SEED, SEED+1, ... (the "
              "randomised repetitions of the papers; needs a scene with a --seed)"},
@@ -438,6 +443,7 @@ static const mcb_cli_cmd simulate_cmd = {
     "simulate",
     "usage: mcbench simulate SCENE [--SCENE-OPTION VALUE ...] --budget KIND:VALUE -o RESULTS.h5\n"
     "                        [--solvers a,b,...] [options]\n"
+    "       mcbench simulate --set SET --budget KIND:VALUE -o RESULTS.h5 [options]\n"
     "Closed loop (docs/closed-loop.md): each solver drives the scene itself. At every\n"
     "step the engine assembles the subproblem, the solver solves it under the per-step\n"
     "budget, and the scene advances with whatever the solver returned (no fallback, no\n"
@@ -561,64 +567,144 @@ static int simulate_budgets(run_args *a, mcb_solver_choice *choice, int ns,
     return 0;
 }
 
-/* The instances, their reference trajectories and their first steps (the
- * campaign's problems). */
-static int simulate_instances(run_args *a, const mcb_cli_args *p, mcb_loop_instance **out,
-                              mcb_problem_set *S)
+/* What simulate runs: instances (their reference trajectories computed or
+ * read from the cache) and, per input problem set, their first steps. */
+typedef struct {
+    mcb_loop_instance *I;
+    int count, cap;
+    mcb_input *in;
+    mcb_problem_set *sets;
+    char **names;
+    int nin;
+    char dir[4200]; /* the reference cache */
+} sim_plan;
+
+static void sim_plan_free(sim_plan *S)
 {
-    const mcb_scene_def *def = mcb_scene_find(p->pos[0]);
-    char names[512];
-    if (!def)
-        return mcb_cli_usage_error("simulate", "unknown scene '%s' (one of %s)", p->pos[0],
-                                   mcb_scene_names(names, sizeof names));
-    double vals[MCB_SCENE_MAX_OPTS];
-    mcb_err err;
-    mcb_rc rc = mcb_scene_parse(def, p->npos - 1, p->pos + 1, vals, &err);
-    if (rc) return mcb_cli_usage_error("simulate", "%s", err.msg);
-    int seed = -1;
+    for (int k = 0; k < S->count; k++) mcb_loop_instance_clear(&S->I[k]);
+    free(S->I);
+    for (int f = 0; f < S->nin; f++) {
+        for (int k = 0; k < S->sets[f].count; k++) mcb_problem_free(&S->sets[f].items[k]);
+        free(S->sets[f].items);
+        free(S->names[f]);
+    }
+    free(S->sets);
+    free(S->names);
+    free(S->in);
+}
+
+/* One entry (a scene at vals) as problem set `set`: K instances varying
+ * the scene's --seed. */
+static int sim_entry(run_args *a, sim_plan *S, const char *set, const mcb_scene_def *def,
+                     double *vals)
+{
+    int seed = -1, K = a->instances > 0 ? a->instances : 1;
     for (int k = 0; k < MCB_SCENE_MAX_OPTS && def->opts[k].name; k++)
         if (!strcmp(def->opts[k].name, "seed")) seed = k;
-    int K = a->instances > 0 ? a->instances : 1;
     if (K > 1 && seed < 0)
         return mcb_cli_usage_error("simulate", "--instances %d: scene %s has no --seed to vary", K,
                                    def->name);
     if (K > 1 && vals[seed] + K - 1 > def->opts[seed].max)
         return mcb_cli_usage_error("simulate", "--instances %d: --seed %.0f + %d passes its "
                                    "maximum %.0f", K, vals[seed], K - 1, def->opts[seed].max);
-    char dir[4200];
-    if (a->references) snprintf(dir, sizeof dir, "%s", a->references);
+    int f = S->nin++;
+    S->names[f] = strdup(set);
+    mcb_problem_set *P = &S->sets[f];
+    P->items = calloc((size_t)K, sizeof *P->items);
+    if (!S->names[f] || !P->items) return 1;
+    S->in[f] = (mcb_input){S->names[f], P, NULL, "scene", NULL};
+    if (S->count + K > S->cap) {
+        int cap = 2 * (S->count + K);
+        mcb_loop_instance *I = realloc(S->I, (size_t)cap * sizeof *I);
+        if (!I) return 1;
+        S->I = I;
+        S->cap = cap;
+    }
+    double seed0 = seed >= 0 ? vals[seed] : 0;
+    mcb_err err;
+    for (int k = 0; k < K; k++) {
+        char name[96];
+        if (K > 1) vals[seed] = seed0 + k;
+        if (K > 1) snprintf(name, sizeof name, "%s-seed%.0f", set, vals[seed]);
+        else snprintf(name, sizeof name, "%s", set);
+        mcb_loop_instance *I = &S->I[S->count];
+        double t0 = mcb_now_s();
+        mcb_rc rc = mcb_loop_instance_init(I, def, vals, name, &err);
+        if (!rc) S->count++;
+        if (!rc) rc = mcb_loop_reference(I, S->dir, &P->items[k], &err);
+        if (rc) return cli_fail(rc, &err);
+        P->count++;
+        fprintf(stderr, "mcbench: %s: reference trajectory of %d steps %s (%.2f s)\n", name,
+                I->ref_steps, I->ref_s > 0 ? "computed" : "from the cache", mcb_now_s() - t0);
+    }
+    return 0;
+}
+
+/* The instances of SCENE [options], or of the trajectory entries of --set. */
+static int simulate_plan(run_args *a, const mcb_cli_args *p, sim_plan *S)
+{
+    if (a->set && p->npos)
+        return mcb_cli_usage_error("simulate", "give a SCENE or --set, not both");
+    if (!a->set && (!p->npos || p->pos[0][0] == '-'))
+        return mcb_cli_usage_error("simulate", "needs a SCENE (mcbench gen --list) or --set SET");
+    mcb_err err;
+    mcb_rc rc;
+    if (a->references) snprintf(S->dir, sizeof S->dir, "%s", a->references);
     else {
         char *copy = strdup(a->out);
-        snprintf(dir, sizeof dir, "%s/references", copy ? dirname(copy) : ".");
+        snprintf(S->dir, sizeof S->dir, "%s/references", copy ? dirname(copy) : ".");
         free(copy);
     }
-    if ((rc = mcb_mkdirs(dir, &err))) return cli_fail(rc, &err);
-    mcb_loop_instance *I = calloc((size_t)K, sizeof *I);
-    S->items = calloc((size_t)K, sizeof *S->items);
-    if (!I || !S->items) {
-        free(I);
-        return 1;
+    double vals[MCB_SCENE_MAX_OPTS];
+    char names[512];
+    if (!a->set) {
+        const mcb_scene_def *def = mcb_scene_find(p->pos[0]);
+        if (!def)
+            return mcb_cli_usage_error("simulate", "unknown scene '%s' (one of %s)", p->pos[0],
+                                       mcb_scene_names(names, sizeof names));
+        if ((rc = mcb_scene_parse(def, p->npos - 1, p->pos + 1, vals, &err)))
+            return mcb_cli_usage_error("simulate", "%s", err.msg);
+        if (!def->trajectory)
+            return mcb_cli_usage_error("simulate", "scene %s is not one trajectory of the scene "
+                                       "engine: it cannot run in a closed loop", def->name);
+        if ((rc = mcb_mkdirs(S->dir, &err))) return cli_fail(rc, &err);
+        S->in = calloc(1, sizeof *S->in);
+        S->sets = calloc(1, sizeof *S->sets);
+        S->names = calloc(1, sizeof *S->names);
+        if (!S->in || !S->sets || !S->names) return 1;
+        return sim_entry(a, S, def->name, def, vals);
     }
-    *out = I;
-    for (int k = 0; k < K && !rc; k++) {
-        char name[96];
-        if (K > 1) {
-            vals[seed] = vals[seed] + (k ? 1 : 0);
-            snprintf(name, sizeof name, "%s-seed%.0f", def->name, vals[seed]);
-        } else {
-            snprintf(name, sizeof name, "%s", def->name);
-        }
-        rc = mcb_loop_instance_init(&I[k], def, vals, name, &err);
-        double t0 = mcb_now_s();
-        if (!rc) rc = mcb_loop_reference(&I[k], dir, &S->items[k], &err);
-        if (!rc) {
-            S->count++;
-            fprintf(stderr, "mcbench: %s: reference trajectory of %d steps %s (%.2f s)\n", name,
-                    I[k].ref_steps, I[k].ref_s > 0 ? "computed" : "from the cache",
-                    mcb_now_s() - t0);
-        }
+    char path[4200];
+    mcb_set *T = NULL;
+    rc = mcb_set_locate(a->set, path, sizeof path, &err);
+    if (!rc) rc = mcb_set_read(path, &T, &err);
+    if (!rc) rc = mcb_set_check(T, &err);
+    if (!rc) rc = mcb_mkdirs(S->dir, &err);
+    if (rc) {
+        mcb_set_free(&T);
+        return cli_fail(rc, &err);
     }
-    return rc ? cli_fail(rc, &err) : 0;
+    S->in = calloc((size_t)T->count + 1, sizeof *S->in);
+    S->sets = calloc((size_t)T->count + 1, sizeof *S->sets);
+    S->names = calloc((size_t)T->count + 1, sizeof *S->names);
+    int status = S->in && S->sets && S->names ? 0 : 1;
+    for (int e = 0; e < T->count && !status; e++) {
+        const mcb_set_entry *E = &T->items[e];
+        const mcb_scene_def *def = mcb_scene_find(E->scene);
+        if (!def->trajectory) {
+            fprintf(stderr, "mcbench: %s:%d: %s left out: scene %s is not one trajectory (it "
+                    "cannot run in a closed loop)\n", path, E->line, E->stem, def->name);
+            continue;
+        }
+        mcb_scene_parse(def, E->argc, E->argv, vals, &err); /* checked above */
+        status = sim_entry(a, S, E->stem, def, vals);
+    }
+    if (!status && S->nin == 0) {
+        fprintf(stderr, "mcbench simulate: %s has no trajectory entry\n", path);
+        status = MCB_CLI_EXIT_INPUT;
+    }
+    mcb_set_free(&T);
+    return status;
 }
 
 int cmd_simulate(int argc, char **argv)
@@ -633,35 +719,25 @@ int cmd_simulate(int argc, char **argv)
     mcb_cli_args p;
     int status = mcb_cli_parse(&simulate_cmd, argc, argv, &a, &p);
     if (status != MCB_CLI_GO_ON) return status;
-    status = 0;
     int ns = 0;
     mcb_solver_choice choice[64];
     mcb_campaign_opts per[64];
     memset(choice, 0, sizeof choice);
-    mcb_loop_instance *I = NULL;
-    mcb_problem_set S = {0};
-    mcb_input in = {0};
+    sim_plan S;
+    memset(&S, 0, sizeof S);
     char csv_default[4200];
-    if (!p.npos || p.pos[0][0] == '-')
-        status = mcb_cli_usage_error("simulate", "needs a SCENE (mcbench gen --list)");
-    if (!status) status = settle_shard_resume("simulate", &a);
+    status = settle_shard_resume("simulate", &a);
     if (a.cold) a.o.settings.warm_start = 0;
     if (!status) status = run_solvers("simulate", &a, choice, 64, &ns);
     if (!status) status = simulate_budgets(&a, choice, ns, per);
     if (!status) status = run_outputs(&a, NULL, 0, csv_default, sizeof csv_default);
-    if (!status) status = simulate_instances(&a, &p, &I, &S);
+    if (!status) status = simulate_plan(&a, &p, &S);
     if (!status) {
-        in.set_name = I[0].scene->name;
-        in.problems = &S;
-        in.kind = "scene";
-        a.C.loop = I;
+        a.C.loop = S.I;
         a.C.describe_never = 1; /* the first steps' descriptors would describe little */
-        status = run_campaign(&a, argc, argv, &in, 1, choice, ns);
+        status = run_campaign(&a, argc, argv, S.in, S.nin, choice, ns);
     }
-    for (int k = 0; I && k < S.count; k++) mcb_loop_instance_clear(&I[k]);
-    free(I);
-    for (int k = 0; k < S.count; k++) mcb_problem_free(&S.items[k]);
-    free(S.items);
+    sim_plan_free(&S);
     for (int s = 0; s < ns; s++) free(choice[s].params);
     mcb_cli_free(&simulate_cmd, &a, &p);
     return status;

@@ -32,6 +32,8 @@ typedef struct {
      * dishes: independent cases) refuses with MCB_E_INPUT. */
     mcb_rc (*generate)(const double *vals, const struct mcb_world_loop *loop,
                        mcb_problem_set **out, mcb_err *err);
+    int trajectory; /* 1: one trajectory of one world, --steps long: it runs in a
+                       closed loop (mcbench simulate); 0: it refuses a loop */
 } mcb_scene_def;
 
 const mcb_scene_def *mcb_scene_find(const char *name);
