@@ -448,7 +448,16 @@ static mcb_rc loop_after(void *cp, mcb_world *w, const mcb_step_info *info, mcb_
     return MCB_OK;
 }
 
-/* The run's record from its rows: totals, mean metrics (pen_max: max). */
+static int geo_metric(int k)
+{
+    return mcb_metric_is_residual(k) || k == MCB_M_NATMAP_NCP || k == MCB_M_NATMAP_CCP;
+}
+
+/* The run's record from its rows: totals, and per metric over the steps:
+ * the residuals' geometric mean with a floor of 1e-16 (so that -log10 of
+ * it is the mean over the steps of -log10 of the residual, the SubADMM
+ * paper's average accuracy AA), pen_max's maximum, pen_sum's mean. Rows of
+ * a step that stopped the run before its solve count as far as they go. */
 static void summarize(const loop_ctx *c, mcb_run *run)
 {
     mcb_loop_summary S;
@@ -456,17 +465,26 @@ static void summarize(const loop_ctx *c, mcb_run *run)
     run->info.setup_s = S.setup_s;
     run->info.solve_s = S.solve_s;
     long iters = 0;
-    double measure = 0.0;
-    for (int k = 0; k < MCB_NMETRICS; k++) run->final.val[k] = c->nrows ? 0.0 : NAN;
+    double measure = 0.0, acc[MCB_NMETRICS] = {0};
+    int cnt[MCB_NMETRICS] = {0};
     for (int s = 0; s < c->nrows; s++) {
         const double *r = c->rows + (size_t)s * MCB_STEP_COLS;
         if (isfinite(r[MCB_SC_ITERS])) iters += (long)r[MCB_SC_ITERS];
         if (isfinite(r[MCB_SC_MEASURE_S])) measure += r[MCB_SC_MEASURE_S];
         for (int k = 0; k < MCB_NMETRICS; k++) {
             double x = r[MCB_SC_METRICS + k];
-            if (k != MCB_M_PEN_MAX) run->final.val[k] += x / c->nrows;
-            else if (s == 0 || x > run->final.val[k] || isnan(x)) run->final.val[k] = x;
+            if (isnan(x)) continue;
+            if (k == MCB_M_PEN_MAX) acc[k] = cnt[k] && acc[k] >= x ? acc[k] : x;
+            else if (geo_metric(k)) acc[k] += x > 1e-16 ? log10(x) : -16.0;
+            else acc[k] += x;
+            cnt[k]++;
         }
+    }
+    for (int k = 0; k < MCB_NMETRICS; k++) {
+        if (!cnt[k]) run->final.val[k] = NAN;
+        else if (k == MCB_M_PEN_MAX) run->final.val[k] = acc[k];
+        else if (geo_metric(k)) run->final.val[k] = pow(10.0, acc[k] / cnt[k]);
+        else run->final.val[k] = acc[k] / cnt[k];
     }
     run->info.iterations = iters > 2147483647L ? 2147483647 : (int)iters;
     run->measure_s = measure;
