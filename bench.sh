@@ -2,7 +2,9 @@
 # The main job: install, build, generate the default problems (the problem
 # set problems/sets/default.set, docs/sets.md; --quick: quick.set), run the
 # bench's solvers on them with identical budgets, and write the report to
-# out/ (entry point out/index.html). Extra arguments go to `mcbench run`.
+# out/ (entry point out/index.html), then the short closed-loop campaign (the
+# set problems/sets/loop.set, each solver driving the scenes itself:
+# docs/closed-loop.md) into out/loop/. Extra arguments go to `mcbench run`.
 # The bench's solvers: one of each family that solves the Coulomb law the
 # problems store (pgs, pj, subadmm, fadmm, nncg, cond) and the
 # Siconos and MuJoCo peers when built; --all-solvers runs every registered solver
@@ -26,11 +28,17 @@ for a in "$@"; do
   esac
   args+=("$a")
 done
+list=pgs,pj,subadmm,fadmm,nncg,cond
+for s in $("$mcb" solvers | grep -oE '^(siconos|mujoco)_[a-z_]+'); do list=$list,$s; done
+loop_list=$list
 if [ $pick = bench ]; then
-  list=pgs,pj,subadmm,fadmm,nncg,cond
-  for s in $("$mcb" solvers | grep -oE '^(siconos|mujoco)_[a-z_]+'); do list=$list,$s; done
   args+=(--solvers "$list")
 fi
+prev=
+for a in ${args[@]+"${args[@]}"}; do
+  [ "$prev" = --solvers ] && loop_list=$a
+  prev=$a
+done
 set -- ${args[@]+"${args[@]}"}
 # the problems: the catalog's default set (--quick: the quick set), built
 # into out/problems/; files whose generator arguments match are reused
@@ -55,5 +63,15 @@ else
   "$mcb" run "${sets[@]}" -o "$out/results.h5" "$@"
 fi
 "$mcb" report "$out/results.h5" -o "$out"
+# the closed loop (docs/closed-loop.md): the same solvers drive the scenes of
+# the loop set themselves, 30 iterations a step; every step judged
+mkdir -p "$out/loop"
+if [ -e "$out/loop/results.h5.journal" ]; then
+  "$mcb" simulate --set loop --budget iters:30 --solvers "$loop_list" --resume "$out/loop/results.h5"
+else
+  "$mcb" simulate --set loop --budget iters:30 --solvers "$loop_list" -o "$out/loop/results.h5"
+fi
+"$mcb" report "$out/loop/results.h5" -o "$out/loop"
 echo "report: $out/index.html (open it in a browser: the summary, ranking and profile first;"
 echo "        every problem set and every problem linked from it; docs/reports.md)"
+echo "closed loop: $out/loop/index.html (each solver driving the loop set's scenes itself)"

@@ -276,6 +276,7 @@ typedef struct {
     int status_count[MCB_NSTATUS];
     double *cur;          /* the row of the step being taken */
     int failed;           /* 1: stopped in the loop */
+    int skipped;          /* 1: the solver does not take the scene's problems */
     char reason[400];
 } loop_ctx;
 
@@ -343,7 +344,10 @@ static mcb_rc loop_solve(void *cp, const mcb_problem *P, double *v, double *lamb
     for (int k = 0; k < MCB_NMETRICS; k++) row[MCB_SC_METRICS + k] = r.final.val[k];
     if (st >= 0 && st < MCB_NSTATUS) c->status_count[st]++;
     int step = c->nrows++;
-    if (!r.v || !r.lambda) {
+    if (st == MCB_ST_SKIPPED) {
+        c->skipped = 1;
+        rc = stop(c, err, "step %d: %s", step, r.info.reason);
+    } else if (!r.v || !r.lambda) {
         rc = stop(c, err, "step %d: the solver returned no solution (%s%s%s)", step,
                   mcb_status_name(st), r.info.reason[0] ? ": " : "", r.info.reason);
     } else if (!finite_vec(r.v, P->n) || !finite_vec(r.lambda, P->m)) {
@@ -528,6 +532,10 @@ mcb_rc mcb_loop_run(const mcb_loop_instance *I, const mcb_solver_def *def, const
                                         off ? ", " : "", c.status_count[s], mcb_status_name(s));
         snprintf(run->info.reason, sizeof run->info.reason, "completed %d steps (%s)", c.nrows,
                  counts[0] ? counts : "no solve");
+    } else if (c.skipped) {
+        /* not a failure of the loop: the solver does not take these problems */
+        run->info.status = MCB_ST_SKIPPED;
+        snprintf(run->info.reason, sizeof run->info.reason, "skipped at %s", c.reason);
     } else {
         /* the solver's failure, or the scene's own (a step the engine
          * refused): both end the run in the loop */
