@@ -71,8 +71,11 @@ static void trace_plot(const mcb_report_ctx *C, const char *page, const char *ba
                 s / 8 % 5 + 1);
         mcb_gp_quote(gp, O->solvers[s]);
     }
-    fprintf(gp, "%s%g with lines dt 2 lw 2 lc rgb 'gray' title 'tolerance %g'\n",
-            any ? ", " : "", C->D->tol, C->D->tol);
+    if (C->D->tol > 0) /* a budget-only campaign (tol 0) has no tolerance line */
+        fprintf(gp, "%s%g with lines dt 2 lw 2 lc rgb 'gray' title 'tolerance %g'\n",
+                any ? ", " : "", C->D->tol, C->D->tol);
+    else
+        fprintf(gp, "%s\n", any ? "" : "1 lc rgb 'white' notitle"); /* nothing to draw: an invisible line */
 }
 
 static void cell_text(FILE *html, const char *cls, const char *text)

@@ -193,8 +193,11 @@ static void convergence_script(FILE *gp, const char *base, const char *set, cons
                 mcb_gp_quote(gp, solvers[s]);
                 first = 0;
             }
-            fprintf(gp, "%s%g with lines dt 2 lw 2 lc rgb 'gray' title 'tolerance %g'\n",
-                    first ? "" : ", ", tol, tol);
+            if (tol > 0) /* a budget-only campaign (tol 0) has no tolerance line */
+                fprintf(gp, "%s%g with lines dt 2 lw 2 lc rgb 'gray' title 'tolerance %g'\n",
+                        first ? "" : ", ", tol, tol);
+            else
+                fprintf(gp, "%s\n", first ? "1 lc rgb 'white' notitle" : ""); /* nothing to draw: an invisible line */
         }
 }
 
