@@ -67,6 +67,8 @@ mcb_rc mcb_scene_quadrupeds(const double *vals, const struct mcb_world_loop *loo
                       mcb_err *err);
 mcb_rc mcb_scene_dishes(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
                       mcb_err *err);
+mcb_rc mcb_scene_bolt_nut_assembly(const double *vals, const struct mcb_world_loop *loop,
+                                   mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_bolt_nut(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
                       mcb_err *err);
 mcb_rc mcb_scene_pouring(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
