@@ -377,3 +377,117 @@ mcb_rc mcb_scene_dishes(const double *vals, const struct mcb_world_loop *loop, m
     *out = S;
     return MCB_OK;
 }
+
+/* ---------------------------------------------------------------------
+ * dish-piling: the CANAL paper's closed-loop piling (Sec. VII-B2) as one
+ * trajectory: the stack settled as above, then the 5 kg pot lifted by
+ * `--lift` and held by a Cartesian impedance (soft point and angular
+ * joints) to a scripted hand (a kinematic body) that lowers it onto the
+ * plate in `--lower` seconds and then holds still. The paper's robot (a
+ * Franka arm with an Allegro hand under joint impedance control, 47 DOF)
+ * is replaced by the impedance acting on the pot directly: the contact
+ * problem of the piling (the heavy pot landing on the light plate, the
+ * mass ratio 50 of the paper) is the same. Outcome: the stack's
+ * stability, the largest displacement of the bowls and the plate from
+ * their settled positions (m); the run fails above 5 mm (the stack
+ * slides) or at a penetration above 2 mm (half a shell). */
+
+enum { OPT_P_STEPS = 0, OPT_P_LIFT = 1, OPT_P_LOWER = 2, OPT_P_SETTLE = 3, OPT_P_SEED = 4 };
+#define PILE_K_N_M 2000.0    /* impedance: translational stiffness */
+#define PILE_D_NS_M 200.0    /*   and damping (critical for the 5 kg pot) */
+#define PILE_K_NM_RAD 20.0   /*   rotational stiffness */
+#define PILE_D_NMS_RAD 1.5   /*   and damping (about critical) */
+#define PILE_FAIL_PEN_M 2e-3
+#define PILE_FAIL_MOVE_M 5e-3
+
+typedef struct {
+    double pos0[DISHES_N - 1][3]; /* the settled bowls and plate */
+} piling_ctx;
+
+static double stack_motion(const void *c, mcb_world *w)
+{
+    const piling_ctx *p = c;
+    double mx = 0.0;
+    for (int d = 0; d < DISHES_N - 1; d++) {
+        const double *x = mcb_world_body(w, d)->pos;
+        double dx = x[0] - p->pos0[d][0], dy = x[1] - p->pos0[d][1], dz = x[2] - p->pos0[d][2];
+        double r = sqrt(dx * dx + dy * dy + dz * dz);
+        if (!(r <= mx)) mx = r;
+    }
+    return mx;
+}
+
+mcb_rc mcb_scene_dish_piling(const double *vals, const struct mcb_world_loop *loop,
+                             mcb_problem_set **out, mcb_err *err)
+{
+    if (!vals || !out) return mcb_fail(err, MCB_E_INPUT, "dish-piling: NULL argument");
+    *out = NULL;
+    int steps = (int)vals[OPT_P_STEPS], settle = (int)vals[OPT_P_SETTLE];
+    double lift = vals[OPT_P_LIFT], lower = vals[OPT_P_LOWER];
+    if (steps < 1 || settle < 1 || !(lift >= 0) || !(lower > 0))
+        return mcb_fail(err, MCB_E_INPUT,
+                        "dish-piling: need --steps >= 1, --settle >= 1, --lift >= 0, --lower > 0");
+    char source[512];
+    mcb_scene_args_named("dish-piling", vals, source, sizeof source);
+    mcb_rng rng;
+    mcb_rng_seed(&rng, (unsigned long long)vals[OPT_P_SEED]);
+    dish_stack st;
+    mcb_rc rc = place_stack(&st, &rng, err);
+    if (!rc) rc = settle_stack(&st, settle, err);
+    if (rc) return rc;
+    piling_ctx ctx;
+    for (int d = 0; d < DISHES_N - 1; d++) memcpy(ctx.pos0[d], st.rigid[d].pos, sizeof ctx.pos0[d]);
+    /* the pot lifted, the hand holding it there */
+    const int pot = DISHES_N - 1;
+    st.rigid[pot].pos[2] += lift;
+    mcb_rigid hand = st.rigid[pot];
+    hand.kinematic = 1;
+
+    mcb_world_opts o;
+    dish_opts(&o);
+    o.tol = DISHES_SETTLE_TOL;
+    o.max_iters = DISHES_SETTLE_ITERS;
+    o.loop = loop;
+    o.fail_pen_m = PILE_FAIL_PEN_M;
+    mcb_world *w = NULL;
+    int ih = -1;
+    rc = stack_world(&st, &o, &w, err);
+    if (!rc) rc = mcb_world_add_body(w, &hand, &ih, err);
+    mcb_wjoint jp, ja;
+    memset(&jp, 0, sizeof jp);
+    jp.kind = MCB_WJ_POINT;
+    jp.body_a = ih;
+    jp.body_b = pot;
+    jp.soft = 1;
+    ja = jp;
+    ja.kind = MCB_WJ_ANGULAR;
+    for (int k = 0; k < 3; k++) {
+        jp.stiffness[k] = PILE_K_N_M, jp.damping[k] = PILE_D_NS_M;
+        ja.stiffness[k] = PILE_K_NM_RAD, ja.damping[k] = PILE_D_NMS_RAD;
+    }
+    if (!rc) rc = mcb_world_add_joint(w, &jp, NULL, err);
+    if (!rc) rc = mcb_world_add_joint(w, &ja, NULL, err);
+    mcb_world_outcome oc = {"stack_motion", "m", stack_motion, &ctx, NAN, PILE_FAIL_MOVE_M, 0};
+    if (!rc) mcb_world_set_outcome(w, &oc);
+    if (!rc)
+        rc = mcb_world_describe(w, "dish-piling", "dish-piling", source,
+                                "CANAL Sec. VII-B2 closed-loop piling: the 5 kg pot lowered onto "
+                                "the settled bowl-bowl-plate stack by an impedance to a scripted hand",
+                                err);
+    mcb_problem_set *S = mcb_calloc(1, sizeof *S);
+    if (!rc && !S) rc = mcb_fail(err, MCB_E_NOMEM, "dish-piling: out of memory");
+    for (int k = 0; k < steps && !rc; k++) {
+        /* the hand descends at lift / lower until it is back at the settled pose */
+        mcb_rigid *H = mcb_world_body(w, ih);
+        H->vel[2] = (k + 1) * DISHES_H_S <= lower ? -lift / lower : 0.0;
+        mcb_step_info info;
+        rc = mcb_world_step_into(w, S, &info, err);
+    }
+    mcb_world_free(&w);
+    if (rc) {
+        mcb_problem_set_free(&S);
+        return rc;
+    }
+    *out = S;
+    return MCB_OK;
+}

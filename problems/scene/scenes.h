@@ -65,6 +65,8 @@ mcb_rc mcb_scene_stir(const double *vals, const struct mcb_world_loop *loop, mcb
                       mcb_err *err);
 mcb_rc mcb_scene_quadrupeds(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
                       mcb_err *err);
+mcb_rc mcb_scene_dish_piling(const double *vals, const struct mcb_world_loop *loop,
+                             mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_dishes(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
                       mcb_err *err);
 mcb_rc mcb_scene_bolt_nut_assembly(const double *vals, const struct mcb_world_loop *loop,
