@@ -10,7 +10,8 @@
 #       harness's (absolute) Fischer-Burmeister residual (bigger is better),
 #   AN: the same for the (relative) natural-map residual,
 # as the paper's rows do; "-" where a run failed (a status other than
-# solved or max-iterations: diverged, numerical failure, budget, crash).
+# solved, max-iterations or stalled (a solver stopping on its own at a fixed
+# point): diverged, numerical failure, budget, crash).
 # Every run starts from the problem's recorded initial guess (the previous
 # step's solution, --warm-start), as the simulator does.
 # The campaigns are DIR/table1-ITERS.h5 (and .csv).
@@ -50,7 +51,7 @@ FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   a[k] += fb > 1e-16 ? -log(fb) / log(10) : 16;
   nm = $(col["natmap"]) + 0;
   an[k] += nm > 1e-16 ? -log(nm) / log(10) : 16;
-  if (st != "solved" && st != "max-iterations") bad[k] = 1;
+  if (st != "solved" && st != "max-iterations" && st != "stalled") bad[k] = 1;
 }
 END {
   nit = split(iters, its, " ");

@@ -358,6 +358,54 @@ START_TEST(campaign_stores_the_steps)
 }
 END_TEST
 
+/* An instance of scene `name` with the option words argv. */
+static void instance_of(mcb_loop_instance *I, const char *name, int argc, char **argv)
+{
+    const mcb_scene_def *def = mcb_scene_find(name);
+    ck_assert_ptr_nonnull(def);
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err;
+    ck_assert_msg(mcb_scene_parse(def, argc, argv, vals, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(mcb_loop_instance_init(I, def, vals, name, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(mcb_loop_reference(I, NULL, NULL, &err) == MCB_OK, "%s", err.msg);
+}
+
+/* The closed-loop versions of CANAL's tests (Sec. VII-A2, VII-B2): a
+ * converging solver keeps the outcome in range at every step; the pot
+ * dropped without contact forces goes through the plate. */
+START_TEST(piling_and_assembly_hold)
+{
+    mcb_loop_instance P, B;
+    char *pa[] = {"--steps", "12", "--settle", "4"};
+    instance_of(&P, "dish-piling", 4, pa);
+    char *ba[] = {"--steps", "8"};
+    instance_of(&B, "bolt-nut-assembly", 2, ba);
+    mcb_campaign_opts o;
+    budget_iters(&o, 300);
+    mcb_run r;
+    run_loop(&P, mcb_solver_find("subadmm"), &o, &r);
+    ck_assert_msg(r.info.status == MCB_ST_SOLVED, "%s", r.info.reason);
+    for (int k = 0; k < r.step_rows; k++) {
+        double x = r.steps[(size_t)k * MCB_STEP_COLS + MCB_SC_OUTCOME];
+        ck_assert_msg(x >= 0 && x < 1e-3, "piling step %d: the stack moved %g m", k, x);
+    }
+    mcb_run_clear(&r);
+    run_loop(&P, &freefall, &o, &r);
+    ck_assert_int_eq(r.info.status, MCB_ST_FAILED_IN_LOOP);
+    ck_assert_msg(strstr(r.info.reason, "penetration"), "%s", r.info.reason);
+    mcb_run_clear(&r);
+    run_loop(&B, mcb_solver_find("subadmm"), &o, &r);
+    ck_assert_msg(r.info.status == MCB_ST_SOLVED, "%s", r.info.reason);
+    for (int k = 0; k < r.step_rows; k++) {
+        double x = r.steps[(size_t)k * MCB_STEP_COLS + MCB_SC_OUTCOME];
+        ck_assert_msg(fabs(x) < 1e-3, "assembly step %d: advance error %g m", k, x);
+    }
+    mcb_run_clear(&r);
+    mcb_loop_instance_clear(&P);
+    mcb_loop_instance_clear(&B);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("loop");
@@ -369,6 +417,7 @@ int main(void)
     tcase_add_test(tc, time_budget_ends_each_step);
     tcase_add_test(tc, scenes_without_one_trajectory_refuse);
     tcase_add_test(tc, campaign_stores_the_steps);
+    tcase_add_test(tc, piling_and_assembly_hold);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
