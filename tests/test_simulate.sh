@@ -5,8 +5,8 @@
 # selected, --instances on a scene without --seed, SCENE with --set); a
 # campaign writes one row per solver with its steps (loop_steps, engine_s,
 # the outcome columns) and reads its reference from the cache the second
-# time; two shards merged give the same runs as the whole campaign (every
-# column but the times); --instances varies the scene's seed; --set runs
+# time; two shards merged, and an MPI campaign, give the same runs as the
+# whole campaign (every column but the times); --instances varies the scene's seed; --set runs
 # the trajectory entries and leaves the others out; report works on a
 # closed-loop campaign (no tolerance: iteration budgets only).
 set -u
@@ -78,6 +78,16 @@ strip() { # the CSV without its time columns
 }
 if [ "$(strip "$d/w.csv")" = "$(strip "$d/m.csv")" ]; then ok
 else bad "merged shards differ from the whole:"; diff <(strip "$d/w.csv") <(strip "$d/m.csv") | head; fi
+
+# under MPI (where built and mpirun exists): the same runs as the whole
+if command -v mpirun >/dev/null && "$mcb" simulate --help | grep -q -- --mpi; then
+  if timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$mcb" simulate "${q[@]}" \
+      --solvers pgs,subadmm --budget iters:10 --budget subadmm=iters:20 --mpi \
+      -o "$d/mpi.h5" >"$d/out" 2>"$d/err"; then
+    if [ "$(strip "$d/w.csv")" = "$(strip "$d/mpi.csv")" ]; then ok
+    else bad "MPI results differ from the whole:"; diff <(strip "$d/w.csv") <(strip "$d/mpi.csv") | head; fi
+  else bad "simulate --mpi failed"; cat "$d/err"; fi
+fi
 
 # instances vary the scene's seed
 run instances "$mcb" simulate pouring --particles 3 --steps 4 --settle 2 --instances 2 \
