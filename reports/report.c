@@ -43,7 +43,11 @@
 static const char *const set_suffixes[] = {
     ".dat",         "_table.md",    "_table.csv",   "_iter.png",    "_iter.svg",
     "_time.png",    "_time.svg",    "_pp-time.png", "_pp-time.svg", "_pp-iter.png",
-    "_pp-iter.svg", "_dp-time.png", "_dp-time.svg", "_set.html",    ".traces.dat"};
+    "_pp-iter.svg", "_dp-time.png", "_dp-time.svg", "_set.html",    ".traces.dat",
+    /* a closed-loop set's (page_loop.c) */
+    ".loop.dat",    "_loop.md",     "_loop.csv",    "_loop-time.png", "_loop-time.svg",
+    "_loop-res.png", "_loop-res.svg", "_loop-pen.png", "_loop-pen.svg", "_loop-div.png",
+    "_loop-div.svg"};
 /* and per problem BASE_pN.html and BASE_pN.svg (N: its problem_index),
  * which no other suffix preceded by base-name characters can spell */
 #define NSUFFIXES (int)(sizeof set_suffixes / sizeof *set_suffixes)
