@@ -861,6 +861,13 @@ START_TEST(loop_report_end_to_end)
     ck_assert(strstr(t, "median over its runs") != NULL); /* two instances per solver */
     free(t);
 
+    t = slurp(out, "index.html");
+    ck_assert_ptr_nonnull(t);
+    ck_assert(strstr(t, ">stir</a> (closed loop)</td>") != NULL);
+    ck_assert(strstr(t, ">replay</a></td>") != NULL);
+    ck_assert(strstr(t, "How to read the closed-loop sets") != NULL);
+    free(t);
+
     /* the curves' data: good at step 0 over its two runs (medians of f = 1, 3);
      * bad has one run going at step 2 */
     t = slurp(out, "stir.loop.dat");
