@@ -138,9 +138,9 @@ static void loop_script(const mcb_report_ctx *C, int set, const int *has, int ns
 enum { NCOLS = 12 };
 static const char *const heads[NCOLS] = {
     "solver", "runs", "steps completed / steps", "status",
-    "AT: solver time per step (ms, setup included)", "AA: mean natmap",
-    "max penetration (pen_max)", "energy gain (J)", "divergence RMS (m)",
-    "divergence max (m)", "outcome (final)", "engine time per step (ms)"};
+    "AT (ms per step, setup included)", "AA (mean natmap)", "max penetration (pen_max)",
+    "energy gain (J)", "divergence RMS (m)", "divergence max (m)", "outcome (final)",
+    "engine (ms per step)"};
 
 /* The status cell: the runs by status ("completed" for solved), the
  * failed-in-loop ones with the first failing step and its run's reason. */
@@ -201,17 +201,24 @@ static void csv_row(FILE *csv, const char *solver, const mcb_loop_row *r, const 
     fputs("\n", csv);
 }
 
+/* Headings wrap; solver names do not; the status has room for its reason
+ * (inline styles: the style sheet shared with the replay pages is left
+ * as it is). */
 static void html_table(FILE *html, int ns, char (*f)[NCOLS][600])
 {
     fputs("<div class='tw'><table class='sortable loop'><thead><tr>", html);
-    for (int c = 0; c < NCOLS; c++) fprintf(html, "<th%s>%s</th>", c == 0 || c == 3 ? "" :
-                                            " class='n'", heads[c]);
+    for (int c = 0; c < NCOLS; c++)
+        fprintf(html, "<th%s style='white-space:normal;overflow-wrap:normal'>%s</th>",
+                c == 0 || c == 3 ? "" : " class='n'", heads[c]);
     fputs("</tr></thead><tbody>\n", html);
     for (int s = 0; s < ns; s++) {
         fputs("<tr>", html);
         for (int c = 0; c < NCOLS; c++) {
             int bad = c == 3 && strstr(f[s][3], mcb_status_name(MCB_ST_FAILED_IN_LOOP));
-            fputs(c == 0 || c == 3 ? (bad ? "<td class='bad'>" : "<td>") : "<td class='n'>",
+            fputs(c == 0   ? "<td style='white-space:nowrap;overflow-wrap:normal'>"
+                  : c == 3 ? (bad ? "<td class='bad' style='min-width:16em;overflow-wrap:normal'>"
+                                  : "<td style='min-width:16em;overflow-wrap:normal'>")
+                           : "<td class='n'>",
                   html);
             mcb_html_escape(html, f[s][c]);
             fputs("</td>", html);
