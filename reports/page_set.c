@@ -3,14 +3,16 @@
  * quartiles over the runs still going, and their count), the solver table
  * (the most read columns first, the others folded away; also as
  * BASE_table.md and BASE_table.csv), the other profiles, and one row per
- * problem linking to the problem's page. The curves' and the profiles'
- * data go to BASE.dat. Fails on a file that cannot be written or out of
- * memory, with every file it opened closed. */
+ * problem linking to the problem's page; for a set of closed-loop runs,
+ * the closed-loop section after the ranking (page_loop.c). The curves' and
+ * the profiles' data go to BASE.dat. Fails on a file that cannot be
+ * written or out of memory, with every file it opened closed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reports/html.h"
+#include "reports/loop_stats.h"
 #include "reports/profile.h"
 #include "reports/report_pages.h"
 
@@ -328,7 +330,11 @@ static mcb_rc problem_table(const mcb_report_ctx *C, FILE *html, int set, mcb_er
     return MCB_OK;
 }
 
-static void set_page_body(const mcb_report_ctx *C, FILE *html, int set, int np, int unsolved)
+/* loop: the set's runs are closed-loop runs, without traces: the
+ * convergence plots, which would be empty, give way to the per-step curves
+ * of the closed-loop section. */
+static void set_page_body(const mcb_report_ctx *C, FILE *html, int set, int np, int unsolved,
+                          int loop)
 {
     const char *base = C->bases[set];
     fprintf(html, "<p class='meta'>%d problem%s; ", np, np == 1 ? "" : "s");
@@ -342,6 +348,7 @@ static void set_page_body(const mcb_report_ctx *C, FILE *html, int set, int np, 
                     "Performance profile of the time to tolerance: the fraction of the set's "
                     "problems each solver solved within a factor tau of the best solver's time; "
                     "higher and further left is better. " MCB_REFUSAL_NOTE);
+    if (loop) return;
     fputs("<h2>Convergence</h2>\n", html);
     mcb_html_figure(html, base, "_iter", "residual against iteration",
                     "Stop-metric residual against iteration: per solver, the median (thick "
@@ -374,8 +381,10 @@ mcb_rc mcb_page_set(const mcb_report_ctx *C, int set, mcb_err *err)
         fputs("<h2>Ranking</h2>\n", html);
         rc = mcb_html_ranking(html, O, set, err);
     }
+    int loop = mcb_loop_any(C->D, O->sets[set]);
+    if (!rc && loop) rc = mcb_page_loop(C, html, set, err);
     if (!rc) {
-        set_page_body(C, html, set, np, unsolved);
+        set_page_body(C, html, set, np, unsolved, loop);
         fputs("<h2>Solvers</h2>\n", html);
         rc = write_tables(C, set, md, csv, html, err);
     }

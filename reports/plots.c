@@ -17,7 +17,7 @@
 #include "reports/profile.h"
 #include "reports/report_pages.h"
 
-static const char *const terms[2][2] = {
+const char *const mcb_plot_terms[2][2] = {
     {"pngcairo size 1400,700 enhanced font 'Sans,14'", "png"},
     {"svg size 1400,700 enhanced font 'Sans,14' background rgb 'white'", "svg"}};
 /* Profiles are lower, so that the summary shows one with its key at once. */
@@ -27,7 +27,7 @@ static const char *const profile_terms[2][2] = {
 
 /* Below the plot, as many columns as fit; solver names as they are
  * (the terminals are enhanced for the log axes' tic labels: html.h). */
-static const char key_below[] =
+const char mcb_gp_key_below[] =
     "set key outside bottom center horizontal spacing 1.2 width 1 noenhanced\n";
 
 const mcb_profile_kind mcb_profile_kinds[3] = {
@@ -39,8 +39,7 @@ const mcb_profile_kind mcb_profile_kinds[3] = {
      "time to tolerance (s, setup + solve)", 0, 0, MCB_PROFILE_TIME_FLOOR},
 };
 
-/* Line style of solver s: gnuplot's 8 colours, then dashes for the next 8. */
-static void solver_style(FILE *gp, int s)
+void mcb_gp_solver_style(FILE *gp, int s)
 {
     fprintf(gp, "lc %d dt %d", s % 8 + 1, s / 8 % 5 + 1);
 }
@@ -74,7 +73,7 @@ static void plot_profile(FILE *dat, FILE *gp, int first, const char *base, const
         mcb_gp_text(gp, "title", title);
         mcb_gp_text(gp, "xlabel", K->xlabel);
         mcb_gp_text(gp, "ylabel", "fraction of problems solved");
-        fprintf(gp, "set yrange [0:1.05]\nset grid\n%s", key_below);
+        fprintf(gp, "set yrange [0:1.05]\nset grid\n%s", mcb_gp_key_below);
         if (K->relative) fprintf(gp, "set xrange [0:%.9g]\n", xmax);
         else fprintf(gp, "set logscale x\nset format x '%s'\nset xrange [%.9g:%.9g]\n",
                      MCB_GP_LOG_FORMAT, xmin, xmax);
@@ -82,7 +81,7 @@ static void plot_profile(FILE *dat, FILE *gp, int first, const char *base, const
         for (int s = 0; s < P->nsolvers; s++) {
             fprintf(gp, "%s'%s.dat' index %d using %s with steps lw 3 ", s ? ", " : "", base,
                     first + s, K->relative ? "(log($1)/log(2)):2" : "1:2");
-            solver_style(gp, s);
+            mcb_gp_solver_style(gp, s);
             fprintf(gp, " title ");
             mcb_gp_quote(gp, solvers[s]);
         }
@@ -152,8 +151,9 @@ static void convergence_script(FILE *gp, const char *base, const char *set, cons
 {
     for (int t = 0; t < 2; t++)
         for (int kind = 0; kind < 2; kind++) {
-            fprintf(gp, "reset\nset terminal %s\n", terms[t][0]);
-            fprintf(gp, "set output '%s_%s.%s'\n", base, kind ? "time" : "iter", terms[t][1]);
+            fprintf(gp, "reset\nset terminal %s\n", mcb_plot_terms[t][0]);
+            fprintf(gp, "set output '%s_%s.%s'\n", base, kind ? "time" : "iter",
+                    mcb_plot_terms[t][1]);
             char title[512];
             snprintf(title, sizeof title, "%s: %s residual against %s, over the runs still going",
                      set, metric, kind ? "solver time" : "iteration");
@@ -169,7 +169,7 @@ static void convergence_script(FILE *gp, const char *base, const char *set, cons
                         "set style fill transparent solid 0.15 noborder\nset logscale x\n"
                         "set format x '%s'\nset ytics nomirror\nset y2tics\n"
                         "set y2range [0:%d]\n",
-                    MCB_GP_LOG_FORMAT, key_below, kind ? MCB_GP_LOG_FORMAT : "%g",
+                    MCB_GP_LOG_FORMAT, mcb_gp_key_below, kind ? MCB_GP_LOG_FORMAT : "%g",
                     maxgoing > 0 ? maxgoing + (maxgoing + 9) / 10 : 1);
             if (!positive[kind]) {
                 fputs(kind ? "set xrange [1e-6:1]\n" : "set xrange [1:10]\n", gp);
@@ -185,10 +185,10 @@ static void convergence_script(FILE *gp, const char *base, const char *set, cons
                             "lc %d notitle, ", first ? "" : ", ", base, ix, s % 8 + 1);
                 fprintf(gp, "'%s.dat' index %d using ($1>0?$1:1/0):5 axes x1y2 with steps lw 1 ",
                         base, ix);
-                solver_style(gp, s);
+                mcb_gp_solver_style(gp, s);
                 fprintf(gp, " notitle, '%s.dat' index %d using ($1>0?$1:1/0):2 with lines lw 3 ",
                         base, ix);
-                solver_style(gp, s);
+                mcb_gp_solver_style(gp, s);
                 fprintf(gp, " title ");
                 mcb_gp_quote(gp, solvers[s]);
                 first = 0;

@@ -29,6 +29,7 @@
 
 #include "reports/html.h"
 #include "lib/mcb_paths.h"
+#include "reports/loop_stats.h"
 #include "reports/outcomes.h"
 #include "reports/plot_difficulty.h"
 #include "reports/profile.h"
@@ -43,7 +44,11 @@
 static const char *const set_suffixes[] = {
     ".dat",         "_table.md",    "_table.csv",   "_iter.png",    "_iter.svg",
     "_time.png",    "_time.svg",    "_pp-time.png", "_pp-time.svg", "_pp-iter.png",
-    "_pp-iter.svg", "_dp-time.png", "_dp-time.svg", "_set.html",    ".traces.dat"};
+    "_pp-iter.svg", "_dp-time.png", "_dp-time.svg", "_set.html",    ".traces.dat",
+    /* a closed-loop set's (page_loop.c) */
+    ".loop.dat",    "_loop.md",     "_loop.csv",    "_loop-time.png", "_loop-time.svg",
+    "_loop-res.png", "_loop-res.svg", "_loop-pen.png", "_loop-pen.svg", "_loop-div.png",
+    "_loop-div.svg"};
 /* and per problem BASE_pN.html and BASE_pN.svg (N: its problem_index),
  * which no other suffix preceded by base-name characters can spell */
 #define NSUFFIXES (int)(sizeof set_suffixes / sizeof *set_suffixes)
@@ -255,11 +260,12 @@ static int solved_by_any(const mcb_outcomes *O, int p)
     return 0;
 }
 
-/* One row per set: its page, its problems, those no solver solved, and
- * the solver ranked first on it. */
-static mcb_rc sets_table(FILE *html, const mcb_outcomes *O, const base_name *bases,
-                         mcb_err *err)
+/* One row per set: its page (marked when its runs are closed-loop runs),
+ * its problems, those no solver solved, and the solver ranked first on it. */
+static mcb_rc sets_table(FILE *html, const mcb_report_ctx *C, mcb_err *err)
 {
+    const mcb_outcomes *O = C->O;
+    const base_name *bases = C->bases;
     int ns = O->nsolvers;
     int *order = mcb_malloc((size_t)ns + 1, sizeof *order);
     int *solved = mcb_malloc((size_t)ns + 1, sizeof *solved);
@@ -284,7 +290,8 @@ static mcb_rc sets_table(FILE *html, const mcb_outcomes *O, const base_name *bas
         mcb_url_escape(html, bases[set]);
         fputs("_set.html'>", html);
         mcb_html_escape(html, O->sets[set]);
-        fprintf(html, "</a></td><td class='n'>%d</td><td class='n%s'>%d</td><td>", np,
+        fputs(mcb_loop_any(C->D, O->sets[set]) ? "</a> (closed loop)" : "</a>", html);
+        fprintf(html, "</td><td class='n'>%d</td><td class='n%s'>%d</td><td>", np,
                 unsolved ? " bad" : "", unsolved);
         int s = order[0];
         mcb_html_escape(html, O->solvers[s]);
@@ -370,6 +377,19 @@ static const char how_to_read[] =
     "the median does not flatten into the plateau of runs that ended; when the count falls, "
     "the curve describes fewer and harder problems.</p>\n</details>\n";
 
+static const char how_to_read_loop[] =
+    "<details><summary>How to read the closed-loop sets</summary>\n"
+    "<p>In a set marked <b>closed loop</b> (<code>mcbench simulate</code>) each solver drove "
+    "the scene itself under the per-step budget, every step judged by the harness as a "
+    "replay run is. A run counts as <b>solved</b> when it completed every step, with its "
+    "solver time summed over the steps as its time; a run stopped as "
+    "<code>failed-in-loop</code> failed. The set&#39;s page has the outcome table (steps "
+    "completed, the first failing step and its reason, the mean solver time per step AT and "
+    "the mean natural-map residual AA as in SubADMM&#39;s Table I, penetration, energy gain, "
+    "divergence from the reference trajectory, the scene&#39;s outcome, the engine&#39;s "
+    "time per step; &quot;-&quot; for a solver that completed no run) and the per-step "
+    "curves: at each step, the median over the runs still going.</p>\n</details>\n";
+
 static mcb_rc write_index(const mcb_report_ctx *C, FILE *html, const char *results_path,
                           mcb_err *err)
 {
@@ -393,7 +413,7 @@ static mcb_rc write_index(const mcb_report_ctx *C, FILE *html, const char *resul
     fputs("<h2>Problem sets</h2>\n<p class='meta'>Each set's page has its convergence plots, "
           "its solver table and one row per problem, linking to the problem's page.</p>\n",
           html);
-    if ((rc = sets_table(html, O, C->bases, err))) return rc;
+    if ((rc = sets_table(html, C, err))) return rc;
     problem_lists(C, html, unsolved);
     if ((rc = mcb_plot_difficulty(html, C->gp, C->outdir, C->D, O, err))) return rc;
     mcb_html_more_profiles(html, ALL_SETS_BASE, " over every problem");
@@ -405,6 +425,7 @@ static mcb_rc write_index(const mcb_report_ctx *C, FILE *html, const char *resul
     mcb_html_link(html, "plots", ".gp", "plots.gp");
     fputs("</p>\n", html);
     fprintf(html, how_to_read, MCB_PROFILE_TIME_FLOOR, MCB_PROFILE_ITER_FLOOR);
+    if (mcb_loop_any(C->D, NULL)) fputs(how_to_read_loop, html);
     mcb_html_end(html);
     return MCB_OK;
 }

@@ -37,6 +37,12 @@ typedef struct {
     "solver over the problems it accepted"
 
 /* ---- plots.c */
+/* The wide plots' terminals: [0] PNG, [1] SVG; each {terminal, extension}. */
+extern const char *const mcb_plot_terms[2][2];
+/* gnuplot's key below the plot, names as they are (noenhanced). */
+extern const char mcb_gp_key_below[];
+/* Line style of solver s: gnuplot's 8 colours, then dashes for the next 8. */
+void mcb_gp_solver_style(FILE *gp, int s);
 typedef struct {
     const char *suffix, *title, *xlabel;
     int iters, relative;
@@ -67,6 +73,13 @@ void mcb_html_more_profiles(FILE *html, const char *base, const char *scope);
 mcb_rc mcb_page_set(const mcb_report_ctx *C, int set, mcb_err *err);
 /* A ranking table (class sortable) of the solvers on set `set` (-1: all). */
 mcb_rc mcb_html_ranking(FILE *html, const mcb_outcomes *O, int set, mcb_err *err);
+
+/* ---- page_loop.c: the closed-loop section of a set page, when the set has
+ * closed-loop runs (loop_stats.h): the outcome table (also BASE_loop.md
+ * and BASE_loop.csv), the per-step curves (BASE_loop-time, BASE_loop-res,
+ * BASE_loop-pen) and the divergence plot (BASE_loop-div); their data in
+ * BASE.loop.dat. */
+mcb_rc mcb_page_loop(const mcb_report_ctx *C, FILE *html, int set, mcb_err *err);
 
 /* ---- page_problem.c: BASE_pN.html and BASE_pN.svg per problem (N its
  * problem_index), BASE.traces.dat */

@@ -5,7 +5,13 @@
  * (reports/outcomes.c) and the solvers' ranking on it, each over the
  * problems it accepted (skipped and missing runs not accepted); the convergence
  * curve over the runs still going, with their count (reports/curves.c);
- * names relative to the output directory (mcb_path_relative). */
+ * names relative to the output directory (mcb_path_relative); closed-loop
+ * runs (reports/loop_stats.c, page_loop.c): the per-step medians over the
+ * runs still going, the outcome table's row by hand, and `mcbench report`
+ * on a results file of synthetic closed-loop runs written through the
+ * journal and mcb_results_write: its outcome table (a solver that failed in
+ * every run shown "-" with its first failing step), the curves' data and
+ * plot scripts, and a replay set beside it left without them. */
 #include <check.h>
 
 #include "check_main.h"
@@ -16,10 +22,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/mcb_journal.h"
 #include "lib/mcb_paths.h"
 #include "reports/curves.h"
+#include "reports/loop_stats.h"
 #include "reports/outcomes.h"
 #include "reports/profile.h"
+#include "reports/report.h"
 
 #define X NAN /* a failure */
 
@@ -509,6 +518,398 @@ START_TEST(relative_paths)
 }
 END_TEST
 
+/* ----------------------------------------------------------- closed loop */
+
+/* The step rows of a synthetic closed-loop run of scale f, `rows` rows;
+ * when failed, the last row is the failing step: its solve measured, the
+ * state's measures NaN (as the loop records a step whose solution was not
+ * finite). Step k:
+ *   setup 1e-3 f, solve 1e-3 f (k + 1)   (time 1e-3 f (k + 2))
+ *   every metric 1e-6 f (k + 1), but pen_max 1e-4 f (k + 1)
+ *   engine 5e-4 f; kinetic energy 0.1 f k (potential, elastic 0)
+ *   divergence RMS 1e-3 f k, max 2e-3 f k; outcome f + 0.1 k */
+static double *loop_rows(double f, int rows, int failed)
+{
+    double *t = calloc((size_t)rows * MCB_STEP_COLS, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    for (int k = 0; k < rows; k++) {
+        double *r = t + (size_t)k * MCB_STEP_COLS;
+        r[MCB_SC_STEP] = k;
+        r[MCB_SC_STATUS] = MCB_ST_MAX_ITERS;
+        r[MCB_SC_ITERS] = 10;
+        r[MCB_SC_SETUP_S] = 1e-3 * f;
+        r[MCB_SC_SOLVE_S] = 1e-3 * f * (k + 1);
+        r[MCB_SC_ENGINE_S] = 5e-4 * f;
+        r[MCB_SC_CONTACTS] = 2;
+        r[MCB_SC_N] = r[MCB_SC_M] = 6;
+        for (int m = 0; m < MCB_NMETRICS; m++) r[MCB_SC_METRICS + m] = 1e-6 * f * (k + 1);
+        r[MCB_SC_METRICS + MCB_M_PEN_MAX] = 1e-4 * f * (k + 1);
+        r[MCB_SC_KINETIC_J] = 0.1 * f * k;
+        r[MCB_SC_DIV_RMS_M] = 1e-3 * f * k;
+        r[MCB_SC_DIV_MAX_M] = 2e-3 * f * k;
+        r[MCB_SC_OUTCOME] = f + 0.1 * k;
+        if (failed && k == rows - 1)
+            for (int c = MCB_SC_KINETIC_J; c < MCB_STEP_COLS; c++) r[c] = NAN;
+    }
+    return t;
+}
+
+/* A scene of 4 steps, instances i0 and i1, one repetition:
+ *   good   completes both (f = 1, 3)
+ *   mixed  completes i0 (f = 4); fails i1 at step 2 (f = 5, 3 rows)
+ *   bad    fails i0 at step 2 and i1 at step 1 (f = 2)
+ * By hand, over the completed runs (steps of f: time sum 14e-3 f, natmap
+ * sum 10e-6 f, pen_max max 4e-4 f, energy gain 0.3 f, divergence RMS
+ * 1e-3 f sqrt(3.5), max 6e-3 f, final outcome f + 0.3, engine 5e-4 f):
+ *   good:  AT 56e-3 / 8 = 7 ms, AA 40e-6 / 8 = 5e-6, pen 1.2e-3, gain 0.9,
+ *          RMS 1e-3 sqrt(3.5 (1 + 9) / 2) = 1e-3 sqrt(17.5), max 0.018,
+ *          outcome median(1.3, 3.3) = 2.3, engine 1 ms; 8/8 steps
+ *   mixed: AT 14 ms, AA 1e-5, pen 1.6e-3, gain 1.2, RMS 4e-3 sqrt(3.5),
+ *          max 0.024, outcome 4.3, engine 2 ms; 4 + 2 = 6/8 steps, first
+ *          failing step 2
+ *   bad:   no completed run: every measure NaN ("-"); 2 + 1 = 3/8 steps,
+ *          first failing step 1 (i1's run) */
+enum { NLOOP = 6 };
+static const struct {
+    const char *solver;
+    int inst;
+    double f;
+    int rows, failed;
+} loop_cases[NLOOP] = {{"good", 0, 1, 4, 0},  {"good", 1, 3, 4, 0},  {"mixed", 0, 4, 4, 0},
+                       {"mixed", 1, 5, 3, 1}, {"bad", 0, 2, 3, 1},   {"bad", 1, 2, 2, 1}};
+
+static void loop_records(mcb_run_rec *runs, char reasons[NLOOP][128])
+{
+    static char set[] = "stir", inst[2][8] = {"stir-i0", "stir-i1"};
+    for (int k = 0; k < NLOOP; k++) {
+        int rows = loop_cases[k].rows, failed = loop_cases[k].failed;
+        if (failed)
+            snprintf(reasons[k], 128, "failed in the loop at step %d: the state is not finite",
+                     rows - 1);
+        else snprintf(reasons[k], 128, "completed %d steps (%d max-iterations)", rows, rows);
+        runs[k] = (mcb_run_rec){.problem_set = set, .problem = inst[loop_cases[k].inst],
+                                .problem_index = loop_cases[k].inst,
+                                .solver = (char *)loop_cases[k].solver, .reason = reasons[k],
+                                .config = set, .run_index = k,
+                                .status = failed ? MCB_ST_FAILED_IN_LOOP : MCB_ST_SOLVED,
+                                .iterations = 10 * rows, .n = 6, .m = 6, .ncontacts = 2,
+                                .setup_s = 1e-3 * loop_cases[k].f * rows,
+                                .step_rows = rows,
+                                .steps = loop_rows(loop_cases[k].f, rows, failed)};
+        for (int m = 0; m < MCB_NMETRICS; m++) runs[k].final.val[m] = 1e-6;
+    }
+}
+
+static void loop_records_free(mcb_run_rec *runs)
+{
+    for (int k = 0; k < NLOOP; k++) free(runs[k].steps);
+}
+
+#define NEAR(x, want)                                                                     \
+    do {                                                                                  \
+        double x_ = (x), w_ = (want);                                                     \
+        ck_assert_msg(fabs(x_ - w_) <= 1e-12 * fmax(1, fabs(w_)), "%s = %.17g, expected %.17g", \
+                      #x, x_, w_);                                                        \
+    } while (0)
+
+/* r against completed, failed, steps done, steps total, first failing
+ * step and its run (n[6]), and the measures at_s .. engine_s (NaN: NaN). */
+static void expect_loop_row(const mcb_loop_row *r, const int *n, const double *want)
+{
+    ck_assert_int_eq(r->runs, 2);
+    const long got_n[6] = {r->completed, r->failed, r->steps_done, r->steps_total,
+                           r->first_fail, r->first_fail_run};
+    for (int k = 0; k < 6; k++)
+        ck_assert_msg(got_n[k] == n[k], "count %d: %ld, expected %d", k, got_n[k], n[k]);
+    ck_assert_int_eq(r->other, 0);
+    const double got[8] = {r->at_s, r->aa, r->pen_max, r->energy_gain_J, r->div_rms_m,
+                           r->div_max_m, r->outcome, r->engine_s};
+    for (int k = 0; k < 8; k++)
+        ck_assert_msg(isnan(want[k]) ? isnan(got[k])
+                                     : fabs(got[k] - want[k]) <= 1e-12 * fmax(1, fabs(want[k])),
+                      "measure %d: %.17g, expected %.17g", k, got[k], want[k]);
+}
+
+START_TEST(loop_known_answers)
+{
+    mcb_run_rec runs[NLOOP];
+    char reasons[NLOOP][128];
+    loop_records(runs, reasons);
+    const mcb_run_rec *good[2] = {&runs[0], &runs[1]}, *mixed[2] = {&runs[2], &runs[3]};
+    const mcb_run_rec *bad[2] = {&runs[4], &runs[5]};
+    mcb_loop_curve c;
+    mcb_err err;
+    /* good: both runs at every step; medians of f = 1 and 3 */
+    ck_assert_int_eq(mcb_loop_curve_compute(good, 2, MCB_M_NATMAP, &c, &err), MCB_OK);
+    ck_assert_int_eq(c.nsteps, 4);
+    for (int s = 0; s < 4; s++) ck_assert_int_eq(c.runs[s], 2);
+    NEAR(c.med[MCB_LQ_TIME][0], 4e-3);        /* of 2e-3, 6e-3 */
+    NEAR(c.med[MCB_LQ_TIME][3], 10e-3);       /* of 5e-3, 15e-3 */
+    NEAR(c.med[MCB_LQ_RES][1], 4e-6);         /* of 2e-6, 6e-6 */
+    NEAR(c.med[MCB_LQ_PEN][3], 8e-4);         /* of 4e-4, 12e-4 */
+    NEAR(c.med[MCB_LQ_ENGINE][2], 1e-3);      /* of 5e-4, 15e-4 */
+    NEAR(c.med[MCB_LQ_DIV_RMS][0], 0);
+    NEAR(c.med[MCB_LQ_DIV_MAX][3], 12e-3);    /* of 6e-3, 18e-3 */
+    mcb_loop_curve_free(&c);
+    /* the residual curve follows the stop metric's column */
+    runs[0].steps[MCB_SC_METRICS + MCB_M_ZRES] = 7;
+    runs[1].steps[MCB_SC_METRICS + MCB_M_ZRES] = 9;
+    ck_assert_int_eq(mcb_loop_curve_compute(good, 2, MCB_M_ZRES, &c, &err), MCB_OK);
+    NEAR(c.med[MCB_LQ_RES][0], 8);
+    mcb_loop_curve_free(&c);
+    /* mixed: i1 leaves after its failing step 2; the NaN measures of that
+     * step are left out of the median */
+    ck_assert_int_eq(mcb_loop_curve_compute(mixed, 2, MCB_M_NATMAP, &c, &err), MCB_OK);
+    ck_assert_int_eq(c.nsteps, 4);
+    ck_assert_int_eq(c.runs[2], 2);
+    ck_assert_int_eq(c.runs[3], 1);
+    NEAR(c.med[MCB_LQ_TIME][2], 18e-3);       /* of 16e-3, 20e-3 */
+    NEAR(c.med[MCB_LQ_DIV_RMS][2], 8e-3);     /* i0's alone */
+    NEAR(c.med[MCB_LQ_TIME][3], 20e-3);       /* i0 alone */
+    mcb_loop_curve_free(&c);
+    mcb_loop_curve_free(&c);
+    ck_assert_int_eq(mcb_loop_curve_compute(mixed, 2, MCB_NMETRICS, &c, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(c.runs);
+
+    const int sched[2] = {4, 4};
+    double buf[3];
+    mcb_loop_row r;
+    mcb_loop_row_compute(good, 2, sched, buf, &r);
+    expect_loop_row(&r, (const int[]){2, 0, 8, 8, -1, -1},
+                    (const double[]){7e-3, 5e-6, 1.2e-3, 0.9, 1e-3 * sqrt(17.5), 0.018, 2.3, 1e-3});
+    mcb_loop_row_compute(mixed, 2, sched, buf, &r);
+    expect_loop_row(&r, (const int[]){1, 1, 6, 8, 2, 1},
+                    (const double[]){14e-3, 1e-5, 1.6e-3, 1.2, 4e-3 * sqrt(3.5), 0.024, 4.3, 2e-3});
+    mcb_loop_row_compute(bad, 2, sched, buf, &r);
+    expect_loop_row(&r, (const int[]){0, 2, 3, 8, 1, 1},
+                    (const double[]){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN});
+    /* a total not known for one run: unknown */
+    mcb_loop_row_compute(bad, 2, (const int[]){-1, 4}, buf, &r);
+    ck_assert_int_eq(r.steps_total, -1);
+    /* a failed run without rows failed at step 0 */
+    mcb_run_rec empty = {.status = MCB_ST_FAILED_IN_LOOP};
+    ck_assert_int_eq(mcb_loop_failed_step(&empty), 0);
+    ck_assert_int_eq(mcb_loop_failed_step(&runs[5]), 1);
+
+    /* scheduled steps: those of the instance's completed runs */
+    mcb_results_data D;
+    memset(&D, 0, sizeof D);
+    D.count = NLOOP;
+    D.runs = runs;
+    ck_assert_int_eq(mcb_loop_scheduled_steps(&D, "stir", 1), 4);
+    runs[1].status = MCB_ST_CRASHED; /* i1 then has no completed run */
+    ck_assert_int_eq(mcb_loop_scheduled_steps(&D, "stir", 1), -1);
+    ck_assert_int_eq(mcb_loop_any(&D, "stir"), 1);
+    ck_assert_int_eq(mcb_loop_any(&D, "other"), 0);
+    runs[0].problem_set = runs[5].problem_set = (char *)"other"; /* no rows, but failed */
+    runs[0].step_rows = runs[5].step_rows = 0;
+    ck_assert_int_eq(mcb_loop_any(&D, "other"), 1);
+    runs[5].status = MCB_ST_CRASHED;
+    ck_assert_int_eq(mcb_loop_any(&D, "other"), 0);
+    runs[0].step_rows = 4;
+    runs[5].step_rows = 2;
+    loop_records_free(runs);
+}
+END_TEST
+
+static char *slurp(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void expect_file(const char *dir, const char *name, int present)
+{
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int there = stat(path, &st) == 0 && st.st_size > 0;
+    ck_assert_msg(there == present, "%s: %s", path, present ? "missing or empty" : "written");
+}
+
+/* The CSV row of `solver`: its numbers (fields 1..) against want (NaN: an
+ * empty field), the reason field (8) against reason. */
+static void expect_csv_row(const char *csv, const char *solver, const double *want,
+                           const char *reason)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n%s,", solver);
+    const char *row = strstr(csv, key);
+    ck_assert_msg(row != NULL, "no row of %s in:\n%s", solver, csv);
+    row += strlen(key);
+    const char *end = strchr(row, '\n');
+    for (int k = 1; k <= 16; k++) {
+        const char *comma = strchr(row, ',');
+        const char *stop = comma && comma < end ? comma : end;
+        if (k == 8) {
+            ck_assert_msg((size_t)(stop - row) == strlen(reason) &&
+                          !strncmp(row, reason, strlen(reason)),
+                          "%s: reason %.*s, expected %s", solver, (int)(stop - row), row, reason);
+        } else {
+            double w = want[k < 8 ? k - 1 : k - 2];
+            if (isnan(w)) {
+                ck_assert_msg(stop == row, "%s field %d: %.*s, expected nothing", solver, k,
+                              (int)(stop - row), row);
+            } else {
+                char *e;
+                double x = strtod(row, &e);
+                ck_assert_msg(e == stop && fabs(x - w) <= 1e-5 * fabs(w),
+                              "%s field %d: %.*s, expected %g", solver, k, (int)(stop - row),
+                              row, w);
+            }
+        }
+        row = stop + 1;
+    }
+}
+
+/* mcbench report on a results file of the closed-loop runs above (written
+ * as a campaign writes them: the journal, then mcb_results_write) and a
+ * replay set beside them. */
+START_TEST(loop_report_end_to_end)
+{
+    char dir[] = "/tmp/mcb_loopXXXXXX", h5[256], csv[256], jr[300], out[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(h5, sizeof h5, "%s/r.h5", dir);
+    snprintf(csv, sizeof csv, "%s/r.csv", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    mcb_journal_path(h5, jr, sizeof jr);
+    mcb_run_rec runs[NLOOP + 1];
+    char reasons[NLOOP][128], replay[] = "replay", p0[] = "p0", good[] = "good", none[] = "";
+    loop_records(runs, reasons);
+    runs[NLOOP] = (mcb_run_rec){.problem_set = replay, .problem = p0, .solver = good,
+                                .reason = none, .config = none, .run_index = NLOOP,
+                                .status = MCB_ST_SOLVED, .iterations = 5, .n = 6, .m = 6,
+                                .setup_s = 1e-3, .solve_s = 2e-3};
+    char metric[] = "natmap", text[] = "test";
+    mcb_results_data ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.stop_metric = metric;
+    ctx.date = ctx.git_revision = ctx.cpu_model = ctx.compiler = ctx.command = text;
+    ctx.cflags = ctx.settings = text;
+    ctx.tol = 1e-6;
+    ctx.max_iters = 30;
+    ctx.time_limit_s = 1;
+    ctx.threads = ctx.cpu_count = ctx.repeat = 1;
+    ctx.total_runs = NLOOP + 1;
+    mcb_err err;
+    mcb_journal *J = NULL;
+    ck_assert_msg(mcb_journal_create(jr, &ctx, &J, &err) == MCB_OK, "%s", err.msg);
+    for (int k = 0; k <= NLOOP; k++)
+        ck_assert_msg(mcb_journal_append_run(J, &runs[k], &err) == MCB_OK, "%s", err.msg);
+    mcb_journal_close(&J);
+    mcb_results_src *S = NULL;
+    ck_assert_msg(mcb_results_src_open(jr, &S, &err) == MCB_OK, "%s", err.msg);
+    mcb_pick picks[NLOOP + 1];
+    for (int k = 0; k <= NLOOP; k++) picks[k] = (mcb_pick){S, k};
+    ck_assert_msg(mcb_results_write(h5, csv, &ctx, picks, NLOOP + 1, &err) == MCB_OK, "%s",
+                  err.msg);
+    mcb_results_src_close(&S);
+    unlink(jr);
+    loop_records_free(runs);
+    ck_assert_msg(mcb_report(h5, out, NULL, &err) == MCB_OK, "%s", err.msg);
+
+    /* the outcome table: CSV (numbers), Markdown and HTML ("-") */
+    char *t = slurp(out, "stir_loop.csv");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_msg(!strncmp(t, "solver,runs,completed,failed_in_loop,other,steps_completed,"
+                              "steps,first_failed_step,first_failed_reason,at_ms,aa_natmap,"
+                              "pen_max,energy_gain_J,div_rms_m,div_max_m,outcome,engine_ms\n",
+                           strlen("solver,runs,")), "header: %s", t);
+    /* runs completed failed other done steps first | AT AA pen gain rms max outcome engine */
+    expect_csv_row(t, "good", (double[]){2, 2, 0, 0, 8, 8, NAN, 7, 5e-6, 1.2e-3, 0.9,
+                                         1e-3 * sqrt(17.5), 0.018, 2.3, 1}, "");
+    expect_csv_row(t, "mixed", (double[]){2, 1, 1, 0, 6, 8, 2, 14, 1e-5, 1.6e-3, 1.2,
+                                          4e-3 * sqrt(3.5), 0.024, 4.3, 2},
+                   "failed in the loop at step 2: the state is not finite");
+    expect_csv_row(t, "bad",
+                   (double[]){2, 0, 2, 0, 3, 8, 1, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN},
+                   "failed in the loop at step 1: the state is not finite");
+    free(t);
+    t = slurp(out, "stir_loop.md");
+    ck_assert_ptr_nonnull(t);
+    const char *md_rows[3] = {
+        "| good | 2 | 8/8 | completed 2 | 7 | 5e-06 | 0.0012 | 0.9 | 0.00418 | 0.018 | 2.3 | 1 |",
+        "| mixed | 2 | 6/8 | completed 1, failed-in-loop 1 (first at step 2: failed in the loop "
+        "at step 2: the state is not finite) | 14 | 1e-05 | 0.0016 | 1.2 | 0.00748 | 0.024 | "
+        "4.3 | 2 |",
+        "| bad | 2 | 3/8 | failed-in-loop 2 (first at step 1: failed in the loop at step 1: the "
+        "state is not finite) | - | - | - | - | - | - | - | - |"};
+    for (int k = 0; k < 3; k++)
+        ck_assert_msg(strstr(t, md_rows[k]) != NULL, "no row\n%s\nin\n%s", md_rows[k], t);
+    free(t);
+    t = slurp(out, "stir_set.html");
+    ck_assert_ptr_nonnull(t);
+    ck_assert(strstr(t, "<h2>Closed loop</h2>") != NULL);
+    ck_assert(strstr(t, "<h2>Convergence</h2>") == NULL); /* no traces: the curves instead */
+    ck_assert(strstr(t, "<td class='bad' style='min-width:16em;overflow-wrap:normal'>"
+                        "failed-in-loop 2 (first at step 1: ") != NULL);
+    ck_assert(strstr(t, "<td class='n'>-</td><td class='n'>-</td>") != NULL);
+    const char *figs[4] = {"stir_loop-time.svg", "stir_loop-res.svg", "stir_loop-pen.svg",
+                           "stir_loop-div.svg"};
+    for (int k = 0; k < 4; k++)
+        ck_assert_msg(strstr(t, figs[k]) != NULL, "%s not on the set page", figs[k]);
+    ck_assert(strstr(t, "median over its runs") != NULL); /* two instances per solver */
+    free(t);
+
+    t = slurp(out, "index.html");
+    ck_assert_ptr_nonnull(t);
+    ck_assert(strstr(t, ">stir</a> (closed loop)</td>") != NULL);
+    ck_assert(strstr(t, ">replay</a></td>") != NULL);
+    ck_assert(strstr(t, "How to read the closed-loop sets") != NULL);
+    free(t);
+
+    /* the curves' data: good at step 0 over its two runs (medians of f = 1, 3);
+     * bad has one run going at step 2 */
+    t = slurp(out, "stir.loop.dat");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_msg(strstr(t, "\n0 2 4.000000e-03 2.000000e-06 2.000000e-04 1.000000e-03 "
+                            "0.000000e+00 0.000000e+00\n") != NULL, "%s", t);
+    const char *bad = strstr(t, "# solver bad:");
+    ck_assert_ptr_nonnull(bad);
+    ck_assert_msg(!strncmp(strstr(bad, "\n2 ") + 1, "2 1 ", 4), "%s", bad);
+    ck_assert(strstr(t, "# every run:") != NULL);
+    free(t);
+    /* the plot scripts and the plots */
+    t = slurp(out, "plots.gp");
+    ck_assert_ptr_nonnull(t);
+    const char *gp[6] = {"set output 'stir_loop-time.svg'", "set output 'stir_loop-div.png'",
+                         "'stir.loop.dat' index 3 using 1:($6>0?$6:1/0)",
+                         "'stir.loop.dat' index 2 using 1:($4>0?$4:1/0)",
+                         "'stir.loop.dat' index 0 using 1:($8>0?$8:1/0)",
+                         "set format y '10^{%L}'"};
+    for (int k = 0; k < 6; k++)
+        ck_assert_msg(strstr(t, gp[k]) != NULL, "plots.gp lacks %s", gp[k]);
+    free(t);
+    const char *files[10] = {"stir_loop-time.svg", "stir_loop-time.png", "stir_loop-res.svg",
+                             "stir_loop-res.png",  "stir_loop-pen.svg",  "stir_loop-pen.png",
+                             "stir_loop-div.svg",  "stir_loop-div.png",  "stir.loop.dat",
+                             "stir_loop.md"};
+    for (int k = 0; k < 10; k++) expect_file(out, files[k], 1);
+    /* the replay set has none of it */
+    const char *no[3] = {"replay.loop.dat", "replay_loop.csv", "replay_loop-time.svg"};
+    for (int k = 0; k < 3; k++) expect_file(out, no[k], 0);
+    t = slurp(out, "replay_set.html");
+    ck_assert_ptr_nonnull(t);
+    ck_assert(strstr(t, "Closed loop") == NULL);
+    ck_assert(strstr(t, "<h2>Convergence</h2>") != NULL);
+    free(t);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("report");
@@ -527,6 +928,8 @@ int main(void)
     tcase_add_test(tc, curve_over_runs_still_going);
     tcase_add_test(tc, quantiles);
     tcase_add_test(tc, relative_paths);
+    tcase_add_test(tc, loop_known_answers);
+    tcase_add_test(tc, loop_report_end_to_end);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
