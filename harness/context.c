@@ -105,6 +105,8 @@ void mcb_settings_words(const mcb_campaign_opts *o, char *buf, size_t len)
              s->warm_start, o->check_every, o->trace_every, mcb_timing_name(o->timing),
              o->save_solutions, mcb_law_name(o->law), mcb_formulation_name(o->formulation),
              o->friction_dirs);
+    size_t at = strlen(buf);
+    if (o->closed_loop && at < len) snprintf(buf + at, len - at, " protocol=closed-loop");
 }
 
 static char *dup_or_unknown(const char *s) { return mcb_strdup(s && *s ? s : "unknown"); }

@@ -540,8 +540,8 @@ mcb_rc mcb_loop_run(const mcb_loop_instance *I, const mcb_solver_def *def, const
         /* the solver's failure, or the scene's own (a step the engine
          * refused): both end the run in the loop */
         run->info.status = MCB_ST_FAILED_IN_LOOP;
-        snprintf(run->info.reason, sizeof run->info.reason, "failed in the loop at %s",
-                 c.failed ? c.reason : e2.msg);
+        snprintf(run->info.reason, sizeof run->info.reason, "failed in the loop at %s (%d steps "
+                 "scheduled)", c.failed ? c.reason : e2.msg, I->ref_steps);
     }
     if (c.nrows > 0) {
         const double *last = c.rows + (size_t)(c.nrows - 1) * MCB_STEP_COLS;

@@ -36,6 +36,8 @@ typedef struct {
     int formulation;    /* mcb_formulation_id: the subproblem the solver receives
                            (problems/formulation/formulation.h; MCB_FORM_NCP: P itself) */
     int friction_dirs;  /* n_d of the LCP formulations' polygonal cone */
+    int closed_loop;    /* 1: a closed-loop campaign (mcbench simulate; loop.h): recorded in
+                           the settings words, so that no replay part merges with it */
 } mcb_campaign_opts;
 
 void mcb_campaign_defaults(mcb_campaign_opts *o);

@@ -127,8 +127,8 @@ void mcb_loop_row_compute(const mcb_run_rec *const *runs, int nruns, const int *
         engine_s += S.engine_s;
         for (int s = 0; s < r->step_rows; s++) {
             double x = r->steps[(size_t)s * MCB_STEP_COLS + MCB_SC_METRICS + MCB_M_NATMAP];
-            if (!isnan(x)) {
-                aa += x;
+            if (!isnan(x)) { /* -log10 before averaging (SubADMM Table I), floor 1e-16 */
+                aa += x > 1e-16 ? -log10(x) : 16.0;
                 naa++;
             }
         }

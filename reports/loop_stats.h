@@ -10,7 +10,7 @@
  *  - the outcome table's row: runs by status, steps completed of the steps
  *    scheduled, the first failing step, and the trajectory measures over the
  *    runs that completed (NaN, shown "-" as the papers mark it, when none
- *    did): mean solver time per step (SubADMM's AT), mean natmap (its AA),
+ *    did): mean solver time per step (SubADMM's AT), mean over the steps of -log10 natmap (its AA),
  *    max penetration, energy gain, divergence, final outcome value and
  *    mean engine time per step.
  * Row k of a run is its step k. Pure: no I/O; the curve's arrays are
@@ -67,7 +67,7 @@ typedef struct {
     int first_fail_run;     /* index into runs[] of the run that failed there (-1) */
     /* over the completed runs; NaN when none completed */
     double at_s;            /* mean solver time per step, setup included (AT) */
-    double aa;              /* mean natmap per step (AA) */
+    double aa;              /* mean over the steps of -log10 natmap (AA; bigger is better) */
     double pen_max;         /* max over the steps of pen_max */
     double energy_gain_J;   /* max over the runs of the largest energy gain */
     double div_rms_m;       /* RMS over the runs of each run's RMS divergence */

@@ -561,10 +561,11 @@ static double *loop_rows(double f, int rows, int failed)
  * By hand, over the completed runs (steps of f: time sum 14e-3 f, natmap
  * sum 10e-6 f, pen_max max 4e-4 f, energy gain 0.3 f, divergence RMS
  * 1e-3 f sqrt(3.5), max 6e-3 f, final outcome f + 0.3, engine 5e-4 f):
- *   good:  AT 56e-3 / 8 = 7 ms, AA 40e-6 / 8 = 5e-6, pen 1.2e-3, gain 0.9,
+ *   (natmap 1e-6 f (k + 1) at step k: AA = 6 - log10 f - log10(24) / 4 per run)
+ *   good:  AT 56e-3 / 8 = 7 ms, AA 6 - log10(3) / 2 - log10(24) / 4, pen 1.2e-3, gain 0.9,
  *          RMS 1e-3 sqrt(3.5 (1 + 9) / 2) = 1e-3 sqrt(17.5), max 0.018,
  *          outcome median(1.3, 3.3) = 2.3, engine 1 ms; 8/8 steps
- *   mixed: AT 14 ms, AA 1e-5, pen 1.6e-3, gain 1.2, RMS 4e-3 sqrt(3.5),
+ *   mixed: AT 14 ms, AA 6 - log10(4) - log10(24) / 4, pen 1.6e-3, gain 1.2, RMS 4e-3 sqrt(3.5),
  *          max 0.024, outcome 4.3, engine 2 ms; 4 + 2 = 6/8 steps, first
  *          failing step 2
  *   bad:   no completed run: every measure NaN ("-"); 2 + 1 = 3/8 steps,
@@ -676,10 +677,10 @@ START_TEST(loop_known_answers)
     mcb_loop_row r;
     mcb_loop_row_compute(good, 2, sched, buf, &r);
     expect_loop_row(&r, (const int[]){2, 0, 8, 8, -1, -1},
-                    (const double[]){7e-3, 5e-6, 1.2e-3, 0.9, 1e-3 * sqrt(17.5), 0.018, 2.3, 1e-3});
+                    (const double[]){7e-3, 6 - log10(3) / 2 - log10(24) / 4, 1.2e-3, 0.9, 1e-3 * sqrt(17.5), 0.018, 2.3, 1e-3});
     mcb_loop_row_compute(mixed, 2, sched, buf, &r);
     expect_loop_row(&r, (const int[]){1, 1, 6, 8, 2, 1},
-                    (const double[]){14e-3, 1e-5, 1.6e-3, 1.2, 4e-3 * sqrt(3.5), 0.024, 4.3, 2e-3});
+                    (const double[]){14e-3, 6 - log10(4) - log10(24) / 4, 1.6e-3, 1.2, 4e-3 * sqrt(3.5), 0.024, 4.3, 2e-3});
     mcb_loop_row_compute(bad, 2, sched, buf, &r);
     expect_loop_row(&r, (const int[]){0, 2, 3, 8, 1, 1},
                     (const double[]){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN});
@@ -827,9 +828,9 @@ START_TEST(loop_report_end_to_end)
                               "pen_max,energy_gain_J,div_rms_m,div_max_m,outcome,engine_ms\n",
                            strlen("solver,runs,")), "header: %s", t);
     /* runs completed failed other done steps first | AT AA pen gain rms max outcome engine */
-    expect_csv_row(t, "good", (double[]){2, 2, 0, 0, 8, 8, NAN, 7, 5e-6, 1.2e-3, 0.9,
+    expect_csv_row(t, "good", (double[]){2, 2, 0, 0, 8, 8, NAN, 7, 6 - log10(3) / 2 - log10(24) / 4, 1.2e-3, 0.9,
                                          1e-3 * sqrt(17.5), 0.018, 2.3, 1}, "");
-    expect_csv_row(t, "mixed", (double[]){2, 1, 1, 0, 6, 8, 2, 14, 1e-5, 1.6e-3, 1.2,
+    expect_csv_row(t, "mixed", (double[]){2, 1, 1, 0, 6, 8, 2, 14, 6 - log10(4) - log10(24) / 4, 1.6e-3, 1.2,
                                           4e-3 * sqrt(3.5), 0.024, 4.3, 2},
                    "failed in the loop at step 2: the state is not finite");
     expect_csv_row(t, "bad",
@@ -839,9 +840,9 @@ START_TEST(loop_report_end_to_end)
     t = slurp(out, "stir_loop.md");
     ck_assert_ptr_nonnull(t);
     const char *md_rows[3] = {
-        "| good | 2 | 8/8 | completed 2 | 7 | 5e-06 | 0.0012 | 0.9 | 0.00418 | 0.018 | 2.3 | 1 |",
+        "| good | 2 | 8/8 | completed 2 | 7 | 5.42 | 0.0012 | 0.9 | 0.00418 | 0.018 | 2.3 | 1 |",
         "| mixed | 2 | 6/8 | completed 1, failed-in-loop 1 (first at step 2: failed in the loop "
-        "at step 2: the state is not finite) | 14 | 1e-05 | 0.0016 | 1.2 | 0.00748 | 0.024 | "
+        "at step 2: the state is not finite) | 14 | 5.05 | 0.0016 | 1.2 | 0.00748 | 0.024 | "
         "4.3 | 2 |",
         "| bad | 2 | 3/8 | failed-in-loop 2 (first at step 1: failed in the loop at step 1: the "
         "state is not finite) | - | - | - | - | - | - | - | - |"};

@@ -574,7 +574,7 @@ typedef struct {
     int count, cap;
     mcb_input *in;
     mcb_problem_set *sets;
-    char **names;
+    char **names, **args; /* per input: its name, its first instance's scene arguments */
     int nin;
     char dir[4200]; /* the reference cache */
 } sim_plan;
@@ -587,9 +587,11 @@ static void sim_plan_free(sim_plan *S)
         for (int k = 0; k < S->sets[f].count; k++) mcb_problem_free(&S->sets[f].items[k]);
         free(S->sets[f].items);
         free(S->names[f]);
+        free(S->args[f]);
     }
     free(S->sets);
     free(S->names);
+    free(S->args);
     free(S->in);
 }
 
@@ -612,7 +614,12 @@ static int sim_entry(run_args *a, sim_plan *S, const char *set, const mcb_scene_
     mcb_problem_set *P = &S->sets[f];
     P->items = calloc((size_t)K, sizeof *P->items);
     if (!S->names[f] || !P->items) return 1;
-    S->in[f] = (mcb_input){S->names[f], P, NULL, "scene", NULL};
+    char args[1024];
+    mcb_scene_args(def, vals, args, sizeof args);
+    S->args[f] = strdup(args);
+    if (!S->args[f]) return 1;
+    /* recorded in the results' inputs: the scene's arguments (the first instance's) */
+    S->in[f] = (mcb_input){S->names[f], P, S->args[f], "scene", NULL};
     if (S->count + K > S->cap) {
         int cap = 2 * (S->count + K);
         mcb_loop_instance *I = realloc(S->I, (size_t)cap * sizeof *I);
@@ -671,7 +678,8 @@ static int simulate_plan(run_args *a, const mcb_cli_args *p, sim_plan *S)
         S->in = calloc(1, sizeof *S->in);
         S->sets = calloc(1, sizeof *S->sets);
         S->names = calloc(1, sizeof *S->names);
-        if (!S->in || !S->sets || !S->names) return 1;
+        S->args = calloc(1, sizeof *S->args);
+        if (!S->in || !S->sets || !S->names || !S->args) return 1;
         return sim_entry(a, S, def->name, def, vals);
     }
     char path[4200];
@@ -687,7 +695,8 @@ static int simulate_plan(run_args *a, const mcb_cli_args *p, sim_plan *S)
     S->in = calloc((size_t)T->count + 1, sizeof *S->in);
     S->sets = calloc((size_t)T->count + 1, sizeof *S->sets);
     S->names = calloc((size_t)T->count + 1, sizeof *S->names);
-    int status = S->in && S->sets && S->names ? 0 : 1;
+    S->args = calloc((size_t)T->count + 1, sizeof *S->args);
+    int status = S->in && S->sets && S->names && S->args ? 0 : 1;
     for (int e = 0; e < T->count && !status; e++) {
         const mcb_set_entry *E = &T->items[e];
         const mcb_scene_def *def = mcb_scene_find(E->scene);
@@ -714,6 +723,7 @@ int cmd_simulate(int argc, char **argv)
     mcb_campaign_defaults(&a.o);
     a.o.settings.warm_start = 1;
     a.o.trace_every = 0;
+    a.o.closed_loop = 1;
     a.C.mem_limit_mb = mcb_default_mem_limit_mb();
     a.C.grace_s = 10.0;
     mcb_cli_args p;
