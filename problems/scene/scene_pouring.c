@@ -352,7 +352,7 @@ mcb_rc mcb_scene_pouring(const double *vals, const struct mcb_world_loop *loop, 
         mcb_robot_v_ref(r)[tr] = POUR_TILT_RAD * ds;
         mcb_problem *P = NULL;
         rc = mcb_world_step(w, &P, &info, err);
-        if (rc == MCB_E_NUMERIC) {
+        if (rc == MCB_E_NUMERIC && !loop) { /* a closed loop takes what it gets */
             /* neither solver got there (a jammed pile): retry once with the
              * particles at rest (the state is unchanged by a failed step) */
             for (int j = 0; j < mcb_world_nrigid(w); j++)
