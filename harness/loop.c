@@ -535,12 +535,12 @@ mcb_rc mcb_loop_run(const mcb_loop_instance *I, const mcb_solver_def *def, const
     } else if (c.skipped) {
         /* not a failure of the loop: the solver does not take these problems */
         run->info.status = MCB_ST_SKIPPED;
-        snprintf(run->info.reason, sizeof run->info.reason, "skipped at %s", c.reason);
+        snprintf(run->info.reason, sizeof run->info.reason, "skipped at %.900s", c.reason);
     } else {
         /* the solver's failure, or the scene's own (a step the engine
          * refused): both end the run in the loop */
         run->info.status = MCB_ST_FAILED_IN_LOOP;
-        snprintf(run->info.reason, sizeof run->info.reason, "failed in the loop at %s (%d steps "
+        snprintf(run->info.reason, sizeof run->info.reason, "failed in the loop at %.900s (%d steps "
                  "scheduled)", c.failed ? c.reason : e2.msg, I->ref_steps);
     }
     if (c.nrows > 0) {
