@@ -27,9 +27,10 @@
  *   POUR_TILT_RAD over POUR_TILT_S (q_ref and v_ref).
  *
  * Closed loop (docs/scenes.md): the outcome is the count of particles
- * spilled (below the cup's rim and outside it), failing above
- * POUR_SPILL_FRACTION of the particles; penetration fails beyond a
- * particle's radius (the shells are thinner than the default bound).
+ * spilled (below the cup's rim and outside it), recorded and not judged
+ * (the reference run itself spills 8 of 9 particles, 19 of 27, 1 of 45);
+ * penetration fails beyond a particle's radius (the shells are thinner
+ * than the default bound).
  *
  * Allocates the world (which owns the robot) and the set; frees all on
  * failure. */
@@ -57,7 +58,6 @@ enum { OPT_PARTICLES = 0, OPT_STEPS = 1, OPT_SETTLE = 2, OPT_SEED = 3 };
 #define POUR_TILT_S 0.6             /* duration of the tilt */
 #define POUR_MAX_PARTICLES 63       /* three layers of 21 */
 #define POUR_CAP_PAIR 4             /* clustering cap per body pair */
-#define POUR_SPILL_FRACTION 0.1     /* closed loop: spilling more particles fails */
 
 /* The bottle's mid-surface profile (r, z), metres: a 7 cm wide body with a
  * 1 cm fillet at the bottom, a rounded shoulder from 9 to 12.5 cm and a
@@ -367,10 +367,9 @@ mcb_rc mcb_scene_pouring(const double *vals, const struct mcb_world_loop *loop, 
     double q0 = 0, cup[3] = {0, 0, 0};
     mcb_rc rc = mcb_world_new(&o, &w, err);
     if (!rc) rc = build(w, np, &rng, &tq, &tr, &q0, cup, err);
-    if (!rc)
+    if (!rc) /* no bound: the reference run spills most of 9 or 27 particles */
         mcb_world_set_outcome(w, &(mcb_world_outcome){"particles_spilled", "particles",
-                                                      particles_spilled, cup, NAN,
-                                                      POUR_SPILL_FRACTION * np, 0});
+                                                      particles_spilled, cup, NAN, NAN, 0});
     if (!rc)
         rc = mcb_world_describe(w, "pouring", "pouring", source,
                                 "CANAL Sec. VII-C: 28-DOF dual arm (bottle welded to the right "
