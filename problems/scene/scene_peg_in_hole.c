@@ -17,7 +17,7 @@
  * 5 um side gaps are contacts from the start of the descent) and its
  * default solver (pgs, subadmm as fallback) to 1e-10.
  * Closed loop (docs/scenes.md): the outcome is the peg's depth in the hole
- * (peg_depth), failing when the peg is not in the hole (depth <= 0) once
+ * (peg_depth), failing when the peg is not in the hole (depth < 0) once
  * 1.5 times the free fall to half the hole's depth has passed.
  *
  * Fails with MCB_E_INPUT on bad options, and with the step's error when a
