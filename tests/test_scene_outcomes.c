@@ -231,9 +231,13 @@ static void cable_probe(trace *t, mcb_world *w)
     /* segment 3 shifted by 1 cm: gaps of 1 cm to both neighbours */
     const double *p = mcb_world_body(w, 3)->pos;
     t->probed[0] = eval_moved(w, 3, p[0], p[1], p[2] + 0.01);
-    /* segment 0 (welded to the first gripper) shifted by 2 cm */
-    p = mcb_world_body(w, 0)->pos;
-    t->probed[1] = eval_moved(w, 0, p[0] + 0.02, p[1], p[2]);
+    /* the whole cable (8 segments) shifted by 2 cm along x: its joints
+     * stay closed, its ends are 2 cm from the grippers */
+    double keep[8];
+    for (int k = 0; k < 8; k++) keep[k] = mcb_world_body(w, k)->pos[0];
+    for (int k = 0; k < 8; k++) mcb_world_body(w, k)->pos[0] += 0.02;
+    t->probed[1] = eval(w);
+    for (int k = 0; k < 8; k++) mcb_world_body(w, k)->pos[0] = keep[k];
     t->probed[2] = eval_moved(w, 5, NAN, p[1], p[2]);
     t->probed[3] = eval(w);
 }
