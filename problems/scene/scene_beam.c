@@ -23,6 +23,9 @@
  *    their finite difference (arm_track.h). The arm starts at rest at the
  *    IK solution.
  * Every step is recorded ("beamN-stepKKKK", N = the node count).
+ * Closed loop (docs/scenes.md): the outcome is the insertion depth (the
+ * beam's leading point past the gap's entrance), failing when the tip is
+ * pushed back out by half the beam's thickness from where it started.
  *
  * Fails with MCB_E_INPUT on bad options, MCB_E_NUMERIC when the IK cannot
  * reach the start pose or a step cannot be solved; frees everything it
@@ -157,6 +160,22 @@ static mcb_rc add_grip(mcb_world *w, const mcb_fem *f, int first_node, const mcb
     return rc;
 }
 
+/* The outcome (docs/scenes.md, "Closed loop"): the insertion depth, how
+ * far the beam's leading point (its largest node x) is past the gap's
+ * entrance (m; 0.2 m at the start). ctx: unused (the world's mesh). */
+static double insertion_depth(const void *ctx, mcb_world *w)
+{
+    (void)ctx;
+    mcb_fem *f = mcb_world_fem(w, 0);
+    const double *x = mcb_fem_x(f);
+    double tip = -INFINITY;
+    for (int k = 0; k < mcb_fem_nnodes(f); k++) {
+        if (isnan(x[3 * k])) return NAN;
+        if (x[3 * k] > tip) tip = x[3 * k];
+    }
+    return tip - GAP_X_M;
+}
+
 mcb_rc mcb_scene_beam(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
                       mcb_err *err)
 {
@@ -215,6 +234,12 @@ mcb_rc mcb_scene_beam(const double *vals, const struct mcb_world_loop *loop, mcb
     rc = mcb_world_add_fem(w, bm, BEAM_NODE_R_M, BEAM_MU, &first_node, err);  /* owned by w */
     if (!rc) rc = add_grip(w, bm, first_node, tr.arm, first, err);
     if (rc) goto done;
+    /* the grip only pushes: a tip pushed back out by half the beam's
+     * thickness from where it started (GRIP_X_M + BEAM_L_M) has jammed or
+     * buckled (friction alone shortens the beam by a fraction of a mm) */
+    mcb_world_set_outcome(w, &(mcb_world_outcome){"insertion_depth", "m", insertion_depth, NULL,
+                                                  GRIP_X_M + BEAM_L_M - GAP_X_M - 0.5 * BEAM_T_M,
+                                                  NAN, 0});
 
     char src[512], prefix[64];
     mcb_scene_args_named("beam", vals, src, sizeof src);

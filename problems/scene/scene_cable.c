@@ -27,6 +27,11 @@
  *    about 0.6 s); the wrist rolls turn in opposite senses at up to
  *    CABLE_TWIST_RAD_S (winding the cable).
  * Every step is recorded (name "cableN-stepKKKK").
+ * Closed loop (docs/scenes.md): the outcome is the cable's largest gap
+ * (cable_gap: between consecutive segments' shared end points and between
+ * each end and its gripper), failing above the cable's diameter or half a
+ * segment, whichever is larger; the penetration bound is the cable's
+ * radius.
  *
  * Fails with MCB_E_INPUT on bad options and with the world's error when a
  * step cannot be solved; frees everything it allocated on failure. */
@@ -242,6 +247,42 @@ static mcb_rc add_wheels(mcb_world *w, int first, const mm_links *L, mcb_err *er
     return mcb_world_add_joint(w, &j, NULL, err);
 }
 
+/* ---- the outcome (docs/scenes.md, "Closed loop") --------------------- */
+
+typedef struct {
+    int first_seg, nseg; /* the segments' scene indices */
+    int ee[2];           /* the grippers' scene indices (tool links) */
+    double end[2][3];    /* segment end points in the segment frame (end 0, end 1) */
+} cable_ends;
+
+/* Distance between point pa of body a and point pb of body b (their
+ * frames; poses as mcb_world_body_pose gives them). */
+static double point_gap(mcb_world *w, int a, const double pa[3], int b, const double pb[3])
+{
+    double xa[3], xb[3];
+    mcb_xform_point(mcb_world_body_pose(w, a), pa, xa);
+    mcb_xform_point(mcb_world_body_pose(w, b), pb, xb);
+    return hypot(hypot(xa[0] - xb[0], xa[1] - xb[1]), xa[2] - xb[2]);
+}
+
+/* The cable carried: the largest gap between consecutive segments' shared
+ * end points (soft joints: the cable stretched or torn) and between each
+ * cable end and its gripper's tool point (hard welds: the cable dropped),
+ * m. NaN sticks. ctx: cable_ends. */
+static double cable_gap(const void *ctx, mcb_world *w)
+{
+    const cable_ends *c = ctx;
+    static const double origin[3] = {0, 0, 0};
+    for (int r = 0; r < mcb_world_nrobots(w); r++) mcb_robot_update(mcb_world_robot(w, r));
+    double g = fmax(point_gap(w, c->ee[0], origin, c->first_seg, c->end[0]),
+                    point_gap(w, c->ee[1], origin, c->first_seg + c->nseg - 1, c->end[1]));
+    for (int k = 0; k + 1 < c->nseg && !isnan(g); k++) {
+        double d = point_gap(w, c->first_seg + k, c->end[1], c->first_seg + k + 1, c->end[0]);
+        g = d > g || isnan(d) ? d : g;
+    }
+    return g;
+}
+
 mcb_rc mcb_scene_cable(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
                       mcb_err *err)
 {
@@ -258,6 +299,11 @@ mcb_rc mcb_scene_cable(const double *vals, const struct mcb_world_loop *loop, mc
     o.h_s = CABLE_H_S;
     o.tol = vals[OPT_TOL];
     o.max_iters = (int)vals[OPT_ITERS];
+    mcb_rod_opts ro;
+    mcb_rod_defaults(&ro);
+    /* the default penetration bound (1 cm) exceeds the cable's 8 mm
+     * diameter: a cable sunk past its axis into the ground is buried */
+    o.fail_pen_m = 0.5 * ro.diameter_m;
 
     mcb_world *w = NULL;
     mcb_robot *rob[2] = {NULL, NULL};
@@ -273,8 +319,6 @@ mcb_rc mcb_scene_cable(const double *vals, const struct mcb_world_loop *loop, mc
 
     /* the cable between the tool points, added before the robots (free
      * bodies first: the robots' link indices then stay put) */
-    mcb_rod_opts ro;
-    mcb_rod_defaults(&ro);
     ro.segments = nseg;
     ro.mu = CABLE_MU;
     nodes = mcb_calloc(3 * ((size_t)nseg + 1), sizeof *nodes);
@@ -305,6 +349,15 @@ mcb_rc mcb_scene_cable(const double *vals, const struct mcb_world_loop *loop, mc
     if (!rc) rc = weld(w, first_link[1] + L[1].ee, first_seg + nseg - 1, end1, err);
     for (int k = 0; k < 2 && !rc; k++) rc = add_wheels(w, first_link[k], &L[k], err);
     if (rc) goto done;
+    cable_ends ends = {first_seg, nseg, {first_link[0] + L[0].ee, first_link[1] + L[1].ee},
+                       {{end0[0], end0[1], end0[2]}, {end1[0], end1[1], end1[2]}}};
+    /* the cable has come apart when a gap is wider than the cable (its
+     * diameter) or, for a coarse cable (its joints' stiffness E A / l is
+     * lower), than half a segment: the reference run stretches a joint by
+     * up to about 0.2 segment lengths (0.24 mm at 640 segments in 100
+     * steps, 28 mm at 8 segments in 200) */
+    double apart = fmax(ro.diameter_m, 0.5 * ro.length_m / nseg);
+    mcb_world_set_outcome(w, &(mcb_world_outcome){"cable_gap", "m", cable_gap, &ends, NAN, apart, 0});
 
     char src[512], prefix[64];
     mcb_scene_args_named("cable", vals, src, sizeof src);

@@ -16,9 +16,13 @@
  * friction), h = 10 ms, the world's default contact margin (1 mm: the
  * 5 um side gaps are contacts from the start of the descent) and its
  * default solver (pgs, subadmm as fallback) to 1e-10.
+ * Closed loop (docs/scenes.md): the outcome is the peg's depth in the hole
+ * (peg_depth), failing when the peg is not in the hole (depth < 0) once
+ * 1.5 times the free fall to half the hole's depth has passed.
  *
  * Fails with MCB_E_INPUT on bad options, and with the step's error when a
  * step cannot be solved; frees everything it allocated on failure. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +33,7 @@
 #define PEG_RHO_KG_M3 1000.0
 #define PEG_MU 0.3
 #define PEG_H_S 0.01
+#define PEG_G_M_S2 9.81         /* the world's default gravity */
 
 /* Options in table order (scenes.c): --steps, --scale, --drop. */
 enum { OPT_STEPS, OPT_SCALE, OPT_DROP };
@@ -62,6 +67,23 @@ static mcb_rc add_peg(mcb_world *w, double scale, double drop_m, mcb_err *err)
     return mcb_world_add_primitive(w, &p, MCB_SHAPE_BOX, size, PEG_MU, NULL, err);
 }
 
+/* The outcome (docs/scenes.md, "Closed loop"): while the peg's centre is
+ * over the hole's footprint (|x|, |y| <= PEG_HALF_M), how deep its lowest
+ * point is below the hole's top (m; 1 resting on the floor, negative above
+ * the rim); with its centre outside the footprint, minus how far outside
+ * (the peg is not in the hole). Positive exactly when the peg is in the
+ * hole. ctx: the peg's half side (it is the only free body). */
+static double peg_depth(const void *ctx, mcb_world *w)
+{
+    double a = *(const double *)ctx;
+    const mcb_rigid *p = mcb_world_body(w, 0);
+    const mcb_xform *X = mcb_world_body_pose(w, 0);
+    double out = fmax(fabs(p->pos[0]), fabs(p->pos[1])) - PEG_HALF_M;
+    if (out > 0) return -out;
+    double low = p->pos[2] - a * (fabs(X->R[6]) + fabs(X->R[7]) + fabs(X->R[8]));
+    return 2 * PEG_HALF_M - low;
+}
+
 mcb_rc mcb_scene_peg_in_hole(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
                       mcb_err *err)
 {
@@ -85,6 +107,13 @@ mcb_rc mcb_scene_peg_in_hole(const double *vals, const struct mcb_world_loop *lo
     for (int k = 0; k < 4 && !rc; k++) rc = add_static_cube(w, at[k][0], at[k][1], err);
     if (!rc) rc = add_peg(w, scale, drop, err);
     if (rc) goto done;
+    /* judged once the peg, falling freely, would be half-way down the hole
+     * 1.5 times over: by then a peg not in the hole sits on the rims or
+     * was thrown out */
+    int judged = (int)ceil(1.5 * sqrt(2 * (drop + PEG_HALF_M) / PEG_G_M_S2) / PEG_H_S);
+    double half = PEG_HALF_M * scale;
+    mcb_world_set_outcome(w,
+                          &(mcb_world_outcome){"peg_depth", "m", peg_depth, &half, 0, NAN, judged});
 
     char src[512], notes[256];
     mcb_scene_args_named("peg-in-hole", vals, src, sizeof src);

@@ -16,6 +16,13 @@
  * is the robot's nominal standing posture (robot_models.c: hip abduction 0,
  * thigh 0.67 rad, knee -1.3 rad), with zero target velocity. Every step is recorded
  * (name "quadrupedsN-stepKKKK").
+ * Closed loop (docs/scenes.md): the outcome is the least uprightness over
+ * the robots (min_upright, the z component of the trunk's up axis),
+ * failing below 0.5 (a trunk tilted past 60 degrees: the robot has fallen
+ * over, on its side or its back) when the robots are
+ * dropped in one layer with --tilt at most QUAD_UPRIGHT_TILT (robots
+ * landing on robots may topple: the reference run of 8 has one on its
+ * back by step 200, so a pile's uprightness is recorded, not judged).
  *
  * Fails with MCB_E_INPUT on bad options and with the step's error when a
  * step cannot be solved; frees everything it allocated on failure. */
@@ -36,6 +43,8 @@
 #define QUAD_OFFSET_M 0.03    /* random horizontal offset (uniform +-) */
 #define QUAD_YAW_RAD 0.3      /* random yaw (uniform +-) */
 #define QUAD_SEED 0x4a1bULL
+#define QUAD_UPRIGHT_TILT 0.5 /* largest --tilt under which a robot must land upright */
+#define QUAD_FALLEN 0.5       /* cos 60 degrees: a trunk tilted further has fallen over */
 
 /* Options in table order (scenes.c): --robots, --steps, --tilt (largest
  * random roll and pitch at the drop, rad). */
@@ -74,6 +83,25 @@ static void tilted_yaw(double yaw, double roll, double pitch, double q[4])
     q[1] = qz[0] * t[1] + qz[1] * t[0] + qz[2] * t[3] - qz[3] * t[2];
     q[2] = qz[0] * t[2] - qz[1] * t[3] + qz[2] * t[0] + qz[3] * t[1];
     q[3] = qz[0] * t[3] + qz[1] * t[2] - qz[2] * t[1] + qz[3] * t[0];
+}
+
+/* The outcome (docs/scenes.md, "Closed loop"): the least, over the robots,
+ * of the z component of the trunk's up axis (its frame's z in the world):
+ * 1 standing level, 0 on its side, -1 on its back. From the base
+ * quaternion (q[3..6], w x y z) itself, so no pose need be fresh:
+ * R_zz = (w^2 - x^2 - y^2 + z^2) / |q|^2. NaN when a state is not finite. */
+static double min_upright(const void *ctx, mcb_world *w)
+{
+    (void)ctx;
+    double least = INFINITY;
+    for (int k = 0; k < mcb_world_nrobots(w); k++) {
+        const double *q = mcb_robot_q(mcb_world_robot(w, k)) + 3;
+        double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        double up = (q[0] * q[0] - q[1] * q[1] - q[2] * q[2] + q[3] * q[3]) / n2;
+        if (!(up >= least)) least = up; /* NaN sticks */
+        if (isnan(least)) break;
+    }
+    return least;
 }
 
 /* Robot k of n: built, posed on the lattice with its random perturbation,
@@ -133,6 +161,15 @@ mcb_rc mcb_scene_quadrupeds(const double *vals, const struct mcb_world_loop *loo
         rc = mcb_world_add_primitive(w, NULL, MCB_SHAPE_PLANE, (double[3]){0}, QUAD_MU, NULL, err);
     for (int k = 0; k < nr && !rc; k++) rc = add_quadruped(w, k, nr, vals[OPT_TILT], &rng, err);
     if (rc) goto done;
+    /* robots in one layer, dropped 5 cm nearly level, land on their feet;
+     * upper layers landing on lower robots, or a larger random tilt, may
+     * topple a robot in any run: then the uprightness is recorded, not
+     * judged */
+    int g = 1;
+    while (g * g * g < nr) g++;
+    double fall = nr <= g * g && vals[OPT_TILT] <= QUAD_UPRIGHT_TILT ? QUAD_FALLEN : NAN;
+    mcb_world_set_outcome(w, &(mcb_world_outcome){"min_upright", "1 (cos of tilt)", min_upright,
+                                                  NULL, fall, NAN, 0});
 
     char src[512], prefix[64];
     mcb_scene_args_named("quadrupeds", vals, src, sizeof src);

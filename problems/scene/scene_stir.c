@@ -16,6 +16,9 @@
  *    finite difference (arm_track.h). The arm starts at the IK solution of
  *    the first target, at rest.
  * Every step is recorded (name "stirN-stepKKKK").
+ * Closed loop (docs/scenes.md): the outcome is the count of spheres that
+ * left the box (spheres_escaped), failing above 0; the energy bound is
+ * scaled by the spheres' weight, not the arm's.
  *
  * Fails with MCB_E_INPUT on bad options, MCB_E_NUMERIC when the IK does not
  * reach the start pose or a step cannot be solved; frees everything it
@@ -48,6 +51,7 @@
 #define STIR_TOL 1e-5          /* natural-map residual of the advance (see below) */
 #define STIR_MAX_ITERS 5000    /* per solver and step */
 #define STIR_SEED 0x5717ULL
+#define STIR_G_M_S2 9.81       /* the world's default gravity */
 #define STIR_PI 3.14159265358979323846
 
 /* Options in table order (scenes.c): --spheres, --steps. */
@@ -182,6 +186,21 @@ static mcb_rc add_rod(mcb_robot *r, mcb_err *err)
     return mcb_robot_add_shape(r, &s, err);
 }
 
+/* The outcome (docs/scenes.md, "Closed loop"): the spheres (the world's
+ * free bodies) whose centre is outside the box, beyond a wall's inner face
+ * or below the floor's top: a sphere there went through or over the box.
+ * A non-finite position counts as escaped. ctx: the scene's stir_layout. */
+static double spheres_escaped(const void *ctx, mcb_world *w)
+{
+    const stir_layout *L = ctx;
+    int escaped = 0;
+    for (int k = 0; k < mcb_world_nrigid(w); k++) {
+        const double *x = mcb_world_body(w, k)->pos;
+        if (!(fabs(x[0]) <= L->half_m && fabs(x[1]) <= L->half_m && x[2] >= 0)) escaped++;
+    }
+    return escaped;
+}
+
 /* Seeds of the first IK: an elbow-up reaching posture (Franka convention)
  * and rest. */
 static const double start_seeds[3][7] = {{0, 0.3, 0, -2.0, 0, 2.3, 0.785},
@@ -204,6 +223,12 @@ mcb_rc mcb_scene_stir(const double *vals, const struct mcb_world_loop *loop, mcb
     o.h_s = STIR_H_S;
     o.tol = STIR_TOL;
     o.max_iters = STIR_MAX_ITERS;
+    /* the energy bound: the spheres' weight x 1 m (8.5 J for 216 spheres)
+     * plus 1 J; the default's scale is the arm's weight (its links weigh
+     * 20 times the spheres), which the stirring barely moves (the
+     * reference gains 0.12 J in 40 steps), so spheres thrown about with
+     * the arm's energy would pass it */
+    o.fail_energy_J = 1 + nsph * STIR_MASS_KG * STIR_G_M_S2 * 1.0;
 
     mcb_world *w = NULL;
     mcb_arm_track tr;
@@ -217,6 +242,10 @@ mcb_rc mcb_scene_stir(const double *vals, const struct mcb_world_loop *loop, mcb
     stir_target(L.centre, 0, &t0);
     rc = add_spheres(w, &L, nsph, t0.p, err);
     if (rc) goto done;
+    /* the default penetration bound (10 x the 1 mm margin = 1 cm) is one
+     * sphere radius: it fits, so fail_pen_m stays 0 */
+    mcb_world_set_outcome(w, &(mcb_world_outcome){"spheres_escaped", "spheres", spheres_escaped, &L,
+                                                  NAN, 0, 0});
 
     mcb_xform base = mcb_xform_identity();
     base.p[0] = L.centre[0] - STIR_REACH_M;

@@ -1,0 +1,359 @@
+/* test_scene_outcomes.c: each trajectory scene's own outcome and closed-loop
+ * failure bounds (docs/scenes.md, "Closed loop"), at tiny sizes. Every
+ * scene runs in a closed loop whose hook has no solver (the world's own
+ * solver advances it, as a reference run) and only an `after` that
+ * evaluates the scene's outcome after each step; the tests check the
+ * outcome's name, unit and bounds, its values along the run (the spheres
+ * stay in the box, the robot stays upright, the beam goes in, the peg lands
+ * in the hole, ...), and that it sees a state that should fail (a body
+ * moved where the outcome must notice, then put back). */
+#include <check.h>
+
+#include "check_main.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/mcb_problem.h"
+#include "problems/scene/articulated.h"
+#include "problems/scene/scenes.h"
+#include "problems/scene/world.h"
+
+#define MAX_STEPS 64
+#define PI 3.14159265358979323846
+
+typedef struct trace trace;
+struct trace {
+    int n;                   /* steps seen */
+    double v[MAX_STEPS];     /* the outcome after each step */
+    mcb_world_outcome o;     /* the scene's outcome (copied at the first step) */
+    mcb_world_opts opts;     /* the world's options */
+    /* called once, after step `probe_step`: moves the state, evaluates
+     * into probed[], puts it back */
+    void (*probe)(trace *t, mcb_world *w);
+    int probe_step;
+    double probed[4];
+};
+
+static mcb_rc after(void *ctx, mcb_world *w, const mcb_step_info *info, mcb_err *err)
+{
+    (void)info;
+    trace *t = ctx;
+    const mcb_world_outcome *o = mcb_world_get_outcome(w);
+    if (!o) return mcb_fail(err, MCB_E_INPUT, "the scene sets no outcome");
+    if (t->n >= MAX_STEPS) return mcb_fail(err, MCB_E_INPUT, "too many steps for the trace");
+    t->o = *o;
+    t->opts = *mcb_world_options(w);
+    t->v[t->n++] = o->eval(o->ctx, w);
+    if (t->probe && mcb_world_step_index(w) == t->probe_step) t->probe(t, w);
+    return MCB_OK;
+}
+
+/* Runs scene `name` in the test loop; the set it returns must be empty. */
+static void run(const char *name, int argc, char **argv, trace *t)
+{
+    const mcb_scene_def *def = mcb_scene_find(name);
+    ck_assert_ptr_nonnull(def);
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err = {{0}};
+    ck_assert_msg(mcb_scene_parse(def, argc, argv, vals, &err) == MCB_OK, "%s", err.msg);
+    mcb_world_loop loop = {NULL, after, t};
+    mcb_problem_set *S = NULL;
+    mcb_rc rc = def->generate(vals, &loop, &S, &err);
+    ck_assert_msg(rc == MCB_OK, "%s: %s", name, err.msg);
+    ck_assert_ptr_nonnull(S);
+    ck_assert_int_eq(S->count, 0);
+    mcb_problem_set_free(&S);
+}
+
+static void assert_outcome(const trace *t, const char *name, const char *unit, double below,
+                           double above, int from)
+{
+    ck_assert_str_eq(t->o.name, name);
+    ck_assert_str_eq(t->o.unit, unit);
+    ck_assert_msg(isnan(below) ? isnan(t->o.fail_below) : t->o.fail_below == below,
+                  "%s: fail_below %.17g, expected %.17g", name, t->o.fail_below, below);
+    ck_assert_msg(isnan(above) ? isnan(t->o.fail_above) : t->o.fail_above == above,
+                  "%s: fail_above %.17g, expected %.17g", name, t->o.fail_above, above);
+    ck_assert_int_eq(t->o.from_step, from);
+}
+
+static double eval(mcb_world *w)
+{
+    const mcb_world_outcome *o = mcb_world_get_outcome(w);
+    return o->eval(o->ctx, w);
+}
+
+/* Moves free body k to x, evaluates, puts it back. */
+static double eval_moved(mcb_world *w, int k, double x, double y, double z)
+{
+    double *p = mcb_world_body(w, k)->pos, keep[3] = {p[0], p[1], p[2]};
+    p[0] = x, p[1] = y, p[2] = z;
+    double v = eval(w);
+    memcpy(p, keep, sizeof keep);
+    return v;
+}
+
+/* ---- stir: spheres escaped ----------------------------------------- */
+
+static void stir_probe(trace *t, mcb_world *w)
+{
+    t->probed[0] = eval_moved(w, 0, 5, 0, 0.05);     /* beyond a wall */
+    t->probed[1] = eval_moved(w, 1, 0, 0, -0.02);    /* through the floor */
+    t->probed[2] = eval_moved(w, 2, NAN, 0, 0.05);   /* not finite */
+    t->probed[3] = eval(w);                          /* put back */
+}
+
+START_TEST(stir_spheres_stay_in_the_box)
+{
+    char *argv[] = {"--spheres", "8", "--steps", "3"};
+    trace t = {.probe = stir_probe, .probe_step = 2};
+    run("stir", 4, argv, &t);
+    ck_assert_int_eq(t.n, 3);
+    assert_outcome(&t, "spheres_escaped", "spheres", NAN, 0, 0);
+    for (int k = 0; k < t.n; k++) ck_assert_double_eq(t.v[k], 0);
+    ck_assert_double_eq(t.probed[0], 1);
+    ck_assert_double_eq(t.probed[1], 1);
+    ck_assert_double_eq(t.probed[2], 1);
+    ck_assert_double_eq(t.probed[3], 0);
+    /* the energy bound: 1 J + the 8 spheres' weight x 1 m; the
+     * penetration bound the default */
+    ck_assert_double_eq_tol(t.opts.fail_energy_J, 1 + 8 * 0.004 * 9.81, 1e-12);
+    ck_assert_double_eq(t.opts.fail_pen_m, 0);
+}
+END_TEST
+
+/* ---- quadrupeds: the least uprightness ----------------------------- */
+
+static void quad_probe(trace *t, mcb_world *w)
+{
+    double *q = mcb_robot_q(mcb_world_robot(w, 0)) + 3, keep[4];
+    memcpy(keep, q, sizeof keep);
+    const double c = cos(0.25 * PI), s = sin(0.25 * PI);
+    q[0] = c, q[1] = s, q[2] = 0, q[3] = 0; /* rolled by 90 degrees: on its side */
+    t->probed[0] = eval(w);
+    q[0] = 0, q[1] = 1, q[2] = 0, q[3] = 0; /* rolled by 180 degrees: on its back */
+    t->probed[1] = eval(w);
+    q[0] = 2, q[1] = 0, q[2] = 0, q[3] = 0; /* level, quaternion not normalised */
+    t->probed[2] = eval(w);
+    memcpy(q, keep, sizeof keep);
+    t->probed[3] = eval(w);
+}
+
+START_TEST(quadruped_stays_upright)
+{
+    char *argv[] = {"--robots", "1", "--steps", "40", "--tilt", "0.2"};
+    trace t = {.probe = quad_probe, .probe_step = 40};
+    run("quadrupeds", 6, argv, &t);
+    ck_assert_int_eq(t.n, 40);
+    assert_outcome(&t, "min_upright", "1 (cos of tilt)", 0.5, NAN, 0);
+    /* dropped with a tilt of at most 0.2 rad in roll and pitch, it lands
+     * (contacts after about 20 steps) and stays up */
+    for (int k = 0; k < t.n; k++)
+        ck_assert_msg(t.v[k] > cos(0.2) * cos(0.2) - 1e-3 && t.v[k] <= 1 + 1e-12,
+                      "step %d: uprightness %g", k, t.v[k]);
+    ck_assert_double_eq_tol(t.probed[0], 0, 1e-12);
+    ck_assert_double_eq_tol(t.probed[1], -1, 1e-12);
+    ck_assert_double_eq_tol(t.probed[2], 1, 1e-12);
+    ck_assert_double_eq(t.probed[3], t.v[t.n - 1]);
+}
+END_TEST
+
+START_TEST(quadruped_pile_is_not_judged)
+{
+    /* 8 robots: two layers, the upper ones land on the lower ones (the
+     * reference run topples one): recorded, not judged; likewise a large
+     * random tilt */
+    char *argv[] = {"--robots", "8", "--steps", "1"};
+    trace t = {0};
+    run("quadrupeds", 4, argv, &t);
+    assert_outcome(&t, "min_upright", "1 (cos of tilt)", NAN, NAN, 0);
+    char *argv2[] = {"--robots", "1", "--steps", "1", "--tilt", "1"};
+    trace t2 = {0};
+    run("quadrupeds", 6, argv2, &t2);
+    assert_outcome(&t2, "min_upright", "1 (cos of tilt)", NAN, NAN, 0);
+}
+END_TEST
+
+/* ---- pouring: particles spilled ------------------------------------ */
+
+static void pour_probe(trace *t, mcb_world *w)
+{
+    t->probed[0] = eval_moved(w, 0, 10, 10, -10); /* fallen past the cup */
+    t->probed[1] = eval_moved(w, 1, NAN, 0, 0);
+    t->probed[2] = eval_moved(w, 0, 10, 10, 10);  /* far above the rim: in flight */
+    t->probed[3] = eval(w);
+}
+
+START_TEST(pouring_nothing_spilled)
+{
+    char *argv[] = {"--particles", "4", "--steps", "4", "--settle", "0"};
+    trace t = {.probe = pour_probe, .probe_step = 4};
+    run("pouring", 6, argv, &t);
+    ck_assert_int_eq(t.n, 4);
+    assert_outcome(&t, "particles_spilled", "particles", NAN, NAN, 0);
+    for (int k = 0; k < t.n; k++) ck_assert_double_eq(t.v[k], 0);
+    ck_assert_double_eq(t.probed[0], 1);
+    ck_assert_double_eq(t.probed[1], 1);
+    ck_assert_double_eq(t.probed[2], 0);
+    ck_assert_double_eq(t.probed[3], 0);
+    ck_assert_double_eq(t.opts.fail_pen_m, 0.005); /* a particle's radius */
+    ck_assert_double_eq(t.opts.fail_energy_J, 0);
+}
+END_TEST
+
+/* ---- wall: the projectile's advance -------------------------------- */
+
+START_TEST(wall_projectile_advances)
+{
+    char *argv[] = {"--bricks", "6", "--steps", "4"};
+    trace t = {0};
+    run("wall", 4, argv, &t);
+    ck_assert_int_eq(t.n, 4);
+    assert_outcome(&t, "projectile_advance", "m", NAN, NAN, 0);
+    /* 5 m/s at the start, slowed by the wall: it advances every step, by
+     * less than 5 cm a step */
+    double prev = 0;
+    for (int k = 0; k < t.n; k++) {
+        ck_assert_msg(t.v[k] > prev && t.v[k] - prev < 0.05 + 1e-12, "step %d: advance %g after %g",
+                      k, t.v[k], prev);
+        prev = t.v[k];
+    }
+    ck_assert_double_eq(t.opts.fail_energy_J, 0); /* the defaults */
+    ck_assert_double_eq(t.opts.fail_pen_m, 0);
+}
+END_TEST
+
+/* ---- cable: the largest gap ---------------------------------------- */
+
+static void cable_probe(trace *t, mcb_world *w)
+{
+    /* segment 3 shifted by 1 cm: gaps of 1 cm to both neighbours */
+    const double *p = mcb_world_body(w, 3)->pos;
+    t->probed[0] = eval_moved(w, 3, p[0], p[1], p[2] + 0.01);
+    /* the whole cable (8 segments) shifted by 2 cm along x: its joints
+     * stay closed, its ends are 2 cm from the grippers */
+    double keep[8];
+    for (int k = 0; k < 8; k++) keep[k] = mcb_world_body(w, k)->pos[0];
+    for (int k = 0; k < 8; k++) mcb_world_body(w, k)->pos[0] += 0.02;
+    t->probed[1] = eval(w);
+    for (int k = 0; k < 8; k++) mcb_world_body(w, k)->pos[0] = keep[k];
+    t->probed[2] = eval_moved(w, 5, NAN, p[1], p[2]);
+    t->probed[3] = eval(w);
+}
+
+START_TEST(cable_stays_in_one_piece)
+{
+    char *argv[] = {"--segments", "8", "--steps", "3"};
+    trace t = {.probe = cable_probe, .probe_step = 3};
+    run("cable", 4, argv, &t);
+    ck_assert_int_eq(t.n, 3);
+    /* the bound: half a segment of 1.2 m / 8 (more than the 8 mm diameter) */
+    assert_outcome(&t, "cable_gap", "m", NAN, 0.5 * 1.2 / 8, 0);
+    /* the cable starts unstretched, at rest: after one step its joints
+     * have opened by 0.3 mm; then it sags (by 1.5 cm, a tenth of a
+     * segment, at most in the first 40 steps) */
+    ck_assert_msg(t.v[0] > 0 && t.v[0] < 1e-3, "step 1: gap %g", t.v[0]);
+    for (int k = 0; k < t.n; k++)
+        ck_assert_msg(t.v[k] >= 0 && t.v[k] < 0.1 * 1.2 / 8, "step %d: gap %g", k, t.v[k]);
+    ck_assert_msg(t.probed[0] >= 0.01 - 1e-3 && t.probed[0] <= 0.01 + 1e-3, "gap %g", t.probed[0]);
+    ck_assert_msg(t.probed[1] >= 0.02 - 1e-3 && t.probed[1] <= 0.02 + 1e-3, "gap %g", t.probed[1]);
+    ck_assert(isnan(t.probed[2]));
+    ck_assert_double_eq(t.probed[3], t.v[t.n - 1]);
+    ck_assert_double_eq(t.opts.fail_pen_m, 0.004); /* the cable's radius */
+    ck_assert_double_eq(t.opts.fail_energy_J, 0);
+}
+END_TEST
+
+/* ---- beam: the insertion depth ------------------------------------- */
+
+START_TEST(beam_goes_in)
+{
+    char *argv[] = {"--cells", "1", "--length", "4", "--pieces", "2", "--steps", "14",
+                    "--speed", "0.5"};
+    trace t = {0};
+    run("beam", 10, argv, &t);
+    ck_assert_int_eq(t.n, 14);
+    assert_outcome(&t, "insertion_depth", "m", 0.5 + 0.5 - 0.8 - 0.025, NAN, 0);
+    /* the tip starts 0.2 m into the gap; the grip ramps up to 0.5 m/s over
+     * 0.1 s (10 steps) and then moves 5 mm a step: the tip follows */
+    ck_assert_msg(fabs(t.v[0] - 0.2) < 2e-3, "depth %g after the first step", t.v[0]);
+    for (int k = 1; k < t.n; k++) ck_assert_msg(t.v[k] > t.v[k - 1], "step %d: depth %g after %g", k, t.v[k], t.v[k - 1]);
+    double last = t.v[t.n - 1] - t.v[t.n - 2];
+    ck_assert_msg(fabs(last - 0.005) < 1e-3, "the last step advanced the tip by %g", last);
+    ck_assert_double_eq(t.opts.fail_pen_m, 0);
+}
+END_TEST
+
+/* ---- peg-in-hole: the peg's depth in the hole ---------------------- */
+
+static void peg_probe(trace *t, mcb_world *w)
+{
+    t->probed[0] = eval_moved(w, 0, 2, 0, 1.5);   /* off the hole, on a cube */
+    t->probed[1] = eval_moved(w, 0, 0, 0, 1.6);   /* over the hole, 10 cm above it */
+    t->probed[2] = eval(w);
+}
+
+START_TEST(peg_lands_in_the_hole)
+{
+    /* dropped from the rim: judged from step ceil(1.5 sqrt(2 x 0.5 / 9.81) /
+     * 0.01) = 48 on; free fall to the floor takes 45 steps */
+    char *argv[] = {"--steps", "50", "--drop", "0"};
+    trace t = {.probe = peg_probe, .probe_step = 50};
+    run("peg-in-hole", 4, argv, &t);
+    ck_assert_int_eq(t.n, 50);
+    assert_outcome(&t, "peg_depth", "m", 0, NAN, 48);
+    /* free fall (implicit Euler: after n steps, g h^2 n (n + 1) / 2) down
+     * the hole */
+    for (int n = 1; n <= 40; n++)
+        ck_assert_msg(fabs(t.v[n - 1] - 9.81e-4 * n * (n + 1) / 2) < 1e-6, "step %d: depth %g", n,
+                      t.v[n - 1]);
+    for (int k = 48; k < t.n; k++) ck_assert_msg(fabs(t.v[k] - 1) < 0.06, "step %d: depth %g", k, t.v[k]);
+    ck_assert_double_eq_tol(t.probed[0], -1.5, 1e-12);
+    ck_assert_double_eq_tol(t.probed[1], -0.1 - 0.5 * (1 - 0.99999), 1e-6);
+    ck_assert_double_eq(t.probed[2], t.v[t.n - 1]);
+}
+END_TEST
+
+/* A scene that is not one trajectory sets no outcome: it refuses the loop. */
+START_TEST(cases_refuse_the_loop)
+{
+    const char *names[] = {"stack", "bolt-nut", "dishes"};
+    for (int s = 0; s < 3; s++) {
+        const mcb_scene_def *def = mcb_scene_find(names[s]);
+        ck_assert_ptr_nonnull(def);
+        double vals[MCB_SCENE_MAX_OPTS];
+        mcb_err err = {{0}};
+        ck_assert_int_eq(mcb_scene_parse(def, 0, NULL, vals, &err), MCB_OK);
+        trace t = {0};
+        mcb_world_loop loop = {NULL, after, &t};
+        mcb_problem_set *S = NULL;
+        ck_assert_int_eq(def->generate(vals, &loop, &S, &err), MCB_E_INPUT);
+        ck_assert_ptr_null(S);
+        ck_assert_int_eq(t.n, 0);
+    }
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("scene_outcomes");
+    TCase *tc = tcase_create("outcomes");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, stir_spheres_stay_in_the_box);
+    tcase_add_test(tc, quadruped_stays_upright);
+    tcase_add_test(tc, quadruped_pile_is_not_judged);
+    tcase_add_test(tc, pouring_nothing_spilled);
+    tcase_add_test(tc, wall_projectile_advances);
+    tcase_add_test(tc, cable_stays_in_one_piece);
+    tcase_add_test(tc, beam_goes_in);
+    tcase_add_test(tc, peg_lands_in_the_hole);
+    tcase_add_test(tc, cases_refuse_the_loop);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return mcb_run_suite(suite());
+}
