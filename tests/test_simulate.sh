@@ -41,7 +41,7 @@ usage iters "wants an integer" quadrupeds --budget iters:0
 usage time "wants a duration" quadrupeds --budget time:5parsecs
 usage solver "which is not selected" quadrupeds --solvers pgs --budget iters:3 --budget pj=iters:3
 usage per-solver-only "needs a --budget for every solver" quadrupeds --solvers pgs --budget pgs=iters:3
-usage seedless "has no --seed" quadrupeds --instances 2 --budget iters:3
+usage seedless "has no --seed" wall --instances 2 --budget iters:3
 usage both "not both" quadrupeds --set loop --budget iters:3
 usage scene-option "unknown option --robot" quadrupeds --robot 1 --budget iters:3
 [ ! -e "$d/u.h5" ] && ok || bad "a refused command left $d/u.h5"

@@ -42,13 +42,12 @@
 #define QUAD_SPACING_M 0.75   /* horizontal spacing of the lattice (x and y) */
 #define QUAD_OFFSET_M 0.03    /* random horizontal offset (uniform +-) */
 #define QUAD_YAW_RAD 0.3      /* random yaw (uniform +-) */
-#define QUAD_SEED 0x4a1bULL
 #define QUAD_UPRIGHT_TILT 0.5 /* largest --tilt under which a robot must land upright */
 #define QUAD_FALLEN 0.5       /* cos 60 degrees: a trunk tilted further has fallen over */
 
 /* Options in table order (scenes.c): --robots, --steps, --tilt (largest
  * random roll and pitch at the drop, rad). */
-enum { OPT_ROBOTS, OPT_STEPS, OPT_TILT };
+enum { OPT_ROBOTS, OPT_STEPS, OPT_TILT, OPT_SEED };
 
 /* The lowest point of the robot's shapes in world at its current pose
  * (spheres and boxes: exact; others by their AABB). */
@@ -155,7 +154,7 @@ mcb_rc mcb_scene_quadrupeds(const double *vals, const struct mcb_world_loop *loo
     mcb_world *w = NULL;
     mcb_problem_set *S = NULL;
     mcb_rng rng;
-    mcb_rng_seed(&rng, QUAD_SEED);
+    mcb_rng_seed(&rng, (unsigned long long)vals[OPT_SEED]);
     mcb_rc rc = mcb_world_new(&o, &w, err);
     if (!rc)
         rc = mcb_world_add_primitive(w, NULL, MCB_SHAPE_PLANE, (double[3]){0}, QUAD_MU, NULL, err);

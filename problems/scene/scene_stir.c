@@ -50,12 +50,11 @@
 #define STIR_WALL_M 0.01       /* wall thickness */
 #define STIR_TOL 1e-5          /* natural-map residual of the advance (see below) */
 #define STIR_MAX_ITERS 5000    /* per solver and step */
-#define STIR_SEED 0x5717ULL
 #define STIR_G_M_S2 9.81       /* the world's default gravity */
 #define STIR_PI 3.14159265358979323846
 
 /* Options in table order (scenes.c): --spheres, --steps. */
-enum { OPT_SPHERES, OPT_STEPS };
+enum { OPT_SPHERES, OPT_STEPS, OPT_SEED };
 
 /* The rod tip target at time t: a circle of radius STIR_CIRCLE_R_M about
  * c (ctx), its phase phi(t) = 2 pi / T (t - R/2 (1 - ...)) ramped by a
@@ -134,10 +133,11 @@ static mcb_rc add_box(mcb_world *w, const stir_layout *L, mcb_err *err)
 /* The spheres, layer by layer on the jittered lattice, skipping sites
  * within reach of the rod's start position. */
 static mcb_rc add_spheres(mcb_world *w, const stir_layout *L, int n, const double rod_xy[2],
+                          unsigned long long seed,
                           mcb_err *err)
 {
     mcb_rng rng;
-    mcb_rng_seed(&rng, STIR_SEED);
+    mcb_rng_seed(&rng, seed);
     double I = 0.4 * STIR_MASS_KG * STIR_R_M * STIR_R_M;
     int placed = 0;
     for (int layer = 0; placed < n; layer++) {
@@ -240,7 +240,7 @@ mcb_rc mcb_scene_stir(const double *vals, const struct mcb_world_loop *loop, mcb
     if (rc) goto done;
     mcb_ik_target t0;
     stir_target(L.centre, 0, &t0);
-    rc = add_spheres(w, &L, nsph, t0.p, err);
+    rc = add_spheres(w, &L, nsph, t0.p, (unsigned long long)vals[OPT_SEED], err);
     if (rc) goto done;
     /* the default penetration bound (10 x the 1 mm margin = 1 cm) is one
      * sphere radius: it fits, so fail_pen_m stays 0 */
