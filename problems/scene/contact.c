@@ -914,18 +914,69 @@ static void msort(int *idx, int *tmp, int n, const mcb_contact *c, int by_gap)
     memcpy(idx, tmp, (size_t)n * sizeof *idx);
 }
 
-static double dist2(const double a[3], const double b[3])
+/* |a - b|^2, summed in the order of mcb_v3_dot (inline: clustering calls
+ * it m k times per step). A lower bound of it: (a[0] - b[0])^2 alone, in
+ * floating point too (adding squares never rounds below an addend). */
+static inline double dist2(const double a[3], const double b[3])
 {
-    double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-    return mcb_v3_dot(d, d);
+    double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+    return d0 * d0 + d1 * d1 + d2 * d2;
+}
+
+/* Insertion sort of the k centres' indices by their x (k is at most the
+ * per-pair cap, 120 in the papers' scenes). */
+static void order_by_x(const double *cen, int k, int *ord)
+{
+    for (int q = 0; q < k; q++) {
+        int i = q;
+        while (i > 0 && cen[3 * ord[i - 1]] > cen[3 * q]) {
+            ord[i] = ord[i - 1];
+            i--;
+        }
+        ord[i] = q;
+    }
+}
+
+/* The nearest centre to x (the lowest index among equally near ones, as a
+ * scan over q = 0..k-1 keeping strictly nearer ones finds): centres visited
+ * outwards from x's place in the x order (ord), each direction stopped
+ * once (x[0] - centre x)^2 exceeds the best distance, which then bounds
+ * every farther centre's distance from below. Exact: the same distances
+ * compared as by the scan. */
+static int nearest_centre(const double x[3], const double *cen, const int *ord, int k)
+{
+    int lo = 0, hi = k; /* first place whose centre x >= x[0] */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (cen[3 * ord[mid]] < x[0]) lo = mid + 1;
+        else hi = mid;
+    }
+    int bq = -1;
+    double bd = INFINITY;
+    for (int s = lo; s < k; s++) {
+        int q = ord[s];
+        double dx = x[0] - cen[3 * q];
+        if (bq >= 0 && dx * dx > bd) break;
+        double d = dist2(x, cen + 3 * q);
+        if (bq < 0 || d < bd || (d == bd && q < bq)) bd = d, bq = q;
+    }
+    for (int s = lo - 1; s >= 0; s--) {
+        int q = ord[s];
+        double dx = x[0] - cen[3 * q];
+        if (bq >= 0 && dx * dx > bd) break;
+        double d = dist2(x, cen + 3 * q);
+        if (bq < 0 || d < bd || (d == bd && q < bq)) bd = d, bq = q;
+    }
+    return bq;
 }
 
 /* One body pair's contacts g[0..m) (indices into c, ascending) reduced to
  * at most k: farthest-point seeds from the deepest contact, 5 k-means
  * steps on positions, then the deepest contact of each cluster; marks the
- * kept ones in keep[]. Scratch: mind, assign (m each), cen (6 k: centres, sums), best (k). */
+ * kept ones in keep[]. Scratch: mind, assign (m each), cen (6 k: centres,
+ * sums), best (k), ord (k). */
 static void cluster_group(const mcb_contact *c, const int *g, int m, int k, char *keep,
-                          double *mind, int *assign, double *cen, int *best)
+                          double *mind, int *assign, double *cen, int *best, int *ord)
 {
     int deep = 0;
     for (int i = 1; i < m; i++)
@@ -936,22 +987,19 @@ static void cluster_group(const mcb_contact *c, const int *g, int m, int k, char
         memcpy(cen + 3 * q, c[g[s]].p, 3 * sizeof(double));
         int far = -1;
         for (int i = 0; i < m; i++) {
-            double d = dist2(c[g[i]].p, cen + 3 * q);
-            if (d < mind[i]) mind[i] = d;
+            /* the new centre cannot come nearer than the bound: skip it */
+            double dx = c[g[i]].p[0] - cen[3 * q];
+            if (!(dx * dx >= mind[i])) {
+                double d = dist2(c[g[i]].p, cen + 3 * q);
+                if (d < mind[i]) mind[i] = d;
+            }
             if (far < 0 || mind[i] > mind[far]) far = i;
         }
         s = far;
     }
     for (int it = 0; it < 6; it++) {
-        for (int i = 0; i < m; i++) {
-            int bq = 0;
-            double bd = dist2(c[g[i]].p, cen);
-            for (int q = 1; q < k; q++) {
-                double d = dist2(c[g[i]].p, cen + 3 * q);
-                if (d < bd) bd = d, bq = q;
-            }
-            assign[i] = bq;
-        }
+        order_by_x(cen, k, ord);
+        for (int i = 0; i < m; i++) assign[i] = nearest_centre(c[g[i]].p, cen, ord, k);
         if (it == 5) break;
         /* new centres: the means (an empty cluster keeps its centre) */
         double *sum = cen + 3 * (size_t)k;
@@ -991,11 +1039,11 @@ int mcb_contacts_cluster(mcb_contact *c, int nc, int cap_per_pair, int cap_total
     double *mind = mcb_malloc((size_t)nc, sizeof(double));
     int kmax = cap_per_pair > 0 ? cap_per_pair : 1;
     double *cen = mcb_malloc((size_t)kmax * 6, sizeof(double));
-    int *best = mcb_malloc((size_t)kmax, sizeof(int));
+    int *best = mcb_malloc((size_t)kmax, sizeof(int)), *ord = mcb_malloc((size_t)kmax, sizeof(int));
     char *keep = mcb_malloc((size_t)nc, 1);
-    if (!idx || !tmp || !assign || !mind || !cen || !best || !keep) {
+    if (!idx || !tmp || !assign || !mind || !cen || !best || !ord || !keep) {
         /* out of memory: keep the deepest, by an in-place sort on depth */
-        free(idx), free(tmp), free(assign), free(mind), free(cen), free(best), free(keep);
+        free(idx), free(tmp), free(assign), free(mind), free(cen), free(best), free(ord), free(keep);
         int cap = cap_total > 0 ? cap_total : cap_per_pair;
         if (cap <= 0 || nc <= cap) return nc;
         for (int i = 0; i < cap; i++) { /* partial selection, no allocation */
@@ -1017,7 +1065,7 @@ int mcb_contacts_cluster(mcb_contact *c, int nc, int cap_per_pair, int cap_total
                 e++;
             if (e - s > cap_per_pair) {
                 for (int i = s; i < e; i++) keep[idx[i]] = 0;
-                cluster_group(c, idx + s, e - s, cap_per_pair, keep, mind, assign, cen, best);
+                cluster_group(c, idx + s, e - s, cap_per_pair, keep, mind, assign, cen, best, ord);
             }
             s = e;
         }
@@ -1029,6 +1077,6 @@ int mcb_contacts_cluster(mcb_contact *c, int nc, int cap_per_pair, int cap_total
         for (int i = 0; i < cap_total; i++) keep[idx[i]] = 1;
         nc = compact(c, nc, keep);
     }
-    free(idx), free(tmp), free(assign), free(mind), free(cen), free(best), free(keep);
+    free(idx), free(tmp), free(assign), free(mind), free(cen), free(best), free(ord), free(keep);
     return nc;
 }
