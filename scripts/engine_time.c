@@ -138,13 +138,14 @@ static void summary(const probe *p, const char *args)
     if (!ratio) return;
     for (int k = 0; k < p->steps; k++) {
         const double *r = p->row + (size_t)NCOL * k;
-        for (int c = 0; c < 5; c++) mean[c] += r[c] / p->steps;
-        if (r[4] > 0) ratio[nr++] = r[3] / r[4];
+        for (int c = 0; c < 4; c++) mean[c] += r[c] / p->steps;
+        if (r[4] > 0) ratio[nr++] = r[3] / r[4], mean[4] += r[4];
     }
+    mean[4] /= nr ? nr : 1; /* over the steps with contacts */
     qsort(ratio, (size_t)nr, sizeof *ratio, cmp_double);
     double med = nr ? (nr % 2 ? ratio[nr / 2] : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2])) : NAN;
     printf("# %s: %d steps; mean ms/step: detect %.3f assemble %.3f advance %.3f engine %.3f "
-           "pgs%d %.3f; engine/pgs%d median %.3g max %.3g (over %d steps with contacts)\n",
+           "pgs%d %.3f (steps with contacts); engine/pgs%d median %.3g max %.3g (over %d steps with contacts)\n",
            args, p->steps, 1e3 * mean[0], 1e3 * mean[1], 1e3 * mean[2], 1e3 * mean[3], p->iters,
            1e3 * mean[4], p->iters, med, nr ? ratio[nr - 1] : NAN, nr);
     free(ratio);

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# engine-time.sh BUILD [OUTDIR]: the figures of docs/performance.md "Closed
+# loop: where a step's time goes": BUILD/engine-time (scripts/engine_time.c)
+# on the papers' closed-loop scenes at moderate sizes, one after the other
+# under nice (a shared machine: compare the ratios, each within its run).
+# Each scene's per-step table goes to OUTDIR/SCENE.txt (default
+# engine-time/), its summary line to stdout. ITERS (default 30) sets the
+# PGS iterations the engine is compared with.
+set -euo pipefail
+build=${1:?usage: engine-time.sh BUILD [OUTDIR]}
+out=${2:-engine-time}
+et=$build/engine-time
+[ -x "$et" ] || { echo "engine-time.sh: $et missing (cmake --build $build --target engine-time)" >&2; exit 1; }
+mkdir -p "$out"
+run() { # NAME SCENE OPTIONS...
+  local name=$1; shift
+  nice "$et" --iters "${ITERS:-30}" "$@" >"$out/$name.txt"
+  tail -n 1 "$out/$name.txt"
+}
+run stir stir --spheres 216 --steps 40
+run cable cable --segments 640 --steps 20
+run beam beam --steps 40
+run bolt-nut bolt-nut --configs 2 --wrenches 5
+run quadrupeds-8 quadrupeds --robots 8 --steps 240
+run quadrupeds-27 quadrupeds --robots 27 --steps 240
+run wall-1000 wall --bricks 1000 --steps 5
+run wall-2000 wall --bricks 2000 --steps 3
