@@ -721,6 +721,51 @@ START_TEST(broad_phase_equals_brute_force)
 }
 END_TEST
 
+/* Samples kept across calls give the contacts of fresh samples: the same
+ * shapes moved, shapes of another type in their places, shells of
+ * revolution reshaped (their kept samples must then be recomputed). */
+START_TEST(sample_cache_equals_fresh_samples)
+{
+    int ns = 200;
+    mcb_shape sh[200];
+    mcb_xform X[200];
+    mcb_rng r;
+    mcb_rng_seed(&r, 5);
+    mcb_sample_cache *cache = NULL;
+    mcb_contact *c = NULL, *f = NULL;
+    int nc = 0, cap = 0, nf = 0, capf = 0, sdf = 0;
+    mcb_err err;
+    for (int round = 0; round < 6; round++) {
+        if (round % 3 == 0) {
+            random_scene(&r, sh, X, ns);
+        } else if (round % 3 == 1) {
+            for (int k = 1; k < ns; k++) X[k].p[2] -= 0.01 * mcb_rng_uniform(&r);
+        } else {
+            for (int k = 1; k < ns; k++)
+                if (sh[k].type == MCB_SHAPE_REVOLUTION)
+                    for (int i = 0; i < sh[k].profile.npts; i++) sh[k].profile.r[i] *= 1.3;
+        }
+        ck_assert_int_eq(mcb_contacts_detect_cached(sh, X, ns, 0.01, &cache, &c, &nc, &cap, &err),
+                         MCB_OK);
+        ck_assert_int_eq(mcb_contacts_detect(sh, X, ns, 0.01, &f, &nf, &capf, &err), MCB_OK);
+        ck_assert_int_eq(nc, nf);
+        ck_assert_int_eq(memcmp(c, f, (size_t)nc * sizeof *c), 0);
+        for (int i = 0; i < nc; i++)
+            sdf += sh[c[i].shape_a].type == MCB_SHAPE_REVOLUTION ||
+                   sh[c[i].shape_b].type == MCB_SHAPE_REVOLUTION;
+    }
+    ck_assert_int_gt(sdf, 20); /* the samples were used */
+    ck_assert_int_eq(mcb_contacts_detect_cached(sh, X, ns, 0.01, NULL, &c, &nc, &cap, &err),
+                     MCB_E_INPUT);
+    mcb_sample_cache_free(&cache);
+    ck_assert_ptr_null(cache);
+    mcb_sample_cache_free(&cache);
+    mcb_sample_cache_free(NULL);
+    free(c);
+    free(f);
+}
+END_TEST
+
 /* A wall of 8000 bricks (20 long x 2 deep x 200 high, running bond) on a
  * plane: every brick touches its neighbours; prints the detection time. */
 START_TEST(wall_8000_bricks)
@@ -800,6 +845,7 @@ static Suite *suite(void)
     tcase_add_test(tc, clustering_keeps_cap_and_deepest);
     tcase_add_test(tc, clustering_known_answer);
     tcase_add_test(tc, broad_phase_equals_brute_force);
+    tcase_add_test(tc, sample_cache_equals_fresh_samples);
     tcase_add_test(tc, wall_8000_bricks);
     suite_add_tcase(s, tc);
     return s;

@@ -12,8 +12,9 @@
  * points lie midway between the two surfaces: p = (surface point of a +
  * surface point of b) / 2. Allocation: mcb_collide allocates only for a
  * pair involving an sdf shape (its samples); mcb_contacts_detect allocates
- * its candidate pairs, the sample sets of the sdf shapes it meets, and grows
- * the caller's contact buffer; mcb_contacts_cluster allocates index arrays. */
+ * its candidate pairs, the sample sets of the sdf shapes it meets (kept in
+ * the caller's cache by mcb_contacts_detect_cached), and grows the caller's
+ * contact buffer; mcb_contacts_cluster allocates index arrays. */
 #include "problems/scene/geometry.h"
 
 #include <math.h>
@@ -618,6 +619,7 @@ typedef struct {
 static int samples_compute(const mcb_shape *s, sample_set *ss)
 {
     int cap = 4096;
+    free(ss->pts); /* a kept set's earlier failed attempt */
     ss->pts = mcb_malloc((size_t)cap * 3, sizeof(double));
     if (!ss->pts) return -1;
     int n = mcb_shape_samples(s, ss->pts, cap);
@@ -830,8 +832,67 @@ oom:
     return mcb_fail(err, MCB_E_NOMEM, "contact detection: out of memory (%d shapes)", ns);
 }
 
-mcb_rc mcb_contacts_detect(const mcb_shape *shapes, const mcb_xform *X, int nshapes, double margin,
-                           mcb_contact **out, int *count, int *capacity, mcb_err *err)
+struct mcb_sample_cache {
+    int n;           /* shapes covered */
+    sample_set *ss;  /* per shape (n = -1: not computed) */
+    mcb_shape *key;  /* the shape the samples were computed for */
+};
+
+void mcb_sample_cache_free(mcb_sample_cache **cache)
+{
+    if (!cache || !*cache) return;
+    for (int k = 0; k < (*cache)->n; k++) free((*cache)->ss[k].pts);
+    free((*cache)->ss);
+    free((*cache)->key);
+    free(*cache);
+    *cache = NULL;
+}
+
+/* Do shapes a and b have the same samples (mcb_shape_samples reads only
+ * these fields)? */
+static int same_samples(const mcb_shape *a, const mcb_shape *b)
+{
+    if (a->type != b->type || a->spacing != b->spacing) return 0;
+    for (int k = 0; k < 3; k++)
+        if (a->size[k] != b->size[k]) return 0;
+    if (a->thread.d != b->thread.d || a->thread.pitch != b->thread.pitch ||
+        a->thread.length != b->thread.length || a->thread.across_flats != b->thread.across_flats)
+        return 0;
+    if (a->profile.npts != b->profile.npts || a->profile.thickness != b->profile.thickness)
+        return 0;
+    for (int k = 0; k < a->profile.npts && k < MCB_PROFILE_MAX; k++)
+        if (a->profile.r[k] != b->profile.r[k] || a->profile.z[k] != b->profile.z[k]) return 0;
+    return 1;
+}
+
+/* The cache covering nshapes shapes, their kept samples checked against
+ * the shapes now; -1 when out of memory. */
+static int cache_prepare(mcb_sample_cache **cache, const mcb_shape *shapes, int nshapes)
+{
+    if (!*cache && !(*cache = calloc(1, sizeof **cache))) return -1;
+    mcb_sample_cache *c = *cache;
+    if (c->n < nshapes) {
+        sample_set *ss = realloc(c->ss, (size_t)nshapes * sizeof *ss);
+        if (ss) c->ss = ss;
+        mcb_shape *key = realloc(c->key, (size_t)nshapes * sizeof *key);
+        if (key) c->key = key;
+        if (!ss || !key) return -1;
+        for (int k = c->n; k < nshapes; k++) c->ss[k].pts = NULL, c->ss[k].n = -1;
+        c->n = nshapes;
+    }
+    for (int k = 0; k < nshapes; k++) {
+        if (c->ss[k].n >= 0 && !same_samples(&c->key[k], &shapes[k])) {
+            free(c->ss[k].pts);
+            c->ss[k].pts = NULL, c->ss[k].n = -1;
+        }
+        c->key[k] = shapes[k];
+    }
+    return 0;
+}
+
+static mcb_rc detect(const mcb_shape *shapes, const mcb_xform *X, int nshapes, double margin,
+                     mcb_sample_cache **cache, mcb_contact **out, int *count, int *capacity,
+                     mcb_err *err)
 {
     if (!out || !count || !capacity || nshapes < 0 || (nshapes > 0 && (!shapes || !X)))
         return mcb_fail(err, MCB_E_INPUT, "contact detection: bad arguments");
@@ -840,13 +901,18 @@ mcb_rc mcb_contacts_detect(const mcb_shape *shapes, const mcb_xform *X, int nsha
     int np = 0;
     mcb_rc rc = broad_phase(shapes, X, nshapes, margin, &pairs, &np, err);
     if (rc) return rc;
-    sample_set *ss = NULL;
+    sample_set *ss = NULL; /* the cache's, or this call's */
     for (int q = 0; q < np; q++) {
         int i = pairs[q].i, j = pairs[q].j;
         if (!ss && (is_sdf(shapes[i].type) || is_sdf(shapes[j].type))) {
-            ss = mcb_malloc((size_t)nshapes, sizeof *ss);
-            if (!ss) goto oom;
-            for (int k = 0; k < nshapes; k++) ss[k].pts = NULL, ss[k].n = -1;
+            if (cache) {
+                if (cache_prepare(cache, shapes, nshapes)) goto oom;
+                ss = (*cache)->ss;
+            } else {
+                ss = mcb_malloc((size_t)nshapes, sizeof *ss);
+                if (!ss) goto oom;
+                for (int k = 0; k < nshapes; k++) ss[k].pts = NULL, ss[k].n = -1;
+            }
         }
         sample_set none_a = {NULL, -1}, none_b = {NULL, -1};
         /* a static shape is always b, so normals point towards the moving body */
@@ -871,18 +937,32 @@ mcb_rc mcb_contacts_detect(const mcb_shape *shapes, const mcb_xform *X, int nsha
             *out = grown, *capacity = nc;
         }
     }
-    if (ss)
+    if (ss && !cache)
         for (int k = 0; k < nshapes; k++) free(ss[k].pts);
-    free(ss);
+    if (!cache) free(ss);
     free(pairs);
     return MCB_OK;
 oom:
-    if (ss)
+    if (ss && !cache)
         for (int k = 0; k < nshapes; k++) free(ss[k].pts);
-    free(ss);
+    if (!cache) free(ss);
     free(pairs);
     *count = 0;
     return mcb_fail(err, MCB_E_NOMEM, "contact detection: out of memory");
+}
+
+mcb_rc mcb_contacts_detect(const mcb_shape *shapes, const mcb_xform *X, int nshapes, double margin,
+                           mcb_contact **out, int *count, int *capacity, mcb_err *err)
+{
+    return detect(shapes, X, nshapes, margin, NULL, out, count, capacity, err);
+}
+
+mcb_rc mcb_contacts_detect_cached(const mcb_shape *shapes, const mcb_xform *X, int nshapes,
+                                  double margin, mcb_sample_cache **cache, mcb_contact **out,
+                                  int *count, int *capacity, mcb_err *err)
+{
+    if (!cache) return mcb_fail(err, MCB_E_INPUT, "contact detection: NULL sample cache");
+    return detect(shapes, X, nshapes, margin, cache, out, count, capacity, err);
 }
 
 /* ---- clustering ---------------------------------------------------------- */
