@@ -5,7 +5,10 @@
 # under nice (a shared machine: compare the ratios, each within its run).
 # Each scene's per-step table goes to OUTDIR/SCENE.txt (default
 # engine-time/), its summary line to stdout. ITERS (default 30) sets the
-# PGS iterations the engine is compared with.
+# PGS iterations the engine is compared with. BEFORE=/path/to/engine-time
+# (an older build's) adds the before/after pairs of the scenes a change of
+# the engine touched, the two binaries alternating (A B A B), to
+# OUTDIR/before-after.txt.
 set -euo pipefail
 build=${1:?usage: engine-time.sh BUILD [OUTDIR]}
 out=${2:-engine-time}
@@ -23,5 +26,19 @@ run beam beam --steps 40
 run bolt-nut bolt-nut --configs 2 --wrenches 5
 run quadrupeds-8 quadrupeds --robots 8 --steps 240
 run quadrupeds-27 quadrupeds --robots 27 --steps 240
+run pouring pouring --particles 45 --steps 60
 run wall-1000 wall --bricks 1000 --steps 5
 run wall-2000 wall --bricks 2000 --steps 3
+run wall-8000 wall --bricks 8000 --steps 2
+if [ -n "${BEFORE:-}" ]; then
+  : >"$out/before-after.txt"
+  for args in "bolt-nut --configs 2 --wrenches 5" "pouring --particles 45 --steps 60"; do
+    for rep in 1 2; do
+      for bin in "$BEFORE" "$et"; do
+        # shellcheck disable=SC2086
+        echo "$([ "$bin" = "$et" ] && echo after || echo before) $(nice "$bin" --iters "${ITERS:-30}" $args | tail -n 1)" |
+          tee -a "$out/before-after.txt"
+      done
+    done
+  done
+fi
