@@ -18,7 +18,7 @@ mkdir -p "$out"
 run() { # NAME SCENE OPTIONS...
   local name=$1; shift
   nice "$et" --iters "${ITERS:-30}" "$@" >"$out/$name.txt"
-  tail -n 1 "$out/$name.txt"
+  grep "median ms/step" "$out/$name.txt"
 }
 run stir stir --spheres 216 --steps 40
 run cable cable --segments 640 --steps 20
@@ -32,11 +32,11 @@ run wall-2000 wall --bricks 2000 --steps 3
 run wall-8000 wall --bricks 8000 --steps 2
 if [ -n "${BEFORE:-}" ]; then
   : >"$out/before-after.txt"
-  for args in "bolt-nut --configs 2 --wrenches 5" "pouring --particles 45 --steps 60"; do
+  for args in "bolt-nut --configs 2 --wrenches 5"; do
     for rep in 1 2; do
       for bin in "$BEFORE" "$et"; do
         # shellcheck disable=SC2086
-        echo "$([ "$bin" = "$et" ] && echo after || echo before) $(nice "$bin" --iters "${ITERS:-30}" $args | tail -n 1)" |
+        echo "$([ "$bin" = "$et" ] && echo after || echo before) $(nice "$bin" --iters "${ITERS:-30}" $args | grep "median ms/step" | tr "\n" " ")" |
           tee -a "$out/before-after.txt"
       done
     done
