@@ -617,6 +617,44 @@ START_TEST(clustering_keeps_cap_and_deepest)
 }
 END_TEST
 
+/* The kept contacts' keys in order, folded (FNV-1a). */
+static unsigned long long kept_digest(const mcb_contact *c, int m)
+{
+    unsigned long long h = 1469598103934665603ull;
+    for (int i = 0; i < m; i++) h = (h ^ c[i].key) * 1099511628211ull;
+    return h;
+}
+
+/* Clustering chooses exactly what the plain scans over every centre chose
+ * before the nearest-centre search was pruned (the digests of commit
+ * 97589ec): on a lattice whose points are often equally near two centres
+ * (ties go to the lower centre index) and on a random cloud. */
+START_TEST(clustering_known_answer)
+{
+    int n = 2000;
+    mcb_contact *c = calloc((size_t)n, sizeof *c);
+    for (int i = 0; i < n; i++) { /* 20 x 10 x 10 unit lattice, one body pair */
+        c[i].body_a = 1, c[i].body_b = -1;
+        c[i].p[0] = i % 20, c[i].p[1] = (i / 20) % 10, c[i].p[2] = i / 200;
+        c[i].n[2] = 1, c[i].gap = -1e-3 * ((i * 7919) % 1000), c[i].key = (unsigned long long)i;
+    }
+    int m = mcb_contacts_cluster(c, n, 120, 0);
+    ck_assert_int_eq(m, 120);
+    ck_assert(kept_digest(c, m) == 15223325716669087688ull);
+    mcb_rng r;
+    mcb_rng_seed(&r, 11);
+    for (int i = 0; i < n; i++) {
+        c[i].body_a = 1 + (i % 3 == 0), c[i].body_b = -1;
+        for (int k = 0; k < 3; k++) c[i].p[k] = mcb_rng_uniform(&r);
+        c[i].n[2] = 1, c[i].gap = -1e-3 * mcb_rng_uniform(&r), c[i].key = (unsigned long long)i;
+    }
+    m = mcb_contacts_cluster(c, n, 120, 0);
+    ck_assert_int_eq(m, 240);
+    ck_assert(kept_digest(c, m) == 7473368427734503370ull);
+    free(c);
+}
+END_TEST
+
 /* ---- broad phase ---------------------------------------------------------- */
 
 static int random_scene(mcb_rng *r, mcb_shape *sh, mcb_xform *X, int ns)
@@ -680,6 +718,51 @@ START_TEST(broad_phase_equals_brute_force)
     free(bf);
     free(c);
     free(c2);
+}
+END_TEST
+
+/* Samples kept across calls give the contacts of fresh samples: the same
+ * shapes moved, shapes of another type in their places, shells of
+ * revolution reshaped (their kept samples must then be recomputed). */
+START_TEST(sample_cache_equals_fresh_samples)
+{
+    int ns = 200;
+    mcb_shape sh[200];
+    mcb_xform X[200];
+    mcb_rng r;
+    mcb_rng_seed(&r, 5);
+    mcb_sample_cache *cache = NULL;
+    mcb_contact *c = NULL, *f = NULL;
+    int nc = 0, cap = 0, nf = 0, capf = 0, sdf = 0;
+    mcb_err err;
+    for (int round = 0; round < 6; round++) {
+        if (round % 3 == 0) {
+            random_scene(&r, sh, X, ns);
+        } else if (round % 3 == 1) {
+            for (int k = 1; k < ns; k++) X[k].p[2] -= 0.01 * mcb_rng_uniform(&r);
+        } else {
+            for (int k = 1; k < ns; k++)
+                if (sh[k].type == MCB_SHAPE_REVOLUTION)
+                    for (int i = 0; i < sh[k].profile.npts; i++) sh[k].profile.r[i] *= 1.3;
+        }
+        ck_assert_int_eq(mcb_contacts_detect_cached(sh, X, ns, 0.01, &cache, &c, &nc, &cap, &err),
+                         MCB_OK);
+        ck_assert_int_eq(mcb_contacts_detect(sh, X, ns, 0.01, &f, &nf, &capf, &err), MCB_OK);
+        ck_assert_int_eq(nc, nf);
+        ck_assert_int_eq(memcmp(c, f, (size_t)nc * sizeof *c), 0);
+        for (int i = 0; i < nc; i++)
+            sdf += sh[c[i].shape_a].type == MCB_SHAPE_REVOLUTION ||
+                   sh[c[i].shape_b].type == MCB_SHAPE_REVOLUTION;
+    }
+    ck_assert_int_gt(sdf, 20); /* the samples were used */
+    ck_assert_int_eq(mcb_contacts_detect_cached(sh, X, ns, 0.01, NULL, &c, &nc, &cap, &err),
+                     MCB_E_INPUT);
+    mcb_sample_cache_free(&cache);
+    ck_assert_ptr_null(cache);
+    mcb_sample_cache_free(&cache);
+    mcb_sample_cache_free(NULL);
+    free(c);
+    free(f);
 }
 END_TEST
 
@@ -760,7 +843,9 @@ static Suite *suite(void)
     tcase_add_test(tc, bad_shapes_are_harmless);
     tcase_add_test(tc, contact_frames_outward);
     tcase_add_test(tc, clustering_keeps_cap_and_deepest);
+    tcase_add_test(tc, clustering_known_answer);
     tcase_add_test(tc, broad_phase_equals_brute_force);
+    tcase_add_test(tc, sample_cache_equals_fresh_samples);
     tcase_add_test(tc, wall_8000_bricks);
     suite_add_tcase(s, tc);
     return s;

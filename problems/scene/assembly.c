@@ -143,8 +143,8 @@ mcb_rc mcb_world_detect(mcb_world *w, mcb_err *err)
     }
     w->ncon = 0;
     if (ns == 0) return MCB_OK;
-    mcb_rc rc = mcb_contacts_detect(w->sh, w->X, ns, w->o.margin_m, &w->con, &w->ncon,
-                                    &w->cap_con, err);
+    mcb_rc rc = mcb_contacts_detect_cached(w->sh, w->X, ns, w->o.margin_m, &w->samples, &w->con,
+                                           &w->ncon, &w->cap_con, err);
     if (rc) return rc;
     /* contacts between bodies without DOFs (a kinematic body on the ground)
      * would be empty rows of J that no impulse can satisfy: dropped */

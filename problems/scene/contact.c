@@ -12,8 +12,9 @@
  * points lie midway between the two surfaces: p = (surface point of a +
  * surface point of b) / 2. Allocation: mcb_collide allocates only for a
  * pair involving an sdf shape (its samples); mcb_contacts_detect allocates
- * its candidate pairs, the sample sets of the sdf shapes it meets, and grows
- * the caller's contact buffer; mcb_contacts_cluster allocates index arrays. */
+ * its candidate pairs, the sample sets of the sdf shapes it meets (kept in
+ * the caller's cache by mcb_contacts_detect_cached), and grows the caller's
+ * contact buffer; mcb_contacts_cluster allocates index arrays. */
 #include "problems/scene/geometry.h"
 
 #include <math.h>
@@ -618,6 +619,7 @@ typedef struct {
 static int samples_compute(const mcb_shape *s, sample_set *ss)
 {
     int cap = 4096;
+    free(ss->pts); /* a kept set's earlier failed attempt */
     ss->pts = mcb_malloc((size_t)cap * 3, sizeof(double));
     if (!ss->pts) return -1;
     int n = mcb_shape_samples(s, ss->pts, cap);
@@ -830,8 +832,67 @@ oom:
     return mcb_fail(err, MCB_E_NOMEM, "contact detection: out of memory (%d shapes)", ns);
 }
 
-mcb_rc mcb_contacts_detect(const mcb_shape *shapes, const mcb_xform *X, int nshapes, double margin,
-                           mcb_contact **out, int *count, int *capacity, mcb_err *err)
+struct mcb_sample_cache {
+    int n;           /* shapes covered */
+    sample_set *ss;  /* per shape (n = -1: not computed) */
+    mcb_shape *key;  /* the shape the samples were computed for */
+};
+
+void mcb_sample_cache_free(mcb_sample_cache **cache)
+{
+    if (!cache || !*cache) return;
+    for (int k = 0; k < (*cache)->n; k++) free((*cache)->ss[k].pts);
+    free((*cache)->ss);
+    free((*cache)->key);
+    free(*cache);
+    *cache = NULL;
+}
+
+/* Do shapes a and b have the same samples (mcb_shape_samples reads only
+ * these fields)? */
+static int same_samples(const mcb_shape *a, const mcb_shape *b)
+{
+    if (a->type != b->type || a->spacing != b->spacing) return 0;
+    for (int k = 0; k < 3; k++)
+        if (a->size[k] != b->size[k]) return 0;
+    if (a->thread.d != b->thread.d || a->thread.pitch != b->thread.pitch ||
+        a->thread.length != b->thread.length || a->thread.across_flats != b->thread.across_flats)
+        return 0;
+    if (a->profile.npts != b->profile.npts || a->profile.thickness != b->profile.thickness)
+        return 0;
+    for (int k = 0; k < a->profile.npts && k < MCB_PROFILE_MAX; k++)
+        if (a->profile.r[k] != b->profile.r[k] || a->profile.z[k] != b->profile.z[k]) return 0;
+    return 1;
+}
+
+/* The cache covering nshapes shapes, their kept samples checked against
+ * the shapes now; -1 when out of memory. */
+static int cache_prepare(mcb_sample_cache **cache, const mcb_shape *shapes, int nshapes)
+{
+    if (!*cache && !(*cache = calloc(1, sizeof **cache))) return -1;
+    mcb_sample_cache *c = *cache;
+    if (c->n < nshapes) {
+        sample_set *ss = realloc(c->ss, (size_t)nshapes * sizeof *ss);
+        if (ss) c->ss = ss;
+        mcb_shape *key = realloc(c->key, (size_t)nshapes * sizeof *key);
+        if (key) c->key = key;
+        if (!ss || !key) return -1;
+        for (int k = c->n; k < nshapes; k++) c->ss[k].pts = NULL, c->ss[k].n = -1;
+        c->n = nshapes;
+    }
+    for (int k = 0; k < nshapes; k++) {
+        if (c->ss[k].n >= 0 && !same_samples(&c->key[k], &shapes[k])) {
+            free(c->ss[k].pts);
+            c->ss[k].pts = NULL, c->ss[k].n = -1;
+        }
+        c->key[k] = shapes[k];
+    }
+    return 0;
+}
+
+static mcb_rc detect(const mcb_shape *shapes, const mcb_xform *X, int nshapes, double margin,
+                     mcb_sample_cache **cache, mcb_contact **out, int *count, int *capacity,
+                     mcb_err *err)
 {
     if (!out || !count || !capacity || nshapes < 0 || (nshapes > 0 && (!shapes || !X)))
         return mcb_fail(err, MCB_E_INPUT, "contact detection: bad arguments");
@@ -840,13 +901,18 @@ mcb_rc mcb_contacts_detect(const mcb_shape *shapes, const mcb_xform *X, int nsha
     int np = 0;
     mcb_rc rc = broad_phase(shapes, X, nshapes, margin, &pairs, &np, err);
     if (rc) return rc;
-    sample_set *ss = NULL;
+    sample_set *ss = NULL; /* the cache's, or this call's */
     for (int q = 0; q < np; q++) {
         int i = pairs[q].i, j = pairs[q].j;
         if (!ss && (is_sdf(shapes[i].type) || is_sdf(shapes[j].type))) {
-            ss = mcb_malloc((size_t)nshapes, sizeof *ss);
-            if (!ss) goto oom;
-            for (int k = 0; k < nshapes; k++) ss[k].pts = NULL, ss[k].n = -1;
+            if (cache) {
+                if (cache_prepare(cache, shapes, nshapes)) goto oom;
+                ss = (*cache)->ss;
+            } else {
+                ss = mcb_malloc((size_t)nshapes, sizeof *ss);
+                if (!ss) goto oom;
+                for (int k = 0; k < nshapes; k++) ss[k].pts = NULL, ss[k].n = -1;
+            }
         }
         sample_set none_a = {NULL, -1}, none_b = {NULL, -1};
         /* a static shape is always b, so normals point towards the moving body */
@@ -871,18 +937,32 @@ mcb_rc mcb_contacts_detect(const mcb_shape *shapes, const mcb_xform *X, int nsha
             *out = grown, *capacity = nc;
         }
     }
-    if (ss)
+    if (ss && !cache)
         for (int k = 0; k < nshapes; k++) free(ss[k].pts);
-    free(ss);
+    if (!cache) free(ss);
     free(pairs);
     return MCB_OK;
 oom:
-    if (ss)
+    if (ss && !cache)
         for (int k = 0; k < nshapes; k++) free(ss[k].pts);
-    free(ss);
+    if (!cache) free(ss);
     free(pairs);
     *count = 0;
     return mcb_fail(err, MCB_E_NOMEM, "contact detection: out of memory");
+}
+
+mcb_rc mcb_contacts_detect(const mcb_shape *shapes, const mcb_xform *X, int nshapes, double margin,
+                           mcb_contact **out, int *count, int *capacity, mcb_err *err)
+{
+    return detect(shapes, X, nshapes, margin, NULL, out, count, capacity, err);
+}
+
+mcb_rc mcb_contacts_detect_cached(const mcb_shape *shapes, const mcb_xform *X, int nshapes,
+                                  double margin, mcb_sample_cache **cache, mcb_contact **out,
+                                  int *count, int *capacity, mcb_err *err)
+{
+    if (!cache) return mcb_fail(err, MCB_E_INPUT, "contact detection: NULL sample cache");
+    return detect(shapes, X, nshapes, margin, cache, out, count, capacity, err);
 }
 
 /* ---- clustering ---------------------------------------------------------- */
@@ -914,18 +994,69 @@ static void msort(int *idx, int *tmp, int n, const mcb_contact *c, int by_gap)
     memcpy(idx, tmp, (size_t)n * sizeof *idx);
 }
 
-static double dist2(const double a[3], const double b[3])
+/* |a - b|^2, summed in the order of mcb_v3_dot (inline: clustering calls
+ * it m k times per step). A lower bound of it: (a[0] - b[0])^2 alone, in
+ * floating point too (adding squares never rounds below an addend). */
+static inline double dist2(const double a[3], const double b[3])
 {
-    double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-    return mcb_v3_dot(d, d);
+    double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+    return d0 * d0 + d1 * d1 + d2 * d2;
+}
+
+/* Insertion sort of the k centres' indices by their x (k is at most the
+ * per-pair cap, 120 in the papers' scenes). */
+static void order_by_x(const double *cen, int k, int *ord)
+{
+    for (int q = 0; q < k; q++) {
+        int i = q;
+        while (i > 0 && cen[3 * ord[i - 1]] > cen[3 * q]) {
+            ord[i] = ord[i - 1];
+            i--;
+        }
+        ord[i] = q;
+    }
+}
+
+/* The nearest centre to x (the lowest index among equally near ones, as a
+ * scan over q = 0..k-1 keeping strictly nearer ones finds): centres visited
+ * outwards from x's place in the x order (ord), each direction stopped
+ * once (x[0] - centre x)^2 exceeds the best distance, which then bounds
+ * every farther centre's distance from below. Exact: the same distances
+ * compared as by the scan. */
+static int nearest_centre(const double x[3], const double *cen, const int *ord, int k)
+{
+    int lo = 0, hi = k; /* first place whose centre x >= x[0] */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (cen[3 * ord[mid]] < x[0]) lo = mid + 1;
+        else hi = mid;
+    }
+    int bq = -1;
+    double bd = INFINITY;
+    for (int s = lo; s < k; s++) {
+        int q = ord[s];
+        double dx = x[0] - cen[3 * q];
+        if (bq >= 0 && dx * dx > bd) break;
+        double d = dist2(x, cen + 3 * q);
+        if (bq < 0 || d < bd || (d == bd && q < bq)) bd = d, bq = q;
+    }
+    for (int s = lo - 1; s >= 0; s--) {
+        int q = ord[s];
+        double dx = x[0] - cen[3 * q];
+        if (bq >= 0 && dx * dx > bd) break;
+        double d = dist2(x, cen + 3 * q);
+        if (bq < 0 || d < bd || (d == bd && q < bq)) bd = d, bq = q;
+    }
+    return bq;
 }
 
 /* One body pair's contacts g[0..m) (indices into c, ascending) reduced to
  * at most k: farthest-point seeds from the deepest contact, 5 k-means
  * steps on positions, then the deepest contact of each cluster; marks the
- * kept ones in keep[]. Scratch: mind, assign (m each), cen (6 k: centres, sums), best (k). */
+ * kept ones in keep[]. Scratch: mind, assign (m each), cen (6 k: centres,
+ * sums), best (k), ord (k). */
 static void cluster_group(const mcb_contact *c, const int *g, int m, int k, char *keep,
-                          double *mind, int *assign, double *cen, int *best)
+                          double *mind, int *assign, double *cen, int *best, int *ord)
 {
     int deep = 0;
     for (int i = 1; i < m; i++)
@@ -936,22 +1067,19 @@ static void cluster_group(const mcb_contact *c, const int *g, int m, int k, char
         memcpy(cen + 3 * q, c[g[s]].p, 3 * sizeof(double));
         int far = -1;
         for (int i = 0; i < m; i++) {
-            double d = dist2(c[g[i]].p, cen + 3 * q);
-            if (d < mind[i]) mind[i] = d;
+            /* the new centre cannot come nearer than the bound: skip it */
+            double dx = c[g[i]].p[0] - cen[3 * q];
+            if (!(dx * dx >= mind[i])) {
+                double d = dist2(c[g[i]].p, cen + 3 * q);
+                if (d < mind[i]) mind[i] = d;
+            }
             if (far < 0 || mind[i] > mind[far]) far = i;
         }
         s = far;
     }
     for (int it = 0; it < 6; it++) {
-        for (int i = 0; i < m; i++) {
-            int bq = 0;
-            double bd = dist2(c[g[i]].p, cen);
-            for (int q = 1; q < k; q++) {
-                double d = dist2(c[g[i]].p, cen + 3 * q);
-                if (d < bd) bd = d, bq = q;
-            }
-            assign[i] = bq;
-        }
+        order_by_x(cen, k, ord);
+        for (int i = 0; i < m; i++) assign[i] = nearest_centre(c[g[i]].p, cen, ord, k);
         if (it == 5) break;
         /* new centres: the means (an empty cluster keeps its centre) */
         double *sum = cen + 3 * (size_t)k;
@@ -991,11 +1119,11 @@ int mcb_contacts_cluster(mcb_contact *c, int nc, int cap_per_pair, int cap_total
     double *mind = mcb_malloc((size_t)nc, sizeof(double));
     int kmax = cap_per_pair > 0 ? cap_per_pair : 1;
     double *cen = mcb_malloc((size_t)kmax * 6, sizeof(double));
-    int *best = mcb_malloc((size_t)kmax, sizeof(int));
+    int *best = mcb_malloc((size_t)kmax, sizeof(int)), *ord = mcb_malloc((size_t)kmax, sizeof(int));
     char *keep = mcb_malloc((size_t)nc, 1);
-    if (!idx || !tmp || !assign || !mind || !cen || !best || !keep) {
+    if (!idx || !tmp || !assign || !mind || !cen || !best || !ord || !keep) {
         /* out of memory: keep the deepest, by an in-place sort on depth */
-        free(idx), free(tmp), free(assign), free(mind), free(cen), free(best), free(keep);
+        free(idx), free(tmp), free(assign), free(mind), free(cen), free(best), free(ord), free(keep);
         int cap = cap_total > 0 ? cap_total : cap_per_pair;
         if (cap <= 0 || nc <= cap) return nc;
         for (int i = 0; i < cap; i++) { /* partial selection, no allocation */
@@ -1017,7 +1145,7 @@ int mcb_contacts_cluster(mcb_contact *c, int nc, int cap_per_pair, int cap_total
                 e++;
             if (e - s > cap_per_pair) {
                 for (int i = s; i < e; i++) keep[idx[i]] = 0;
-                cluster_group(c, idx + s, e - s, cap_per_pair, keep, mind, assign, cen, best);
+                cluster_group(c, idx + s, e - s, cap_per_pair, keep, mind, assign, cen, best, ord);
             }
             s = e;
         }
@@ -1029,6 +1157,6 @@ int mcb_contacts_cluster(mcb_contact *c, int nc, int cap_per_pair, int cap_total
         for (int i = 0; i < cap_total; i++) keep[idx[i]] = 1;
         nc = compact(c, nc, keep);
     }
-    free(idx), free(tmp), free(assign), free(mind), free(cen), free(best), free(keep);
+    free(idx), free(tmp), free(assign), free(mind), free(cen), free(best), free(ord), free(keep);
     return nc;
 }

@@ -110,6 +110,19 @@ int mcb_collide(const mcb_shape *a, const mcb_xform *Xa, int ia, const mcb_shape
 mcb_rc mcb_contacts_detect(const mcb_shape *shapes, const mcb_xform *X, int nshapes, double margin,
                            mcb_contact **out, int *count, int *capacity, mcb_err *err);
 
+/* The surface samples of sdf shapes kept between calls (a world's, across
+ * its steps): shape k's samples are computed once and reused while shape k
+ * keeps its type, size, profile, thread and spacing (compared at each
+ * call), so the contacts are those of mcb_contacts_detect bit for bit. */
+typedef struct mcb_sample_cache mcb_sample_cache;
+void mcb_sample_cache_free(mcb_sample_cache **cache); /* accepts NULL */
+
+/* mcb_contacts_detect with the samples kept in *cache (created when NULL;
+ * the caller frees it with mcb_sample_cache_free). */
+mcb_rc mcb_contacts_detect_cached(const mcb_shape *shapes, const mcb_xform *X, int nshapes,
+                                  double margin, mcb_sample_cache **cache, mcb_contact **out,
+                                  int *count, int *capacity, mcb_err *err);
+
 /* Reduces the contacts between each pair of bodies to at most cap_per_pair
  * (and all contacts to at most cap_total; 0: no cap) by clustering their
  * points (deterministic farthest-point seeds then k-means on positions, each

@@ -120,6 +120,7 @@ void mcb_world_free(mcb_world **pw)
     /* the step's buffers */
     free(w->pose), free(w->body_dof), free(w->body_robot), free(w->body_link), free(w->body_sub);
     free(w->robot_dof), free(w->robot_sub), free(w->sh), free(w->X), free(w->con);
+    mcb_sample_cache_free(&w->samples);
     free(w->ti), free(w->tj), free(w->tx), free(w->dense);
     free(w->vhat_prev), free(w->prev_key), free(w->prev_lambda), free(w->order);
     free(w);

@@ -82,6 +82,7 @@ struct mcb_world {
     /* contacts */
     mcb_contact *con;
     int ncon, cap_con;
+    mcb_sample_cache *samples; /* the sdf shapes' samples, kept across steps */
 
     /* triplets and dense blocks */
     int *ti, *tj;
