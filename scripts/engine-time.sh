@@ -23,7 +23,8 @@ run() { # NAME SCENE OPTIONS...
 run stir stir --spheres 216 --steps 40
 run cable cable --segments 640 --steps 20
 run beam beam --steps 40
-run bolt-nut bolt-nut --configs 2 --wrenches 5
+run bolt-nut-assembly bolt-nut-assembly --steps 48
+run dish-piling dish-piling --steps 120
 run quadrupeds-8 quadrupeds --robots 8 --steps 240
 run quadrupeds-27 quadrupeds --robots 27 --steps 240
 run pouring pouring --particles 45 --steps 60
@@ -32,7 +33,7 @@ run wall-2000 wall --bricks 2000 --steps 3
 run wall-8000 wall --bricks 8000 --steps 2
 if [ -n "${BEFORE:-}" ]; then
   : >"$out/before-after.txt"
-  for args in "bolt-nut --configs 2 --wrenches 5"; do
+  for args in "bolt-nut-assembly --steps 48"; do
     for rep in 1 2; do
       for bin in "$BEFORE" "$et"; do
         # shellcheck disable=SC2086

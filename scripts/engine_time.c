@@ -11,13 +11,10 @@
  * prints the engine's time (mcb_step_info: detect, assemble, advance) and
  * the time of those K PGS iterations (setup + solve) on the step's problem,
  * and at the end, over the steps with contacts, the medians of each and of
- * the ratio engine / PGS, with its 90th percentile and max. A scene that cannot run in a loop (bolt-nut, dishes:
- * independent single steps from settled states) is generated as by `gen`
- * and its recorded steps are measured through mcb_world_observe: their
- * advance then includes the record's descriptors (describe.h), and the PGS
- * run answers nothing back; the engine's medians over its unrecorded steps
- * (bolt-nut's settling: one world stepped again and again) come on a line
- * of their own. Everything runs on one thread (OpenMP, BLAS).
+ * the ratio engine / PGS, with its 90th percentile and max. A scene that
+ * cannot run in a loop (stack, bolt-nut, dishes) is refused: their
+ * closed-loop counterparts are bolt-nut-assembly and dish-piling.
+ * Everything runs on one thread (OpenMP, BLAS).
  * Times are wall clock; compare them only within one run. */
 #include <math.h>
 #include <stdio.h>
@@ -39,8 +36,6 @@ typedef struct {
     double pgs_s;  /* the last step's PGS time */
     int steps, cap;
     double *row;   /* per step: detect, assemble, advance, engine, pgs (s), contacts, n, m */
-    int quiet, qcap; /* a non-loop scene's unrecorded steps (settling) */
-    double *qrow;  /* per such step: detect, assemble, advance, engine (s) */
 } probe;
 
 enum { NCOL = 8 };
@@ -122,24 +117,6 @@ static mcb_rc loop_after(void *ctx, mcb_world *w, const mcb_step_info *info, mcb
     return MCB_OK;
 }
 
-/* The recorded steps of a scene that is not a loop. */
-static void observe(void *ctx, const mcb_problem *record, const mcb_step_info *info)
-{
-    probe *p = ctx;
-    if (record) {
-        add_row(p, info, time_pgs(record, p->iters, NULL, NULL), record);
-        return;
-    }
-    if (p->quiet == p->qcap) {
-        int cap = p->qcap ? 2 * p->qcap : 256;
-        double *r = realloc(p->qrow, (size_t)cap * 4 * sizeof(double));
-        if (!r) return;
-        p->qrow = r, p->qcap = cap;
-    }
-    double *r = p->qrow + 4 * (size_t)p->quiet++;
-    r[0] = info->detect_s, r[1] = info->assemble_s, r[2] = info->advance_s, r[3] = info->engine_s;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -169,18 +146,6 @@ static void summary(const probe *p, const char *args)
         med[c] = median(x, nr);
     }
     /* x holds the sorted ratios */
-    if (p->quiet) {
-        double *y = malloc((size_t)p->quiet * sizeof(double)), qm[4];
-        for (int c = 0; c < 4 && y; c++) {
-            for (int k = 0; k < p->quiet; k++) y[k] = p->qrow[4 * (size_t)k + c];
-            qm[c] = median(y, p->quiet);
-        }
-        if (y)
-            printf("# %s: %d unrecorded steps (settling: worlds stepped again and again, no PGS); "
-                   "median ms/step: detect %.3f assemble %.3f advance %.3f engine %.3f\n",
-                   args, p->quiet, 1e3 * qm[0], 1e3 * qm[1], 1e3 * qm[2], 1e3 * qm[3]);
-        free(y);
-    }
     printf("# %s: %d steps, %d with contacts; median ms/step: detect %.3f assemble %.3f advance "
            "%.3f engine %.3f pgs%d %.3f; engine/pgs%d median %.3g p90 %.3g max %.3g\n",
            args, p->steps, nr, 1e3 * med[0], 1e3 * med[1], 1e3 * med[2], 1e3 * med[3], p->iters,
@@ -191,7 +156,7 @@ static void summary(const probe *p, const char *args)
 
 int main(int argc, char **argv)
 {
-    probe p = {30, NAN, 0, 0, NULL, 0, 0, NULL};
+    probe p = {30, NAN, 0, 0, NULL};
     int a = 1;
     if (a + 1 < argc && !strcmp(argv[a], "--iters")) {
         p.iters = atoi(argv[a + 1]);
@@ -223,23 +188,13 @@ int main(int argc, char **argv)
     mcb_world_loop loop = {loop_solve, loop_after, &p};
     mcb_problem_set *S = NULL;
     mcb_rc rc = def->generate(vals, &loop, &S, &err);
-    if (rc == MCB_E_INPUT && p.steps == 0) { /* not a loop: its recorded steps */
-        printf("# %s: not a closed loop (%s): its recorded steps, advance with the record\n",
-               def->name, err.msg);
-        mcb_err_clear(&err);
-        mcb_world_observe(observe, &p);
-        rc = def->generate(vals, NULL, &S, &err);
-        mcb_world_observe(NULL, NULL);
-    }
     mcb_problem_set_free(&S);
     if (rc) {
         fprintf(stderr, "engine-time: %s (after %d steps)\n", err.msg, p.steps);
         free(p.row);
-        free(p.qrow);
         return 1;
     }
     summary(&p, args);
     free(p.row);
-    free(p.qrow);
     return 0;
 }

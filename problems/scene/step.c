@@ -464,15 +464,6 @@ static mcb_rc remember(mcb_world *w, const mcb_problem *P, mcb_err *err)
 
 /* ---------- the step ---------- */
 
-static mcb_world_observer observer;
-static void *observer_ctx;
-
-void mcb_world_observe(mcb_world_observer fn, void *ctx)
-{
-    observer = fn;
-    observer_ctx = ctx;
-}
-
 /* Stage 5 in a closed loop: the hook's answer, taken as it is. */
 static mcb_rc solve_hooked(mcb_world *w, mcb_problem *P, mcb_step_info *info, mcb_err *err)
 {
@@ -535,7 +526,6 @@ mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, m
     info->solve_s = t3 - t2;
     info->advance_s = mcb_now_s() - t3;
     info->engine_s = info->detect_s + info->assemble_s + info->advance_s;
-    if (observer) observer(observer_ctx, record ? *record : NULL, info);
     if (loop && loop->after) {
         rc = loop->after(loop->ctx, w, info, err);
         if (rc && !err->msg[0]) mcb_fail(err, rc, "world step %d: the closed loop stopped", w->step);

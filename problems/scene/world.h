@@ -227,17 +227,6 @@ double mcb_world_joint_drift(mcb_world *w, double *soft);
 /* The sum over bodies of mass x |g| x 1 m: the default energy bound's scale. */
 double mcb_world_weight_J(const mcb_world *w);
 
-/* Profiling (scripts/engine_time.c, docs/performance.md "Closed loop: where
- * a step's time goes"): fn(ctx, record, info) is called after every step of
- * every world of this process with the step's info and its record (NULL
- * when the step was not recorded), so that a tool can time the engine
- * inside scenes that step their worlds themselves (bolt-nut's cases).
- * fn NULL: none (the default). One observer per process, set before the
- * worlds step and not while they step in other threads. */
-typedef void (*mcb_world_observer)(void *ctx, const mcb_problem *record,
-                                   const mcb_step_info *info);
-void mcb_world_observe(mcb_world_observer fn, void *ctx);
-
 /* One step: detects contacts at the current state, assembles the
  * subproblem, solves it, advances the state by h. With `record` non-NULL,
  * *record receives the step's problem (owned by the caller), complete as
