@@ -8,7 +8,7 @@
 #define MCB_CAMPAIGN_H
 
 #include "harness/context.h"
-#include "harness/loop.h"
+#include "harness/closed_loop.h"
 #include "lib/mcb_journal.h"
 
 typedef struct {
@@ -53,7 +53,7 @@ typedef struct {
     int tty;               /* progress as a bar, else lines */
     int mpi;               /* 1: this process is rank 0 of an MPI campaign (mpi.c) */
     int describe_never;    /* 1: no problem descriptors in the results (--describe never) */
-    const mcb_loop_instance *loop; /* closed loop (loop.h): one instance per problem of
+    const mcb_loop_instance *loop; /* closed loop (closed_loop.h): one instance per problem of
                                       the inputs, in order (a problem is its instance's
                                       first step); NULL: replay */
 } mcb_campaign;

@@ -62,7 +62,7 @@ typedef struct {
     double form_residual;    /* the formulation's own residual at the final iterate
                                 (mcb_formulation_residual(); for ncp the natural map of P
                                 under its stored law); NaN when not computed */
-    int step_rows;           /* a closed-loop run (loop.h): its steps */
+    int step_rows;           /* a closed-loop run (closed_loop.h): its steps */
     double *steps;           /* step_rows x MCB_STEP_COLS */
 } mcb_run;
 

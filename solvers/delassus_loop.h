@@ -1,4 +1,4 @@
-/* delassus_loop.h: what the solvers that iterate on the impulses share
+/* delassus_closed_loop.h: what the solvers that iterate on the impulses share
  * (PGS and its variants psor, pgs-shuffle, nncg and pgs-mf; PJ):
  *   - the iteration driver: run one step, report to the harness, stop on its
  *     answer, the budget or the own tolerance;

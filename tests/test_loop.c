@@ -1,4 +1,4 @@
-/* test_loop.c: closed-loop runs (harness/loop.c): a solver that cannot
+/* test_loop.c: closed-loop runs (harness/closed_loop.c): a solver that cannot
  * hold a scene fails in the loop at the step where it goes through the
  * floor while pgs completes the scene; repeated runs are bit-identical
  * (every column but the times); the reference trajectory is cached, read
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "harness/campaign.h"
-#include "harness/loop.h"
+#include "harness/closed_loop.h"
 #include "lib/mcb_chol.h"
 #include "lib/mcb_results.h"
 

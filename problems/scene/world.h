@@ -176,7 +176,7 @@ typedef struct {
     double engine_s;        /* detect_s + assemble_s + advance_s (COND's DT) */
 } mcb_step_info;
 
-/* ---------- closed loop (harness/loop.c, docs/closed-loop.md) ----------
+/* ---------- closed loop (harness/closed_loop.c, docs/closed-loop.md) ----------
  * A world whose options carry a loop does not judge its own steps: stage 5
  * hands the step's problem P (complete as a recorded step: warm start,
  * blocks, soft rows as they are, no reference solution) to loop->solve,

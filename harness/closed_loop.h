@@ -1,4 +1,4 @@
-/* loop.h: closed-loop runs (docs/closed-loop.md). A registered solver
+/* closed_loop.h: closed-loop runs (docs/closed-loop.md). A registered solver
  * drives a scene of the scene engine itself: at every step the world
  * assembles the subproblem exactly as it would record it, the harness runs
  * the solver on it under the per-step budget (mcb_run_one: the same
@@ -13,8 +13,8 @@
  * The reference trajectory of an instance is the same scene advanced by
  * the engine's own tight solve (as `mcbench gen` records it), cached in a
  * file keyed by the scene's canonical arguments and the build. */
-#ifndef MCB_LOOP_H
-#define MCB_LOOP_H
+#ifndef MCB_CLOSED_LOOP_H
+#define MCB_CLOSED_LOOP_H
 
 #include "harness/runner.h"
 #include "problems/scene/scenes.h"

@@ -1,4 +1,4 @@
-/* loop.c: closed-loop runs (loop.h; docs/closed-loop.md). A run is the
+/* closed_loop.c: closed-loop runs (closed_loop.h; docs/closed-loop.md). A run is the
  * scene's generator driven through the world's loop hook (world.h):
  *   solve  (stage 5 of every step): mcb_run_one on the step's subproblem,
  *          the solver's final (v, lambda) handed back to the world as they
@@ -11,7 +11,7 @@
  * is recorded as failed-in-loop at that step with the reason. The
  * reference trajectory is the same generator with the world's own solve,
  * its poses after every step cached in a small checksummed file. */
-#include "harness/loop.h"
+#include "harness/closed_loop.h"
 
 #include <errno.h>
 #include <math.h>
