@@ -305,6 +305,21 @@ static int write_csv_row(FILE *f, const mcb_run_rec *r)
 
 /* --------------------------------------------------------- HDF5 records */
 
+/* A table of doubles with its column names in the attribute `columns`. */
+static int write_named_table(hid_t g, const char *name, const double *x, int rows, int cols,
+                             const char *(*column)(int))
+{
+    if (mcb_h5_write_table(g, name, x, rows, cols)) return -1;
+    char names[2048] = "";
+    size_t off = 0;
+    for (int c = 0; c < cols && off < sizeof names; c++)
+        off += (size_t)snprintf(names + off, sizeof names - off, "%s%s", c ? "," : "", column(c));
+    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    int rc = d < 0 || mcb_h5_attr_write_str(d, "columns", names);
+    if (d >= 0) H5Dclose(d);
+    return rc;
+}
+
 static int write_run(hid_t runs, int k, const mcb_run_rec *r)
 {
     char name[32];
@@ -333,32 +348,12 @@ static int write_run(hid_t runs, int k, const mcb_run_rec *r)
         snprintf(an, sizeof an, "final_%s", mcb_metric_name(i));
         rc = mcb_h5_attr_write_double(g, an, r->final.val[i]);
     }
-    if (!rc && r->trace_rows > 0) {
-        rc = mcb_h5_write_table(g, "trace", r->trace, r->trace_rows, MCB_TRACE_COLS);
-        if (!rc) {
-            char cols[512] = "";
-            size_t off = 0;
-            for (int c = 0; c < MCB_TRACE_COLS; c++)
-                off += (size_t)snprintf(cols + off, sizeof cols - off, "%s%s", c ? "," : "",
-                                        mcb_trace_column(c));
-            hid_t d = H5Dopen2(g, "trace", H5P_DEFAULT);
-            rc = d < 0 || mcb_h5_attr_write_str(d, "columns", cols);
-            if (d >= 0) H5Dclose(d);
-        }
-    }
-    if (!rc && r->step_rows > 0) {
-        rc = mcb_h5_write_table(g, "steps", r->steps, r->step_rows, MCB_STEP_COLS);
-        if (!rc) {
-            char cols[1024] = "";
-            size_t off = 0;
-            for (int c = 0; c < MCB_STEP_COLS; c++)
-                off += (size_t)snprintf(cols + off, sizeof cols - off, "%s%s", c ? "," : "",
-                                        mcb_step_column(c));
-            hid_t d = H5Dopen2(g, "steps", H5P_DEFAULT);
-            rc = d < 0 || mcb_h5_attr_write_str(d, "columns", cols);
-            if (d >= 0) H5Dclose(d);
-        }
-    }
+    if (!rc && r->trace_rows > 0)
+        rc = write_named_table(g, "trace", r->trace, r->trace_rows, MCB_TRACE_COLS,
+                               mcb_trace_column);
+    if (!rc && r->step_rows > 0)
+        rc = write_named_table(g, "steps", r->steps, r->step_rows, MCB_STEP_COLS,
+                               mcb_step_column);
     if (!rc && r->v && r->n > 0) rc = mcb_h5_write_doubles(g, "v", r->v, r->n);
     if (!rc && r->lambda) rc = mcb_h5_write_doubles(g, "lambda", r->lambda, r->m);
     H5Gclose(g);
