@@ -26,19 +26,6 @@ static void command_line(const char *cmd, char *buf, size_t len)
     if (!buf[0]) snprintf(buf, len, "unknown");
 }
 
-void mcb_build_identity(char *buf, size_t len)
-{
-    char rev[128];
-#ifdef MCB_SOURCE_DIR
-    command_line("git -C '" MCB_SOURCE_DIR "' describe --always --dirty --abbrev=12 2>/dev/null",
-                 rev, sizeof rev);
-#else
-    snprintf(rev, sizeof rev, "unknown");
-#endif
-    snprintf(buf, len, "mcbench %s revision %s, %s %s", MCB_PROJECT_VERSION, rev, MCB_COMPILER,
-             MCB_CFLAGS);
-}
-
 static void cpu_model(char *buf, size_t len)
 {
     snprintf(buf, len, "unknown");

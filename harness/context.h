@@ -18,8 +18,4 @@ mcb_rc mcb_results_context(const char *command, const mcb_campaign_opts *o, int 
 /* The "settings" words for a campaign's options. */
 void mcb_settings_words(const mcb_campaign_opts *o, char *buf, size_t len);
 
-/* This build's identity: version, source revision (with -dirty for local
- * changes), compiler and flags: what a cached computation is keyed by. */
-void mcb_build_identity(char *buf, size_t len);
-
 #endif
