@@ -37,10 +37,14 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Ascending; insertion sort for the short lists (a few sorted runs), qsort
- * beyond. */
+/* Ascending; nothing to do for a list already sorted (a column of W that
+ * one subsystem touches: its rows come in ascending order), insertion sort
+ * for the short lists (a few sorted runs), qsort beyond. */
 static void sort_ints(int *v, int n)
 {
+    int sorted = 1;
+    for (int a = 1; a < n && sorted; a++) sorted = v[a - 1] <= v[a];
+    if (sorted) return;
     if (n > 64) {
         qsort(v, (size_t)n, sizeof(int), cmp_int);
         return;
