@@ -91,7 +91,11 @@ FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; file++; next }
   at[k] = 1000 * ($(col["setup_s"]) + $(col["solve_s"])) / steps;
   aa[k] = $(col["aa_fb"]); an[k] = $(col["aa_natmap"]);
   dt[k] = 1000 * $(col["engine_s"]) / steps;
-  if ($(col["status"]) != "solved") { bad[k] = 1; why[k] = $(col["reason"]) }
+  if ($(col["status"]) != "solved") { # the reason is the last column, quoted when it has commas
+    bad[k] = 1; why[k] = $(col["reason"]);
+    for (i = col["reason"] + 1; i <= NF; i++) why[k] = why[k] "," $i;
+    gsub(/^"|"$/, "", why[k]);
+  }
 }
 END {
   nit = split(iters, its, " ");
@@ -117,5 +121,14 @@ END {
     }
     f0 += nit;
   }
-  for (k in bad) { split(k, q, SUBSEP); print "- " q[1] " " q[2] " (campaign " q[3] "): " why[k] }
+  f0 = 0;
+  for (p = 1; p <= nsets; p++) {
+    for (s = 1; s <= nsolvers; s++)
+      for (i = 1; i <= nit; i++) {
+        k = sets[p] SUBSEP solvers[s] SUBSEP (f0 + i);
+        if (k in bad)
+          print "- " sets[p] ", " solvers[s] " at " (solvers[s] == "nnewton" ? its[i] / 10 : its[i]) " iterations: " why[k];
+      }
+    f0 += nit;
+  }
 }' "${csvs[@]}"
