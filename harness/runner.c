@@ -753,6 +753,8 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     run->trace = NULL;
     run->trace_rows = 0;
     run->v = run->lambda = NULL;
+    run->steps = NULL; /* a closed loop (closed_loop.c) fills these */
+    run->step_rows = 0;
     run->info.own_residual = NAN;
     run->checks = 0;
     run->measure_s = run->observed_solve_s = 0.0;

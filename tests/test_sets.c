@@ -234,7 +234,7 @@ START_TEST(set_locate)
     ck_assert_ptr_nonnull(strstr(p, "problems/sets/quick.set"));
     ck_assert_int_eq(mcb_set_locate("nope", p, sizeof p, &err), MCB_E_INPUT);
     expect_msg(&err, "unknown problem set 'nope'");
-    expect_msg(&err, "default, mujoco, paper, quick, scaling");
+    expect_msg(&err, "default, loop, mujoco, paper, quick, scaling");
     /* every catalog set parses (its scenes may not all be registered yet) */
     const char *names[] = {"quick", "default", "paper", "scaling"};
     for (int k = 0; k < 4; k++) {
