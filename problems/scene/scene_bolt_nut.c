@@ -514,20 +514,9 @@ mcb_rc mcb_scene_bolt_nut_assembly(const double *vals, const struct mcb_world_lo
     int ih = -1;
     rc = nut_world(&o, &nut, "bolt-nut-assembly", source, &w, err);
     if (!rc) rc = mcb_world_add_body(w, &hand, &ih, err);
-    mcb_wjoint jp, ja;
-    memset(&jp, 0, sizeof jp);
-    jp.kind = MCB_WJ_POINT;
-    jp.body_a = ih;
-    jp.body_b = 0;
-    jp.soft = 1;
-    ja = jp;
-    ja.kind = MCB_WJ_ANGULAR;
-    for (int k = 0; k < 3; k++) {
-        jp.stiffness[k] = BNA_K_N_M, jp.damping[k] = BNA_D_NS_M;
-        ja.stiffness[k] = BNA_K_NM_RAD, ja.damping[k] = BNA_D_NMS_RAD;
-    }
-    if (!rc) rc = mcb_world_add_joint(w, &jp, NULL, err);
-    if (!rc) rc = mcb_world_add_joint(w, &ja, NULL, err);
+    if (!rc)
+        rc = mcb_world_add_impedance(w, ih, 0, BNA_K_N_M, BNA_D_NS_M, BNA_K_NM_RAD,
+                                     BNA_D_NMS_RAD, err);
     assembly_ctx ctx = {0, nut.pos[2], rate, BN_H_S};
     mcb_world_outcome oc = {"advance_error", "m", advance_error, &ctx, -0.5 * BN_PITCH_M,
                             0.5 * BN_PITCH_M, 0};

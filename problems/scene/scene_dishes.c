@@ -453,20 +453,9 @@ mcb_rc mcb_scene_dish_piling(const double *vals, const struct mcb_world_loop *lo
     int ih = -1;
     rc = stack_world(&st, &o, &w, err);
     if (!rc) rc = mcb_world_add_body(w, &hand, &ih, err);
-    mcb_wjoint jp, ja;
-    memset(&jp, 0, sizeof jp);
-    jp.kind = MCB_WJ_POINT;
-    jp.body_a = ih;
-    jp.body_b = pot;
-    jp.soft = 1;
-    ja = jp;
-    ja.kind = MCB_WJ_ANGULAR;
-    for (int k = 0; k < 3; k++) {
-        jp.stiffness[k] = PILE_K_N_M, jp.damping[k] = PILE_D_NS_M;
-        ja.stiffness[k] = PILE_K_NM_RAD, ja.damping[k] = PILE_D_NMS_RAD;
-    }
-    if (!rc) rc = mcb_world_add_joint(w, &jp, NULL, err);
-    if (!rc) rc = mcb_world_add_joint(w, &ja, NULL, err);
+    if (!rc)
+        rc = mcb_world_add_impedance(w, ih, pot, PILE_K_N_M, PILE_D_NS_M, PILE_K_NM_RAD,
+                                     PILE_D_NMS_RAD, err);
     mcb_world_outcome oc = {"stack_motion", "m", stack_motion, &ctx, NAN, PILE_FAIL_MOVE_M, 0};
     if (!rc) mcb_world_set_outcome(w, &oc);
     if (!rc)

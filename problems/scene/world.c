@@ -267,6 +267,26 @@ mcb_rc mcb_world_add_joint(mcb_world *w, const mcb_wjoint *j, int *index, mcb_er
     return rc;
 }
 
+mcb_rc mcb_world_add_impedance(mcb_world *w, int a, int b, double k_lin, double d_lin,
+                               double k_ang, double d_ang, mcb_err *err)
+{
+    mcb_wjoint jp, ja;
+    memset(&jp, 0, sizeof jp);
+    jp.kind = MCB_WJ_POINT;
+    jp.body_a = a;
+    jp.body_b = b;
+    jp.soft = 1;
+    ja = jp;
+    ja.kind = MCB_WJ_ANGULAR;
+    for (int k = 0; k < 3; k++) {
+        jp.stiffness[k] = k_lin, jp.damping[k] = d_lin;
+        ja.stiffness[k] = k_ang, ja.damping[k] = d_ang;
+    }
+    mcb_rc rc = mcb_world_add_joint(w, &jp, NULL, err);
+    if (!rc) rc = mcb_world_add_joint(w, &ja, NULL, err);
+    return rc;
+}
+
 int mcb_world_njoints(const mcb_world *w) { return w ? w->njoints : 0; }
 
 mcb_rc mcb_world_add_fem(mcb_world *w, mcb_fem *f, double node_radius_m, double mu,

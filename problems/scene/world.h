@@ -134,6 +134,14 @@ typedef struct {
  * soft rows and radius for rolling. */
 mcb_rc mcb_world_add_joint(mcb_world *w, const mcb_wjoint *j, int *index, mcb_err *err);
 int mcb_world_njoints(const mcb_world *w);
+/* A Cartesian impedance holding body b at body a's frame (a scripted hand
+ * holding an object, as a robot's impedance controller does): a soft point
+ * joint (stiffness k_lin N/m, damping d_lin N s/m on each axis) and a soft
+ * angular joint (k_ang N m/rad, d_ang N m s/rad), rest at the two bodies'
+ * relative placement when added: b's centre at a's and the same orientation
+ * (the caller places them so). */
+mcb_rc mcb_world_add_impedance(mcb_world *w, int a, int b, double k_lin, double d_lin,
+                               double k_ang, double d_ang, mcb_err *err);
 /* The joint's rows' impulses at the last step (its row count in *rows). */
 const double *mcb_world_joint_lambda(const mcb_world *w, int joint, int *rows);
 
