@@ -409,10 +409,13 @@ static mcb_rc loop_after(void *cp, mcb_world *w, const mcb_step_info *info, mcb_
 {
     loop_ctx *c = cp;
     int k = c->nrows - 1;
-    if (k < 0 || !c->cur) { /* a step without unknowns: no solve */
+    if (k < 0 || !c->cur) { /* a step without unknowns or rows: the world solved it */
         mcb_rc rc = new_row(c, err);
         if (rc) return rc;
         c->cur[MCB_SC_STATUS] = MCB_ST_SOLVED;
+        c->cur[MCB_SC_CONTACTS] = info->contacts;
+        c->cur[MCB_SC_N] = mcb_world_ndof(w);
+        c->cur[MCB_SC_M] = 0;
         c->cur[MCB_SC_ITERS] = 0;
         c->cur[MCB_SC_SETUP_S] = c->cur[MCB_SC_SOLVE_S] = c->cur[MCB_SC_MEASURE_S] = 0;
         k = c->nrows++;

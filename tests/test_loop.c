@@ -165,7 +165,9 @@ START_TEST(solver_that_cannot_hold_the_scene_fails_in_the_loop)
     for (int k = 0; k < ff.step_rows; k++) {
         const double *r = ff.steps + (size_t)k * MCB_STEP_COLS;
         ck_assert_double_eq(r[MCB_SC_STEP], k);
-        ck_assert_double_eq(r[MCB_SC_ITERS], 1);
+        /* the free fall before the landing has no rows: the world solves
+         * those steps itself (no solver, no iteration) */
+        ck_assert_double_eq(r[MCB_SC_ITERS], r[MCB_SC_M] > 0 ? 1 : 0);
         ck_assert(r[MCB_SC_ENGINE_S] >= 0);
     }
     mcb_run_clear(&ff);

@@ -464,7 +464,9 @@ static mcb_rc remember(mcb_world *w, const mcb_problem *P, mcb_err *err)
 
 /* ---------- the step ---------- */
 
-/* Stage 5 in a closed loop: the hook's answer, taken as it is. */
+/* Stage 5 in a closed loop: the hook's answer, taken as it is. A step
+ * without constraint rows is no contact problem: the world solves
+ * A v^ = b itself, as without a loop, the same for every solver. */
 static mcb_rc solve_hooked(mcb_world *w, mcb_problem *P, mcb_step_info *info, mcb_err *err)
 {
     P->v_ref = mcb_calloc((size_t)P->n + 1, sizeof(double));
@@ -472,6 +474,7 @@ static mcb_rc solve_hooked(mcb_world *w, mcb_problem *P, mcb_step_info *info, mc
     if (!P->v_ref || !P->lambda_ref) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     info->contacts = w->ncon;
     if (P->n == 0) return MCB_OK;
+    if (P->m == 0) return solve_free(P, P->v_ref, err);
     mcb_rc rc = w->o.loop->solve(w->o.loop->ctx, P, P->v_ref, P->lambda_ref, err);
     if (rc && !err->msg[0]) mcb_fail(err, rc, "world step %d: the closed loop stopped", w->step);
     return rc;
