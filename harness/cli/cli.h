@@ -30,5 +30,6 @@ int cmd_solvers(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
 
 #endif

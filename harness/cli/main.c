@@ -30,6 +30,7 @@ static const command commands[] = {
     {"record", "record a simulator's steps (mcbench record mujoco MODEL.xml ...)", cmd_record},
     {"run", "run solvers on problems with identical budgets", cmd_run},
     {"simulate", "closed loop: each solver drives a scene itself, judged step by step", cmd_simulate},
+    {"reproduce", "a paper's table or figure, published beside measured (--list)", cmd_reproduce},
     {"merge", "join the results files of a campaign's parts", cmd_merge},
     {"report", "plots and tables from a results file", cmd_report},
     {"compare", "two campaigns of the same problems: changes beyond the noise", cmd_compare},

@@ -1,0 +1,709 @@
+/* cmd_reproduce.c: `mcbench reproduce` (docs/reproduction.md): one command
+ * per published table or figure. An experiment spec (experiments/NAME.yaml,
+ * docs/experiments.md) names the problems, the protocol, the solvers and
+ * their budgets; this command builds the problems that are missing
+ * (`mcbench gen`, reusing files made from the same arguments), runs one
+ * campaign per (problem group, solver entry) pair (`mcbench run` or
+ * `mcbench simulate`, each a child process with its log beside its results,
+ * resumed from its journal when it was interrupted, kept when it is
+ * complete and was made by the same command), then evaluates the runs
+ * against the published numbers (reports/reproduce.c) and writes the table
+ * or figure. `--all` does every spec and assembles reproduction.md.
+ *
+ * Layout under -o DIR:
+ *   DIR/problems/        generated problem files, shared by the items
+ *   DIR/references/      closed-loop reference trajectories (cache)
+ *   DIR/NAME/runs/GROUP/ENTRY.h5 (.csv, .log, .cmd)   one campaign per pair
+ *   DIR/NAME/NAME.md .csv .html (.svg .png)           the item
+ *   DIR/reproduction.md, DIR/index.html               with --all */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/cli/cli.h"
+#include "harness/experiment.h"
+#include "lib/mcb_paths.h"
+#include "lib/mcb_sha256.h"
+#include "lib/mcb_timer.h"
+#include "problems/sets.h"
+#include "reports/reproduce.h"
+
+#ifndef MCB_VERSION
+#define MCB_VERSION "unknown"
+#endif
+
+typedef struct {
+    const char *out, *fclib, *doc;
+    int list, all, quick, dry_run;
+} repro_args;
+
+static const mcb_cli_opt repro_opts[] = {
+    MCB_CLI_OUTPUT(repro_args, out, "DIR",
+                   "where problems, campaigns and the items go (default out/reproduce, "
+                   "out/reproduce-quick with --quick)"),
+    {"--list", 0, MCB_CLI_FLAG, offsetof(repro_args, list), .def = "",
+     .help = "the specs: name, source, protocol, campaigns, title"},
+    {"--all", 0, MCB_CLI_FLAG, offsetof(repro_args, all), .def = "",
+     .help = "every spec, then DIR/reproduction.md and DIR/index.html"},
+    {"--quick", 0, MCB_CLI_FLAG, offsetof(repro_args, quick), .def = "",
+     .help = "each spec's quick variant: small problems and budgets, seconds per item "
+             "(a smoke run: its verdicts are not the paper's)"},
+    {"--fclib", 0, MCB_CLI_STRING, offsetof(repro_args, fclib), .metavar = "DIR", .def = "",
+     .help = "the FCLIB files (*.hdf5, *.h5) of specs that take them (fclib-profiles); "
+             "without it those items are skipped"},
+    {"--doc", 0, MCB_CLI_STRING, offsetof(repro_args, doc), .metavar = "FILE.md", .def = "",
+     .help = "with --all: also write reproduction.md there, its figures in "
+             "figures/reproduce/ beside it (docs/reproduction.md)"},
+    {"--dry-run", 0, MCB_CLI_FLAG, offsetof(repro_args, dry_run), .def = "",
+     .help = "print the commands that would run, run nothing"},
+    {0},
+};
+
+static const mcb_cli_cmd repro_cmd = {
+    "reproduce",
+    "usage: mcbench reproduce --list\n"
+    "       mcbench reproduce NAME... [-o DIR] [--quick] [--fclib DIR]\n"
+    "       mcbench reproduce --all [-o DIR] [--quick] [--fclib DIR] [--doc FILE.md]\n"
+    "Regenerates a paper's table or figure from its experiment spec (NAME: a spec in\n"
+    "experiments/, MCB_EXPERIMENTS_DIR overrides the directory, or a path to a .yaml;\n"
+    "docs/experiments.md): builds the problems that are missing, runs one campaign per\n"
+    "problem group and solver entry (kept when complete, resumed when interrupted),\n"
+    "and writes DIR/NAME/NAME.md, .csv and .html (figures: .svg and .png) with the\n"
+    "published numbers beside the measured ones, their ratio and a verdict:\n"
+    "reproduced, ordering reproduced or not reproduced. Times are compared as ratios\n"
+    "between solvers of the same run against the paper's ratios, never directly.\n",
+    "Example: mcbench reproduce subadmm-table1 --quick\n", repro_opts, 0};
+
+/* ------------------------------------------------------------ child runs */
+
+/* An argument vector under construction (owned strings). */
+typedef struct {
+    int n, cap;
+    char **v;
+} argvec;
+
+static int av_add(argvec *a, const char *s)
+{
+    if (a->n + 2 > a->cap) {
+        int cap = a->cap ? 2 * a->cap : 32;
+        char **v = realloc(a->v, (size_t)cap * sizeof *v);
+        if (!v) return -1;
+        a->v = v;
+        a->cap = cap;
+    }
+    if (!(a->v[a->n] = strdup(s))) return -1;
+    a->v[++a->n] = NULL;
+    return 0;
+}
+
+static int av_addf(argvec *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int av_addf(argvec *a, const char *fmt, ...)
+{
+    char buf[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return av_add(a, buf);
+}
+
+/* Splits an option string ("--spheres 216 --steps 40") into words. */
+static int av_words(argvec *a, const char *s)
+{
+    char w[1024];
+    while (s && *s) {
+        while (*s == ' ' || *s == '\t') s++;
+        size_t k = 0;
+        while (*s && *s != ' ' && *s != '\t' && k + 1 < sizeof w) w[k++] = *s++;
+        w[k] = 0;
+        if (k && av_add(a, w)) return -1;
+    }
+    return 0;
+}
+
+static void av_free(argvec *a)
+{
+    for (int k = 0; k < a->n; k++) free(a->v[k]);
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+/* The command line as one string, for the .cmd sidecar and --dry-run. */
+static void av_text(const argvec *a, char *buf, size_t size)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int k = 0; k < a->n && at < size; k++)
+        at += (size_t)snprintf(buf + at, size - at, "%s%s", k ? " " : "", a->v[k]);
+}
+
+/* Runs `mcbench ARGS` (this very binary) as a child, its stdout and stderr
+ * appended to log. Returns its exit status (127: could not start). */
+static int run_child(const argvec *a, const char *log)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return 127;
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        char *argv0 = a->v[0];
+        a->v[0] = "mcbench";
+        execv("/proc/self/exe", a->v);
+        a->v[0] = argv0;
+        _exit(127);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return 127;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* The last non-empty line of a log, for the error message. */
+static void log_tail(const char *log, char *buf, size_t size)
+{
+    buf[0] = 0;
+    FILE *f = fopen(log, "r");
+    if (!f) return;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (line[0]) snprintf(buf, size, "%s", line);
+    }
+    fclose(f);
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    char *s = malloc(65536);
+    size_t n = s ? fread(s, 1, 65535, f) : 0;
+    fclose(f);
+    if (s) s[n] = 0;
+    return s;
+}
+
+static int write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    int bad = fputs(text, f) < 0;
+    return fclose(f) || bad ? -1 : 0;
+}
+
+/* --------------------------------------------------------------- planning */
+
+typedef struct {
+    const repro_args *a;
+    const char *dir;        /* -o DIR */
+    int nrun, nkept, nfail; /* campaigns run, kept, failed (this invocation) */
+} repro_ctx;
+
+/* A group's scene and option words (a scene, or a set entry's). */
+static mcb_rc group_scene(const mcb_xp_problems *g, int quick, char *scene, size_t ssize,
+                          char *args, size_t asize, mcb_err *err)
+{
+    if (g->scene) {
+        snprintf(scene, ssize, "%s", g->scene);
+        snprintf(args, asize, "%s", quick && g->quick_args ? g->quick_args : g->args ? g->args : "");
+        return MCB_OK;
+    }
+    char path[4096];
+    mcb_rc rc = mcb_set_locate(g->set, path, sizeof path, err);
+    mcb_set *S = NULL;
+    if (!rc) rc = mcb_set_read(path, &S, err);
+    if (rc) return rc;
+    rc = mcb_fail(err, MCB_E_INPUT, "problem set %s has no entry '%s'", path, g->entry);
+    for (int k = 0; k < S->count; k++) {
+        if (strcmp(S->items[k].stem, g->entry)) continue;
+        snprintf(scene, ssize, "%s", S->items[k].scene);
+        size_t at = 0;
+        args[0] = 0;
+        for (int j = 0; j < S->items[k].argc && at < asize; j++)
+            at += (size_t)snprintf(args + at, asize - at, "%s%s", j ? " " : "",
+                                   S->items[k].argv[j]);
+        if (quick && g->quick_args) snprintf(args, asize, "%s", g->quick_args);
+        rc = MCB_OK;
+        break;
+    }
+    mcb_set_free(&S);
+    return rc;
+}
+
+/* The problem file of a replay group built from a scene: DIR/problems/
+ * SCENE-HASH.h5, HASH the first 10 hex digits of the options' SHA-256 (so
+ * items that use the same scene and options share one file). */
+static void problem_stem(const char *scene, const char *args, char *stem, size_t size)
+{
+    mcb_sha256 h;
+    char hex[65];
+    mcb_sha256_init(&h);
+    mcb_sha256_update(&h, args, strlen(args));
+    mcb_sha256_hex(&h, hex);
+    snprintf(stem, size, "%s-%.10s", scene, hex);
+}
+
+/* The FCLIB files of DIR, sorted. */
+static int fclib_files(const char *dir, argvec *out)
+{
+    struct dirent **list = NULL;
+    int n = scandir(dir, &list, NULL, alphasort);
+    if (n < 0) return -1;
+    for (int k = 0; k < n; k++) {
+        const char *s = list[k]->d_name;
+        size_t l = strlen(s);
+        if ((l > 5 && !strcmp(s + l - 5, ".hdf5")) || (l > 3 && !strcmp(s + l - 3, ".h5")))
+            av_addf(out, "%s/%s", dir, s);
+        free(list[k]);
+    }
+    free(list);
+    return 0;
+}
+
+/* Appends the budget's options for `run` (replay) or `simulate`. */
+static void budget_words(argvec *a, const mcb_xp_budget *b, int loop)
+{
+    char num[64];
+    if (loop) {
+        char budget[256] = "";
+        size_t at = 0;
+        if (b->iters > 0) at += (size_t)snprintf(budget + at, sizeof budget - at, "iters:%d", b->iters);
+        if (b->time_s > 0)
+            at += (size_t)snprintf(budget + at, sizeof budget - at, "%stime:%s", at ? "," : "",
+                                   mcb_cli_num_text(b->time_s, num, sizeof num));
+        if (b->tol > 0)
+            snprintf(budget + at, sizeof budget - at, "%stol:%s", at ? "," : "",
+                     mcb_cli_num_text(b->tol, num, sizeof num));
+        av_add(a, "--budget");
+        av_add(a, budget);
+        if (b->warm_start == 0) av_add(a, "--cold-start");
+    } else {
+        if (b->iters > 0) av_add(a, "--iters"), av_addf(a, "%d", b->iters);
+        if (b->time_s >= 0)
+            av_add(a, "--time-limit"), av_add(a, mcb_cli_num_text(b->time_s, num, sizeof num));
+        if (b->tol >= 0) av_add(a, "--tol"), av_add(a, mcb_cli_num_text(b->tol, num, sizeof num));
+        if (b->warm_start == 1) av_add(a, "--warm-start");
+    }
+    if (b->stop) av_add(a, "--stop-metric"), av_add(a, b->stop);
+    if (b->repeat > 0) av_add(a, "--repeat"), av_addf(a, "%d", b->repeat);
+    if (b->threads > 0) av_add(a, "--threads"), av_addf(a, "%d", b->threads);
+    if (b->check_every) av_add(a, "--check-every"), av_add(a, b->check_every);
+    if (b->law) av_add(a, "--law"), av_add(a, b->law);
+    if (b->formulation) av_add(a, "--formulation"), av_add(a, b->formulation);
+    if (b->friction_directions > 0)
+        av_add(a, "--friction-directions"), av_addf(a, "%d", b->friction_directions);
+}
+
+/* Builds the problem files of the item's replay groups (one `mcbench gen
+ * --set` over a set file listing them: files made from the same arguments
+ * are reused). */
+static int build_problems(repro_ctx *c, const mcb_xp_spec *S, const int *pairs, int npairs,
+                          const char *item)
+{
+    char setpath[4200], probdir[4200], log[4200];
+    snprintf(probdir, sizeof probdir, "%s/problems", c->dir);
+    snprintf(setpath, sizeof setpath, "%s/%s.set", probdir, S->name);
+    snprintf(log, sizeof log, "%s/%s.gen.log", probdir, S->name);
+    char *text = calloc(1, 65536);
+    if (!text) return 1;
+    size_t at = 0;
+    int entries = 0;
+    for (int k = 0; k < npairs; k++) {
+        const mcb_xp_problems *g = &S->problems[pairs[2 * k]];
+        int seen = 0;
+        for (int j = 0; j < k; j++) seen |= pairs[2 * j] == pairs[2 * k];
+        if (seen || g->fclib) continue;
+        char scene[128], args[2048], stem[160];
+        mcb_err err;
+        if (group_scene(g, c->a->quick, scene, sizeof scene, args, sizeof args, &err)) {
+            fprintf(stderr, "mcbench: error: %s: problems %s: %s\n", S->path, g->id, err.msg);
+            free(text);
+            return 2;
+        }
+        problem_stem(scene, args, stem, sizeof stem);
+        at += (size_t)snprintf(text + at, 65536 - at, "%s %s %s\n", stem, scene, args);
+        entries++;
+    }
+    int status = 0;
+    if (entries) {
+        mcb_err err;
+        argvec a = {0};
+        av_add(&a, "gen"), av_add(&a, "--set"), av_add(&a, setpath), av_add(&a, "-o"),
+            av_add(&a, probdir);
+        char cmd[8192];
+        av_text(&a, cmd, sizeof cmd);
+        if (c->a->dry_run) {
+            printf("%s: mcbench %s\n%s", item, cmd, text);
+        } else if (mcb_mkdirs(probdir, &err)) {
+            status = cli_fail(MCB_E_IO, &err);
+        } else if (write_text(setpath, text)) {
+            fprintf(stderr, "mcbench: error: cannot write %s\n", setpath);
+            status = 1;
+        } else {
+            fprintf(stderr, "%s: problems (%d file%s) ...\n", item, entries, entries == 1 ? "" : "s");
+            int rc = run_child(&a, log);
+            if (rc) {
+                char tail[1024];
+                log_tail(log, tail, sizeof tail);
+                fprintf(stderr, "mcbench: error: %s: mcbench %s failed (exit %d): %s (log %s)\n",
+                        item, cmd, rc, tail, log);
+                status = rc == 2 ? 2 : 1;
+            }
+        }
+        av_free(&a);
+    }
+    free(text);
+    return status;
+}
+
+/* The campaign of one pair: kept when complete and made by the same
+ * command, resumed from its journal when interrupted, else run afresh. */
+static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, const char *item,
+                    int gi, int si, int index, int total)
+{
+    const mcb_xp_problems *g = &S->problems[gi];
+    const mcb_xp_solver *sv = &S->solvers[si];
+    int loop = S->protocol == MCB_XP_CLOSED_LOOP;
+    char h5[4200], base[4200], cmdpath[4300], log[4300], journal[4300], csv[4300], dir[4200];
+    mcb_xp_runs_path(item_dir, g->id, sv->id, h5, sizeof h5);
+    mcb_path_with_ext(h5, "", base, sizeof base);
+    snprintf(cmdpath, sizeof cmdpath, "%s.cmd", base);
+    snprintf(log, sizeof log, "%s.log", base);
+    snprintf(csv, sizeof csv, "%s.csv", base);
+    snprintf(journal, sizeof journal, "%s.journal", h5);
+    snprintf(dir, sizeof dir, "%s/runs/%s", item_dir, g->id);
+
+    argvec a = {0};
+    char scene[128], args[2048];
+    mcb_err err;
+    if (g->fclib) {
+        if (!c->a->fclib) {
+            fprintf(stderr, "%s: %s x %s skipped: no --fclib DIR\n", item, g->id, sv->id);
+            return -1;
+        }
+        av_add(&a, "run");
+        if (fclib_files(c->a->fclib, &a) || a.n == 1) {
+            fprintf(stderr, "mcbench: error: --fclib %s: no FCLIB files (*.hdf5, *.h5) there\n",
+                    c->a->fclib);
+            av_free(&a);
+            return 2;
+        }
+    } else {
+        if (group_scene(g, c->a->quick, scene, sizeof scene, args, sizeof args, &err)) {
+            fprintf(stderr, "mcbench: error: %s: problems %s: %s\n", S->path, g->id, err.msg);
+            return 2;
+        }
+        if (loop) {
+            av_add(&a, "simulate"), av_add(&a, scene), av_words(&a, args);
+        } else {
+            char stem[160];
+            problem_stem(scene, args, stem, sizeof stem);
+            av_add(&a, "run"), av_addf(&a, "%s/problems/%s.h5", c->dir, stem);
+        }
+    }
+    if (g->select) av_add(&a, "--problems"), av_add(&a, g->select);
+    av_add(&a, "--solvers"), av_add(&a, sv->solver);
+    mcb_xp_budget b;
+    mcb_xp_effective_budget(S, sv, c->a->quick, &b);
+    budget_words(&a, &b, loop);
+    char num[64];
+    for (int k = 0; k < sv->nparams; k++)
+        av_add(&a, "--param"), av_addf(&a, "%s.%s=%s", sv->solver, sv->params[k].name,
+                                       mcb_cli_num_text(sv->params[k].value, num, sizeof num));
+    if (loop) av_add(&a, "--references"), av_addf(&a, "%s/references", c->dir);
+    char cmd[8192];
+    av_text(&a, cmd, sizeof cmd);
+
+    int status = 0;
+    if (c->a->dry_run) {
+        printf("%s: mcbench %s -o %s\n", item, cmd, h5);
+        av_free(&a);
+        return 0;
+    }
+    char *old = read_text(cmdpath);
+    int same = old && !strcmp(old, cmd);
+    free(old);
+    if (same && file_exists(h5)) {
+        c->nkept++;
+        fprintf(stderr, "[%d/%d] %s: %s x %s: kept (%s)\n", index, total, item, g->id, sv->id, h5);
+        av_free(&a);
+        return 0;
+    }
+    if (same && file_exists(journal)) {
+        av_add(&a, "--resume"), av_add(&a, h5);
+    } else {
+        remove(h5), remove(csv), remove(journal), remove(log);
+        if (mcb_mkdirs(dir, &err) || write_text(cmdpath, cmd)) {
+            fprintf(stderr, "mcbench: error: cannot write %s\n", cmdpath);
+            av_free(&a);
+            return 1;
+        }
+        av_add(&a, "-o"), av_add(&a, h5);
+    }
+    fprintf(stderr, "[%d/%d] %s: %s x %s ...", index, total, item, g->id, sv->id);
+    double t0 = mcb_now_s();
+    int rc = run_child(&a, log);
+    c->nrun++;
+    if (rc) {
+        char tail[1024];
+        log_tail(log, tail, sizeof tail);
+        fprintf(stderr, " failed (exit %d)\nmcbench: error: %s: mcbench %s: %s (log %s)\n", rc,
+                item, cmd, tail, log);
+        c->nfail++;
+        status = rc == 2 ? 2 : 1;
+    } else {
+        fprintf(stderr, " %.1f s\n", mcb_now_s() - t0);
+    }
+    av_free(&a);
+    return status;
+}
+
+/* One item: read, build, run, evaluate, write. *counts: its verdicts. */
+static int reproduce_one(repro_ctx *c, const char *name, FILE *md, const char *fig_dir,
+                         int counts[MCB_XP_NVERDICTS])
+{
+    char path[4200], item_dir[4300];
+    mcb_err err;
+    mcb_xp_spec *S = NULL;
+    mcb_rc rc = mcb_xp_locate(name, path, sizeof path, &err);
+    if (!rc) rc = mcb_xp_read(path, &S, &err);
+    if (rc) return cli_fail(rc, &err);
+    char item[300];
+    snprintf(item, sizeof item, "%s%s", S->name, c->a->quick ? " (quick)" : "");
+    snprintf(item_dir, sizeof item_dir, "%s/%s", c->dir, S->name);
+    int *pairs = NULL, npairs = 0;
+    rc = mcb_xp_pairs(S, c->a->quick, &pairs, &npairs, &err);
+    if (rc) {
+        mcb_xp_free(&S);
+        return cli_fail(rc, &err);
+    }
+    double t0 = mcb_now_s();
+    int status = 0, skipped = 0;
+    if (S->protocol == MCB_XP_REPLAY) status = build_problems(c, S, pairs, npairs, item);
+    for (int k = 0; k < npairs && !status; k++) {
+        int st = run_pair(c, S, item_dir, item, pairs[2 * k], pairs[2 * k + 1], k + 1, npairs);
+        if (st < 0) skipped = 1;
+        else if (st) status = st;
+    }
+    free(pairs);
+    if (status || c->a->dry_run || skipped) {
+        if (skipped && !status) fprintf(stderr, "%s: skipped (needs --fclib DIR)\n", item);
+        mcb_xp_free(&S);
+        return status;
+    }
+    mcb_xp_outcome *R = NULL;
+    char command[512];
+    snprintf(command, sizeof command, "mcbench reproduce %s%s", S->name, c->a->quick ? " --quick" : "");
+    rc = mcb_xp_evaluate(S, item_dir, c->a->quick, &R, &err);
+    if (!rc) {
+        mcb_xp_set_command(R, command, mcb_now_s() - t0);
+        rc = mcb_xp_write(S, R, item_dir, &err);
+    }
+    if (!rc && md) rc = mcb_xp_markdown(S, R, md, fig_dir, &err);
+    if (rc) {
+        status = cli_fail(rc, &err);
+    } else {
+        int n[MCB_XP_NVERDICTS];
+        mcb_xp_counts(R, n);
+        for (int v = 0; v < MCB_XP_NVERDICTS; v++) counts[v] += n[v];
+        fprintf(stderr, "%s: %d reproduced, %d ordering reproduced, %d not reproduced "
+                "(%.0f s): %s/%s.md\n", item, n[MCB_XP_REPRODUCED], n[MCB_XP_ORDERING],
+                n[MCB_XP_NOT_REPRODUCED], mcb_now_s() - t0, item_dir, S->name);
+    }
+    mcb_xp_outcome_free(&R);
+    mcb_xp_free(&S);
+    return status;
+}
+
+static int list_specs(void)
+{
+    char **names = NULL;
+    int n = 0;
+    mcb_err err;
+    mcb_rc rc = mcb_xp_list(&names, &n, &err);
+    if (rc) return cli_fail(rc, &err);
+    int status = 0;
+    printf("experiment specs in %s:\n", mcb_experiments_dir());
+    for (int k = 0; k < n; k++) {
+        char path[4200];
+        mcb_xp_spec *S = NULL;
+        rc = mcb_xp_locate(names[k], path, sizeof path, &err);
+        if (!rc) rc = mcb_xp_read(path, &S, &err);
+        if (rc) {
+            status = cli_fail(rc, &err);
+            continue;
+        }
+        int *pairs = NULL, np = 0;
+        if (mcb_xp_pairs(S, 0, &pairs, &np, &err)) np = -1;
+        free(pairs);
+        printf("%-22s %-9s %-16s %-11s %3d campaigns  %s\n", S->name, S->paper, S->item,
+               S->protocol == MCB_XP_CLOSED_LOOP ? "closed-loop" : "replay", np, S->title);
+        mcb_xp_free(&S);
+    }
+    mcb_xp_names_free(names, n);
+    return status;
+}
+
+/* Copies DIR/NAME/NAME.svg of every figure item to fig_dir (for --doc). */
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb");
+    if (!in) return;
+    FILE *out = fopen(to, "wb");
+    char buf[65536];
+    size_t n;
+    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+    if (out) fclose(out);
+    fclose(in);
+}
+
+static int reproduce_all(repro_ctx *c)
+{
+    char **names = NULL;
+    int n = 0;
+    mcb_err err;
+    mcb_rc rc = mcb_xp_list(&names, &n, &err);
+    if (rc) return cli_fail(rc, &err);
+    char md_path[4200], tmp[4300];
+    snprintf(md_path, sizeof md_path, "%s/reproduction.md", c->dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", md_path);
+    FILE *md = NULL;
+    if (!c->a->dry_run) {
+        if (mcb_mkdirs(c->dir, &err)) return cli_fail(MCB_E_IO, &err);
+        md = fopen(tmp, "w");
+        if (!md) {
+            fprintf(stderr, "mcbench: error: cannot write %s\n", tmp);
+            mcb_xp_names_free(names, n);
+            return 1;
+        }
+    }
+    /* the items' Markdown goes to a second buffer first: the summary table
+     * at the top needs every item's counts */
+    char *body = NULL;
+    size_t body_len = 0;
+    FILE *items = md ? open_memstream(&body, &body_len) : NULL;
+    int status = 0;
+    int (*counts)[MCB_XP_NVERDICTS] = calloc((size_t)(n ? n : 1), sizeof *counts);
+    int *failed = calloc((size_t)(n ? n : 1), sizeof *failed);
+    for (int k = 0; k < n; k++) {
+        int st = reproduce_one(c, names[k], items, "figures", counts[k]);
+        failed[k] = st;
+        if (st && !status) status = st;
+    }
+    if (items) fclose(items);
+    if (md) {
+        time_t now = time(NULL);
+        char date[64];
+        strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+        fprintf(md, "# Reproducing the papers\n\n"
+                "Every published table and figure mcbench regenerates, with the published\n"
+                "numbers beside ours and a verdict. Written by `mcbench reproduce --all%s`\n"
+                "(mcbench %s, %s); the format of the specs is docs/experiments.md. Times are\n"
+                "compared as ratios between solvers measured in the same run against the\n"
+                "paper's ratios between the same solvers, never as milliseconds.\n\n"
+                "| item | source | reproduced | ordering reproduced | not reproduced |\n"
+                "|---|---|---|---|---|\n",
+                c->a->quick ? " --quick" : "", MCB_VERSION, date);
+        for (int k = 0; k < n; k++) {
+            if (failed[k]) {
+                fprintf(md, "| %s | | (did not run: see the command's messages) | | |\n", names[k]);
+                continue;
+            }
+            fprintf(md, "| [%s](#%s) | | %d | %d | %d |\n", names[k], names[k],
+                    counts[k][MCB_XP_REPRODUCED], counts[k][MCB_XP_ORDERING],
+                    counts[k][MCB_XP_NOT_REPRODUCED]);
+        }
+        fputs("\n", md);
+        if (body) fwrite(body, 1, body_len, md);
+        int bad = fclose(md);
+        if (bad || rename(tmp, md_path)) {
+            fprintf(stderr, "mcbench: error: cannot write %s\n", md_path);
+            status = 1;
+        } else {
+            fprintf(stderr, "mcbench: %s\n", md_path);
+        }
+        /* the figures beside reproduction.md, and with --doc beside the doc */
+        char figs[4300];
+        snprintf(figs, sizeof figs, "%s/figures", c->dir);
+        mcb_mkdirs(figs, &err);
+        for (int k = 0; k < n; k++) {
+            char from[4400], to[4400];
+            snprintf(from, sizeof from, "%s/%s/%s.svg", c->dir, names[k], names[k]);
+            snprintf(to, sizeof to, "%s/%s.svg", figs, names[k]);
+            if (file_exists(from)) copy_file(from, to);
+        }
+        if (c->a->doc && !status) {
+            char ddir[4200], dfig[4300];
+            snprintf(ddir, sizeof ddir, "%s", c->a->doc);
+            char *slash = strrchr(ddir, '/');
+            if (slash) *slash = 0;
+            else snprintf(ddir, sizeof ddir, ".");
+            snprintf(dfig, sizeof dfig, "%s/figures", ddir);
+            mcb_mkdirs(dfig, &err);
+            copy_file(md_path, c->a->doc);
+            for (int k = 0; k < n; k++) {
+                char from[4400], to[4400];
+                snprintf(from, sizeof from, "%s/%s.svg", figs, names[k]);
+                snprintf(to, sizeof to, "%s/%s.svg", dfig, names[k]);
+                if (file_exists(from)) copy_file(from, to);
+            }
+            fprintf(stderr, "mcbench: %s\n", c->a->doc);
+        }
+    }
+    free(body);
+    free(counts);
+    free(failed);
+    mcb_xp_names_free(names, n);
+    return status;
+}
+
+int cmd_reproduce(int argc, char **argv)
+{
+    mcb_cli_args p;
+    repro_args a = {0};
+    int status = mcb_cli_parse(&repro_cmd, argc, argv, &a, &p);
+    if (status != MCB_CLI_GO_ON) return status;
+    status = 0;
+    if (a.list) {
+        status = list_specs();
+    } else if (!a.all && p.npos == 0) {
+        status = mcb_cli_usage_error("reproduce", "needs NAME..., --all or --list");
+    } else if (a.all && p.npos) {
+        status = mcb_cli_usage_error("reproduce", "--all takes no NAME");
+    } else if (a.doc && !a.all) {
+        status = mcb_cli_usage_error("reproduce", "--doc needs --all");
+    } else {
+        repro_ctx c = {.a = &a, .dir = a.out ? a.out : a.quick ? "out/reproduce-quick" : "out/reproduce"};
+        if (a.all) {
+            status = reproduce_all(&c);
+        } else {
+            int counts[MCB_XP_NVERDICTS] = {0};
+            for (int k = 0; k < p.npos; k++) {
+                int st = reproduce_one(&c, p.pos[k], NULL, NULL, counts);
+                if (st && !status) status = st;
+            }
+        }
+    }
+    mcb_cli_free(&repro_cmd, &a, &p);
+    return status;
+}
