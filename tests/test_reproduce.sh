@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# test_reproduce.sh: `mcbench reproduce` end to end. Every shipped spec
+# reads (--list); usage errors exit 2 with their reason; a malformed spec
+# exits 2 naming its file, line and field; a tiny replay spec runs, writes
+# its Markdown, CSV and HTML with published | measured | ratio | verdict and
+# the expected verdicts (iterations are exact: reproduced against the
+# published count, not reproduced against a wrong one; a time against its
+# reference row is a ratio, never a raw time); a second invocation keeps
+# the complete campaigns, a changed budget reruns them; an interrupted
+# campaign (only its journal) is resumed; --dry-run runs nothing; and, with
+# MCB_REPRODUCE_ALL=1 (the ctest `reproduce_quick`), `--all --quick` runs
+# every shipped spec's quick variant and writes reproduction.md.
+set -u
+mcb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL $*"; }
+run() { # name command...: must exit 0
+  local name=$1; shift
+  if "$@" >"$d/out" 2>"$d/err"; then ok; else bad "$name: exit $?"; cat "$d/err"; fi
+}
+fails() { # name code pattern command...: must exit code saying pattern
+  local name=$1 code=$2 pat=$3; shift 3
+  "$@" >"$d/out" 2>"$d/err"
+  local rc=$?
+  if [ $rc -eq "$code" ] && grep -q -- "$pat" "$d/err"; then ok
+  else bad "$name: exit $rc, wanted $code and '$pat':"; cat "$d/err"; fi
+}
+has() { # name file pattern: the file holds the pattern
+  if grep -q -- "$3" "$2"; then ok; else bad "$1: no '$3' in $2"; fi
+}
+
+if [ "${MCB_REPRODUCE_ALL:-0}" = 1 ]; then
+  # every shipped spec, quick (seconds each)
+  run all-quick "$mcb" reproduce --all --quick -o "$d/all"
+  [ -s "$d/all/reproduction.md" ] && ok || bad "all-quick: no reproduction.md"
+  n=$("$mcb" reproduce --list | tail -n +2 | wc -l)
+  m=$(ls "$d"/all/*/*.md 2>/dev/null | wc -l)
+  # fclib-profiles is skipped without --fclib
+  [ "$m" -ge $((n - 1)) ] && ok || bad "all-quick: $m item pages for $n specs"
+  for f in "$d"/all/*/*.md; do has "item $f" "$f" "| published | measured | ratio | verdict |"; done
+  echo "reproduce --all --quick: $pass passed, $fail failed"
+  [ $fail -eq 0 ]
+  exit
+fi
+
+# every shipped spec reads
+run list "$mcb" reproduce --list
+for s in subadmm-table1 canal-table2 tasora-table1 rpisim-fig9b; do has "list $s" "$d/out" "^$s "; done
+
+# usage errors
+fails none 2 "needs NAME" "$mcb" reproduce
+fails all-name 2 "takes no NAME" "$mcb" reproduce --all subadmm-table1
+fails doc 2 "needs --all" "$mcb" reproduce subadmm-table1 --doc x.md
+fails unknown 2 "nope" "$mcb" reproduce nope -o "$d/u"
+
+# a tiny spec of our own
+mkdir -p "$d/xp"
+cat >"$d/xp/tiny.yaml" <<'EOF'
+name: tiny
+title: "A tiny table for the tests"
+source: {paper: none, citation: "mcbench tests", item: "Table T", where: "none"}
+kind: table
+protocol: replay
+problems:
+  - {id: stack, scene: stack, args: "--nx 2 --ny 2 --nz 2 --steps 2"}
+solvers:
+  - {id: pgs, solver: pgs}
+  - {id: pj, solver: pj}
+budget: {iters: 40, tol: 0, time_s: 20}
+layout:
+  columns:
+    - {id: t, label: "time", problems: stack, quantity: time_ms, unit: ms}
+    - {id: it, label: "iterations", problems: stack, quantity: iterations, unit: iterations}
+  rows:
+    - {id: pgs, solver: pgs, published: [2.0, 40]}
+    - {id: pj, solver: pj, ref: pgs, published: [1.0, 400]}
+notes:
+  - difference: "pj needs 10x fewer iterations in the paper"
+    reason: "a made-up paper"
+    experiment: "none"
+    tested: false
+EOF
+export MCB_EXPERIMENTS_DIR="$d/xp"
+run tiny "$mcb" reproduce tiny -o "$d/r"
+md="$d/r/tiny/tiny.md"
+for f in tiny.md tiny.csv tiny.html; do [ -s "$d/r/tiny/$f" ] && ok || bad "tiny: no $f"; done
+has tiny-head "$md" "| published | measured | ratio | verdict |"
+has tiny-it "$md" "| pgs | iterations | 40 | 40 | 1 | reproduced |"
+has tiny-it-bad "$md" "| pj | iterations | 400 | 40 | .* | not reproduced |"
+has tiny-ref "$md" "| pgs | time | .* | reference |"
+has tiny-note "$md" "conjecture"
+grep -q "^| pj | time | 1 ms |" "$md" && bad "tiny: a raw time compared" || ok
+has tiny-csv "$d/r/tiny/tiny.csv" "verdict"
+# kept when complete
+run tiny-again "$mcb" reproduce tiny -o "$d/r"
+has tiny-kept "$d/err" "kept"
+# a changed budget reruns
+sed -i 's/iters: 40/iters: 30/' "$d/xp/tiny.yaml"
+run tiny-changed "$mcb" reproduce tiny -o "$d/r"
+grep -q "kept" "$d/err" && bad "tiny-changed: kept an outdated campaign" || ok
+has tiny-30 "$md" "| pgs | iterations | 40 | 30 | .* | reproduced |"
+# interrupted: SIGINT leaves the campaign's journal; the next invocation
+# resumes it (each of the 2 problems runs 2 s against its time limit)
+sed -e 's/^name: tiny/name: slow/' -e 's/budget: {iters: 30, tol: 0, time_s: 20}/budget: {iters: 100000000, tol: 0, time_s: 2}/' \
+  "$d/xp/tiny.yaml" >"$d/xp/slow.yaml"
+set -m
+"$mcb" reproduce slow -o "$d/r" >/dev/null 2>&1 &
+pid=$!
+j="$d/r/slow/runs/stack/pgs.h5.journal"
+for _ in $(seq 100); do [ -e "$j" ] && break; sleep 0.1; done
+sleep 2.5
+kill -s INT "$pid"
+wait "$pid"
+set +m
+[ -e "$j" ] && ok || bad "slow: no journal left after SIGINT"
+run slow-resume "$mcb" reproduce slow -o "$d/r"
+has slow-resumed "$d/r/slow/runs/stack/pgs.log" "resuming"
+[ -s "$d/r/slow/runs/stack/pgs.h5" ] && ok || bad "slow-resume: no results after the resume"
+run tiny-dry "$mcb" reproduce tiny -o "$d/r" --dry-run
+has tiny-dry-cmd "$d/out" "mcbench run .* --solvers pgs"
+# a malformed spec: file, line and field
+cat >"$d/xp/broken.yaml" <<'EOF'
+name: broken
+title: "broken"
+source: {paper: none, citation: "x", item: "x", where: "x"}
+kind: table
+protocol: replay
+problems:
+  - {id: stack, scene: stack, args: "--nx 2"}
+solvers:
+  - {id: pgs, solver: pgs, budget: {iters: ten}}
+EOF
+fails broken 2 "broken.yaml:9: solvers\[0\].budget.iters" "$mcb" reproduce broken -o "$d/b"
+[ -e "$d/b/broken" ] && bad "broken: output made for a malformed spec" || ok
+
+echo "reproduce: $pass passed, $fail failed"
+[ $fail -eq 0 ]
