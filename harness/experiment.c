@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -640,6 +641,34 @@ static mcb_rc read_verdict(reader *R, const yaml_node_t *n)
     return rc;
 }
 
+/* The head every list item shares (int line; char *id, *label): its
+ * mapping's keys (keys[0] "id", keys[1] "label") into v, its line, its id,
+ * unique among the list's first k items (base: the list, of items of
+ * `size` bytes with those fields at the offsets given: ITEM_LAYOUT), and
+ * its label (the id by default). */
+#define ITEM_LAYOUT(T) sizeof(T), offsetof(T, line), offsetof(T, id), offsetof(T, label)
+static mcb_rc read_head(reader *R, const yaml_node_t *n, const char *field, const char *list,
+                        const char *const *keys, yaml_node_t **v, const void *base, int k,
+                        size_t size, size_t line_off, size_t id_off, size_t label_off)
+{
+    mcb_rc rc = map_keys(R, n, field, keys, v);
+    if (rc) return rc;
+    const char *items = base;
+    char *item = (char *)items + (size_t)k * size, **id = (char **)(item + id_off);
+    *(int *)(item + line_off) = line_of(n);
+    field_t f;
+    if (!v[0]) return missing(R, n, field, "id");
+    if ((rc = get_id(R, v[0], sub(f, sizeof f, field, "id"), id))) return rc;
+    for (int j = 0; j < k; j++) {
+        const char *other = items + (size_t)j * size;
+        if (!strcmp(*(char *const *)(other + id_off), *id))
+            return bad(R, v[0], f, "'%s' is already the id of %s[%d] (line %d)", *id, list, j,
+                       *(const int *)(other + line_off));
+    }
+    return get_str(R, v[1] ? v[1] : v[0], sub(f, sizeof f, field, "label"),
+                   (char **)(item + label_off));
+}
+
 /* ------------------------------------------------------- problem groups */
 
 /* Splits s in place into blank-separated words; -1 when more than cap. */
@@ -719,17 +748,10 @@ static mcb_rc read_group(reader *R, const yaml_node_t *n, int k)
     field_t field, f;
     snprintf(field, sizeof field, "problems[%d]", k);
     yaml_node_t *v[16];
-    mcb_rc rc = map_keys(R, n, field, group_keys, v);
+    mcb_rc rc = read_head(R, n, field, "problems", group_keys, v, R->S->problems, k,
+                          ITEM_LAYOUT(mcb_xp_problems));
     if (rc) return rc;
-    g->line = line_of(n);
 #define F(key) sub(f, sizeof f, field, key)
-    if (!v[G_ID]) return missing(R, n, field, "id");
-    if ((rc = get_id(R, v[G_ID], F("id"), &g->id))) return rc;
-    for (int j = 0; j < k; j++)
-        if (!strcmp(R->S->problems[j].id, g->id))
-            return bad(R, v[G_ID], F("id"), "'%s' is already the id of problems[%d] (line %d)",
-                       g->id, j, R->S->problems[j].line);
-    if ((rc = get_str(R, v[G_LABEL] ? v[G_LABEL] : v[G_ID], F("label"), &g->label))) return rc;
     if (v[G_FCLIB] && (rc = get_bool(R, v[G_FCLIB], F("fclib"), &g->fclib))) return rc;
     int sources = !!v[G_SCENE] + !!v[G_SET] + g->fclib;
     if (sources != 1)
@@ -830,17 +852,10 @@ static mcb_rc read_solver(reader *R, const yaml_node_t *n, int k)
     field_t field, f;
     snprintf(field, sizeof field, "solvers[%d]", k);
     yaml_node_t *v[8];
-    mcb_rc rc = map_keys(R, n, field, keys, v);
+    mcb_rc rc = read_head(R, n, field, "solvers", keys, v, R->S->solvers, k,
+                          ITEM_LAYOUT(mcb_xp_solver));
     if (rc) return rc;
-    sv->line = line_of(n);
 #define F(key) sub(f, sizeof f, field, key)
-    if (!v[0]) return missing(R, n, field, "id");
-    if ((rc = get_id(R, v[0], F("id"), &sv->id))) return rc;
-    for (int j = 0; j < k; j++)
-        if (!strcmp(R->S->solvers[j].id, sv->id))
-            return bad(R, v[0], F("id"), "'%s' is already the id of solvers[%d] (line %d)", sv->id,
-                       j, R->S->solvers[j].line);
-    if ((rc = get_str(R, v[1] ? v[1] : v[0], F("label"), &sv->label))) return rc;
     if (!v[2]) return missing(R, n, field, "solver");
     if ((rc = get_str(R, v[2], F("solver"), &sv->solver))) return rc;
     const mcb_solver_def *def = mcb_solver_find(sv->solver);
@@ -972,17 +987,11 @@ static mcb_rc read_binding(reader *R, const yaml_node_t *n, int is_row, int k)
     field_t field, f;
     snprintf(field, sizeof field, "layout.%s[%d]", list, k);
     yaml_node_t *v[16];
-    mcb_rc rc = map_keys(R, n, field, binding_keys, v);
+    field_t lf;
+    mcb_rc rc = read_head(R, n, field, sub(lf, sizeof lf, "layout", list), binding_keys, v, axis,
+                          k, ITEM_LAYOUT(mcb_xp_binding));
     if (rc) return rc;
-    b->line = line_of(n);
 #define F(key) sub(f, sizeof f, field, key)
-    if (!v[T_ID]) return missing(R, n, field, "id");
-    if ((rc = get_id(R, v[T_ID], F("id"), &b->id))) return rc;
-    for (int j = 0; j < k; j++)
-        if (!strcmp(axis[j].id, b->id))
-            return bad(R, v[T_ID], F("id"), "'%s' is already the id of %s[%d] (line %d)", b->id,
-                       list, j, axis[j].line);
-    if ((rc = get_str(R, v[T_LABEL] ? v[T_LABEL] : v[T_ID], F("label"), &b->label))) return rc;
     if ((rc = get_ref(R, v[T_SOLVER], F("solver"), 1, &b->solver))) return rc;
     if ((rc = get_ref(R, v[T_PROBLEMS], F("problems"), 0, &b->problems))) return rc;
     if (v[T_QUANTITY]) {
@@ -1107,17 +1116,10 @@ static mcb_rc read_series(reader *R, const yaml_node_t *n, int k)
     field_t field, f;
     snprintf(field, sizeof field, "figure.series[%d]", k);
     yaml_node_t *v[8];
-    mcb_rc rc = map_keys(R, n, field, keys, v);
+    mcb_rc rc = read_head(R, n, field, "figure.series", keys, v, R->S->series, k,
+                          ITEM_LAYOUT(mcb_xp_series));
     if (rc) return rc;
-    s->line = line_of(n);
 #define F(key) sub(f, sizeof f, field, key)
-    if (!v[0]) return missing(R, n, field, "id");
-    if ((rc = get_id(R, v[0], F("id"), &s->id))) return rc;
-    for (int j = 0; j < k; j++)
-        if (!strcmp(R->S->series[j].id, s->id))
-            return bad(R, v[0], F("id"), "'%s' is already the id of figure.series[%d] (line %d)",
-                       s->id, j, R->S->series[j].line);
-    if ((rc = get_str(R, v[1] ? v[1] : v[0], F("label"), &s->label))) return rc;
     if (!v[2]) return missing(R, n, field, "solver");
     if ((rc = get_ref(R, v[2], F("solver"), 1, &s->solver))) return rc;
     if (v[4] && (rc = get_bool(R, v[4], F("fit"), &s->fit))) return rc;
@@ -1168,17 +1170,10 @@ static mcb_rc read_claim(reader *R, const yaml_node_t *n, int k)
     field_t field, f;
     snprintf(field, sizeof field, "claims[%d]", k);
     yaml_node_t *v[8];
-    mcb_rc rc = map_keys(R, n, field, keys, v);
+    mcb_rc rc = read_head(R, n, field, "claims", keys, v, R->S->claims, k,
+                          ITEM_LAYOUT(mcb_xp_claim));
     if (rc) return rc;
-    c->line = line_of(n);
 #define F(key) sub(f, sizeof f, field, key)
-    if (!v[0]) return missing(R, n, field, "id");
-    if ((rc = get_id(R, v[0], F("id"), &c->id))) return rc;
-    for (int j = 0; j < k; j++)
-        if (!strcmp(R->S->claims[j].id, c->id))
-            return bad(R, v[0], F("id"), "'%s' is already the id of claims[%d] (line %d)", c->id,
-                       j, R->S->claims[j].line);
-    if ((rc = get_str(R, v[1] ? v[1] : v[0], F("label"), &c->label))) return rc;
     if (!v[2]) return missing(R, n, field, "series");
     if ((rc = get_str(R, v[2], F("series"), &c->series))) return rc;
     const mcb_xp_series *s = NULL;
