@@ -426,6 +426,8 @@ static mcb_rc missing(reader *R, const yaml_node_t *parent, const char *field, c
 static mcb_rc list_items(reader *R, const yaml_node_t *n, const char *field, int min,
                          yaml_node_item_t **items, int *count)
 {
+    *items = NULL;
+    *count = 0;
     if (!n || n->type != YAML_SEQUENCE_NODE)
         return bad(R, n, field, "expected a list, got %s", SHOWN(n));
     *items = n->data.sequence.items.start;
@@ -487,9 +489,11 @@ static mcb_rc get_num(reader *R, const yaml_node_t *v, const char *field, double
                       double *out)
 {
     double x;
-    if (!to_number(v, &x) || x < lo || (lo_open && x == lo))
+    if (!to_number(v, &x) || x < lo || (lo_open && x == lo)) {
+        if (isinf(lo)) return bad(R, v, field, "expected a finite number, got %s", SHOWN(v));
         return bad(R, v, field, "expected a finite number %s %g, got %s", lo_open ? ">" : ">=", lo,
                    SHOWN(v));
+    }
     *out = x;
     return MCB_OK;
 }

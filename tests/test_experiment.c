@@ -421,6 +421,41 @@ START_TEST(bad_inline)
                 "b.yaml:8: budget.stop: expected one of dyn_abs, dyn_rel, fb, fb_max, natmap, zres,"
                 " got 'pen_max'");
     expect_text("two", HEAD("two") "title: again\n", "two.yaml:8: title: given twice");
+    expect_text("q", HEAD("q") "quick: {iters: 3}\n", "q.yaml:8: quick.iters: unknown key (known: budget)");
+    expect_text("fac", HEAD("fac") "verdict: {count: {factor: 1}}\n",
+                "fac.yaml:8: verdict.count.factor: expected a factor > 1");
+    expect_text("gx", HEAD("gx") "problems: [{id: t, scene: stir, x: big}]\n",
+                "gx.yaml:8: problems: given twice");
+    expect_text("sel", "name: sel\ntitle: t\nsource: {paper: none, item: x}\nkind: table\n"
+                "protocol: closed-loop\nproblems: [{id: s, scene: stir, select: \"*\"}]\n"
+                "solvers: [{id: p, solver: pgs}]\n",
+                "sel.yaml:6: problems[0].select: applies to replay only");
+    expect_text("src", "name: src\ntitle: t\nsource: {paper: none, item: x}\nkind: table\n"
+                "protocol: replay\nproblems: [{id: s, scene: stir, set: quick, entry: stir}]\n"
+                "solvers: [{id: p, solver: pgs}]\n",
+                "src.yaml:6: problems[0]: give exactly one of scene, set (with entry) or fclib");
+    expect_text("ent", "name: ent\ntitle: t\nsource: {paper: none, item: x}\nkind: table\n"
+                "protocol: replay\nproblems: [{id: s, set: quick, entry: nope}]\n"
+                "solvers: [{id: p, solver: pgs}]\n",
+                "ent.yaml:6: problems[0].entry: set quick (");
+    expect_text("nox", "name: nox\ntitle: t\nsource: {paper: none, item: x}\nkind: table\n"
+                "protocol: replay\nproblems: [{id: s, scene: stir, x: big}]\n"
+                "solvers: [{id: p, solver: pgs}]\n",
+                "nox.yaml:6: problems[0].x: expected a finite number, got 'big'");
+    expect_text("fit", "name: fit\ntitle: t\nsource: {paper: none, item: x}\nkind: figure\n"
+                "protocol: replay\nproblems: [{id: s, scene: stir}]\nsolvers: [{id: p, solver: pgs}]\n"
+                "figure: {x: {axis: dof}, y: {quantity: iterations}, series: [{id: a, solver: p, "
+                "problems: [s]}]}\nclaims: [{id: c, series: a, quantity: fit_slope}]\n",
+                "fit.yaml:9: claims[0].quantity: fit_slope needs series 'a' to have fit: true");
+    expect_text("cu", "name: cu\ntitle: t\nsource: {paper: none, item: x}\nkind: figure\n"
+                "protocol: replay\nproblems: [{id: s, scene: stir}]\nsolvers: [{id: p, solver: pgs}]\n"
+                "figure: {x: {axis: dof}, y: {quantity: iterations}, series: [{id: a, solver: p, "
+                "problems: [s]}]}\nclaims: [{id: c, series: a, quantity: y_final, unit: ms}]\n",
+                "cu.yaml:9: claims[0].unit: 'ms' is not the unit of y_final ('iterations')");
+    expect_text("note", HEAD("note") "notes: [{difference: d, reason: r, tested: true}]\n"
+                "layout:\n  columns: [{id: c, problems: s, quantity: time_ms}]\n"
+                "  rows: [{id: r, solver: p}]\n",
+                "note.yaml:8: notes[0].tested: a tested note names its experiment and its result");
 }
 END_TEST
 
