@@ -242,7 +242,9 @@ void mcb_xp_free(mcb_xp_spec **S); /* accepts NULL */
 
 /* Quantities: parse "neglog:fb" (MCB_E_INPUT naming the known ones), the
  * unit its values carry ("ms", "s", "iterations", "-log10", "", "fraction",
- * "R^2", "category"), and its verdict class. */
+ * "R^2", "category"), and its verdict class. y_at:X and y_final carry the
+ * figure's y quantity's unit and class: NULL and MCB_XV_NCLASSES for them
+ * (use S->y.y). The caller frees q->text and q->metric. */
 mcb_rc mcb_xp_quantity_parse(const char *text, mcb_xp_quantity *q, mcb_err *err);
 const char *mcb_xp_quantity_unit(const mcb_xp_quantity *q);
 mcb_xp_class mcb_xp_quantity_class(const mcb_xp_quantity *q);

@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE /* realpath */
 #include "lib/mcb_paths.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <libgen.h>
@@ -51,6 +52,54 @@ int mcb_path_relative(const char *dir, const char *target, char *buf, size_t len
     if (n == 0) strcpy(buf, ".");
     else buf[n - 1] = '\0'; /* the trailing '/' */
     return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void mcb_strings_free(char **strings, int count)
+{
+    if (!strings) return;
+    for (int k = 0; k < count; k++) free(strings[k]);
+    free(strings);
+}
+
+mcb_rc mcb_dir_stems(const char *dir, const char *ext, char ***names, int *count, mcb_err *err)
+{
+    *names = NULL;
+    *count = 0;
+    DIR *d = opendir(dir);
+    if (!d) return mcb_fail(err, MCB_E_INPUT, "directory %s: %s", dir, strerror(errno));
+    size_t elen = strlen(ext);
+    char **v = NULL;
+    int n = 0, cap = 0;
+    mcb_rc rc = MCB_OK;
+    for (struct dirent *e; !rc && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len <= elen || strcmp(e->d_name + len - elen, ext) != 0)
+            continue;
+        if (n == cap) {
+            char **w = realloc(v, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *w);
+            if (!w) {
+                rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+                break;
+            }
+            v = w;
+        }
+        if (!(v[n] = mcb_strdup(e->d_name))) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        else v[n++][len - elen] = '\0';
+    }
+    closedir(d);
+    if (rc) {
+        mcb_strings_free(v, n);
+        return rc;
+    }
+    if (n) qsort(v, (size_t)n, sizeof *v, cmp_str);
+    *names = v;
+    *count = n;
+    return MCB_OK;
 }
 
 int mcb_same_file(const char *a, const char *b)

@@ -46,6 +46,13 @@ int mcb_path_relative(const char *dir, const char *target, char *buf, size_t len
 /* 1 when a and b exist and are the same file (device and inode). */
 int mcb_same_file(const char *a, const char *b);
 
+/* The stems of the files NAME.EXT in dir (ext with its dot: ".set",
+ * ".yaml"), sorted, leaving out names that start with '.': what a catalog
+ * directory (problem sets, experiment specs) holds. MCB_E_INPUT naming dir
+ * when it cannot be read; free with mcb_strings_free. */
+mcb_rc mcb_dir_stems(const char *dir, const char *ext, char ***names, int *count, mcb_err *err);
+void mcb_strings_free(char **strings, int count); /* accepts NULL */
+
 /* Temporary files: register before creating, unregister after renaming or
  * removing. At most MCB_TMP_MAX at once; registering more fails (-1). */
 #define MCB_TMP_MAX 16

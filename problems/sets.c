@@ -13,7 +13,6 @@
  * name. */
 #include "problems/sets.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -41,36 +40,19 @@ const char *mcb_sets_dir(void)
     return d && *d ? d : MCB_SOURCE_DIR "/problems/sets";
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* "a, b, c": the NAME of every NAME.set in dir, sorted. */
 static void list_sets(const char *dir, char *buf, size_t size)
 {
-    char *names[64];
+    char **names = NULL;
     int n = 0;
     buf[0] = '\0';
-    DIR *d = opendir(dir);
-    if (!d) return;
-    for (struct dirent *e; n < 64 && (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && !strcmp(e->d_name + len - 4, ".set") && e->d_name[0] != '.') {
-            if (!(names[n] = mcb_strdup(e->d_name))) break;
-            names[n++][len - 4] = '\0';
-        }
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    if (mcb_dir_stems(dir, ".set", &names, &n, NULL)) return;
     size_t len = 0;
-    for (int k = 0; k < n; k++) {
-        if (len < size) {
-            int w = snprintf(buf + len, size - len, "%s%s", k ? ", " : "", names[k]);
-            if (w > 0) len += (size_t)w;
-        }
-        free(names[k]);
+    for (int k = 0; k < n && len < size; k++) {
+        int w = snprintf(buf + len, size - len, "%s%s", k ? ", " : "", names[k]);
+        if (w > 0) len += (size_t)w;
     }
+    mcb_strings_free(names, n);
 }
 
 mcb_rc mcb_set_locate(const char *name, char *path, size_t size, mcb_err *err)

@@ -9,7 +9,7 @@ build=${1:-$here/build}
 shift || true
 
 pkgs=(gcc cmake make pkg-config libhdf5-dev hdf5-tools libsuitesparse-dev libsiconos-numerics-dev
-      libopenblas-dev check gnuplot-nox libfclib-dev libopenmpi-dev openmpi-bin
+      libopenblas-dev check gnuplot-nox libfclib-dev libyaml-dev libopenmpi-dev openmpi-bin
       libmujoco-dev libmujoco-samples)
 # the fuzzing build of ./test.sh: clang and its libFuzzer runtime
 case " $* " in *" -DMCB_FUZZ=ON "*) pkgs+=(clang libclang-rt-14-dev) ;; esac
