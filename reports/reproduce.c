@@ -736,15 +736,17 @@ static void fmt_published(char *b, size_t n, const mcb_xp_value *p)
     else snprintf(b, n, "%.6g", p->number);
 }
 
-/* "failed" (the paper's "-") with the value when there is one. */
-static void fmt_measured(char *b, size_t n, const mcb_xp_cell *c)
+/* The measured value with its unit (NULL: none), "failed" (the paper's
+ * "-") after it when a run failed, or alone when nothing was measured. */
+static void fmt_measured(char *b, size_t n, const mcb_xp_cell *c, const char *unit)
 {
+    const char *sp = unit ? " " : "", *u = unit ? unit : "";
     if (!c->ran) snprintf(b, n, "not run");
     else if (c->category) snprintf(b, n, "%s", c->category);
     else if (c->failed) {
-        if (isfinite(c->measured)) snprintf(b, n, "%.4g (failed)", c->measured);
+        if (isfinite(c->measured)) snprintf(b, n, "%.4g%s%s (failed)", c->measured, sp, u);
         else snprintf(b, n, "failed");
-    } else if (isfinite(c->measured)) snprintf(b, n, "%.4g", c->measured);
+    } else if (isfinite(c->measured)) snprintf(b, n, "%.4g%s%s", c->measured, sp, u);
     else snprintf(b, n, "-");
 }
 
@@ -854,7 +856,7 @@ static void md_matrix(const mcb_xp_spec *S, const mcb_xp_outcome *R, FILE *f)
         for (int j = 0; j < S->ncols; j++) {
             const mcb_xp_cell *c = &R->cells[i * S->ncols + j];
             char m[96], p[96];
-            fmt_measured(m, sizeof m, c);
+            fmt_measured(m, sizeof m, c, NULL);
             fmt_published(p, sizeof p, c->published);
             fprintf(f, " %s%s%s%s |", m, p[0] ? " (" : "", p, p[0] ? ")" : "");
         }
@@ -899,17 +901,17 @@ static void md_long(const mcb_xp_spec *S, const mcb_xp_outcome *R, FILE *f)
     for (int k = 0; k < R->ncells; k++) {
         const mcb_xp_cell *c = &R->cells[k];
         char m[96], p[96], r[96];
-        fmt_measured(m, sizeof m, c);
+        const char *u = c->unit && c->unit[0] && strcmp(c->unit, "category") ? c->unit : NULL;
+        fmt_measured(m, sizeof m, c, u);
         fmt_published(p, sizeof p, c->published);
         fmt_ratio(r, sizeof r, c);
         fputs("| ", f);
         mcb_md_cell(f, c->row_label);
         fputs(" | ", f);
         mcb_md_cell(f, c->col_label);
-        const char *u = c->unit && c->unit[0] && strcmp(c->unit, "category") ? c->unit : NULL;
-        fprintf(f, " | %s%s%s | %s%s%s | %s | %s |\n", p, p[0] && u ? " " : "",
-                p[0] && u ? u : "", m, u && isfinite(c->measured) ? " " : "",
-                u && isfinite(c->measured) ? u : "", r, verdict_names[c->verdict]);
+        int pu = u && is_number(c->published);
+        fprintf(f, " | %s%s%s | %s | %s | %s |\n", p, pu ? " " : "", pu ? u : "", m, r,
+                verdict_names[c->verdict]);
     }
 }
 
@@ -1037,7 +1039,7 @@ static void write_html(const mcb_xp_spec *S, const mcb_xp_outcome *R, FILE *f)
     for (int k = 0; k < R->ncells; k++) {
         const mcb_xp_cell *c = &R->cells[k];
         char m[96], p[96], r[96];
-        fmt_measured(m, sizeof m, c);
+        fmt_measured(m, sizeof m, c, NULL);
         fmt_published(p, sizeof p, c->published);
         fmt_ratio(r, sizeof r, c);
         fputs("<tr>", f);
@@ -1114,9 +1116,9 @@ static void write_gp(const mcb_xp_spec *S, const mcb_xp_outcome *R, FILE *gp)
             first = 0;
             const mcb_xp_series_out *o = &R->series[s];
             if (S->series[s].fit && o->fitted) {
-                fprintf(gp, ", \\\n  %.17g + %.17g * x with lines ", o->a, o->b);
-                mcb_gp_solver_style(gp, s);
-                fprintf(gp, " dt 2 title ");
+                /* the series' colour, dashed */
+                fprintf(gp, ", \\\n  %.17g + %.17g * x with lines lc %d dt 2 title ", o->a, o->b,
+                        s % 8 + 1);
                 char t2[512];
                 snprintf(t2, sizeof t2, "%s: fit, R^2 = %.4f", label, o->r2);
                 mcb_gp_quote(gp, t2);
