@@ -125,13 +125,7 @@ void mcb_loop_row_compute(const mcb_run_rec *const *runs, int nruns, const int *
         steps += S.steps;
         time_s += S.setup_s + S.solve_s;
         engine_s += S.engine_s;
-        for (int s = 0; s < r->step_rows; s++) {
-            double x = r->steps[(size_t)s * MCB_STEP_COLS + MCB_SC_METRICS + MCB_M_NATMAP];
-            if (!isnan(x)) { /* -log10 before averaging (SubADMM Table I), floor 1e-16 */
-                aa += x > 1e-16 ? -log10(x) : 16.0;
-                naa++;
-            }
-        }
+        mcb_loop_neglog(r, MCB_M_NATMAP, &aa, &naa);
         row->pen_max = max_nan(row->pen_max, S.pen_max);
         row->energy_gain_J = max_nan(row->energy_gain_J, S.energy_max_gain);
         if (!isnan(S.div_rms_m)) { /* a run without a reference has no divergence */
@@ -146,6 +140,22 @@ void mcb_loop_row_compute(const mcb_run_rec *const *runs, int nruns, const int *
     row->aa = naa ? aa / naa : NAN;
     row->div_rms_m = ndiv ? sqrt(div2 / ndiv) : NAN;
     row->outcome = mcb_median(buf, row->completed);
+}
+
+double mcb_neglog10(double x)
+{
+    return x > 1e-16 ? -log10(x) : 16.0;
+}
+
+void mcb_loop_neglog(const mcb_run_rec *r, int metric, double *sum, long *n)
+{
+    for (int s = 0; s < r->step_rows; s++) {
+        double x = r->steps[(size_t)s * MCB_STEP_COLS + MCB_SC_METRICS + metric];
+        if (!isnan(x)) { /* -log10 before averaging (SubADMM Table I) */
+            *sum += mcb_neglog10(x);
+            (*n)++;
+        }
+    }
 }
 
 int mcb_loop_any(const mcb_results_data *D, const char *set)

@@ -81,6 +81,13 @@ typedef struct {
 void mcb_loop_row_compute(const mcb_run_rec *const *runs, int nruns, const int *sched,
                           double *buf, mcb_loop_row *row);
 
+/* -log10 x, floored at 1e-16 (16 for x <= 1e-16, zero included): the
+ * papers' accuracy of a residual x (SubADMM Table I's AA). */
+double mcb_neglog10(double x);
+/* Adds mcb_neglog10 of metric `metric` (mcb_metric_id) of every step of r
+ * to *sum and counts them in *n (NaN entries skipped). */
+void mcb_loop_neglog(const mcb_run_rec *r, int metric, double *sum, long *n);
+
 /* 1 when some run of set `set` (NULL: of any set) is a closed-loop run: it
  * has step rows or failed in the loop. */
 int mcb_loop_any(const mcb_results_data *D, const char *set);
