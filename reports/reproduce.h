@@ -21,7 +21,7 @@
 
 #include <stdio.h>
 
-#include "harness/experiment.h"
+#include "lib/mcb_experiment.h"
 #include "lib/mcb_error.h"
 
 /* A verdict (docs/experiments.md, "Verdicts"). */

@@ -24,7 +24,7 @@ static mcb_xp_spec *read_ok(const char *name)
     snprintf(path, sizeof path, "%s/%s.yaml", XP_DIR, name);
     mcb_xp_spec *S = NULL;
     mcb_err err = {{0}};
-    mcb_rc rc = mcb_xp_read(path, &S, &err);
+    mcb_rc rc = mcb_xp_read_checked(path, &S, &err);
     ck_assert_msg(rc == MCB_OK, "%s: %s", name, err.msg);
     ck_assert_ptr_nonnull(S);
     return S;
@@ -361,7 +361,7 @@ START_TEST(bad_spec)
     snprintf(path, sizeof path, "%s/%s.yaml", XP_DIR, bad_specs[_i][0]);
     mcb_xp_spec *S = (mcb_xp_spec *)&path; /* overwritten: NULL on failure */
     mcb_err err = {{0}};
-    ck_assert_int_eq(mcb_xp_read(path, &S, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_xp_read_checked(path, &S, &err), MCB_E_INPUT);
     ck_assert_ptr_null(S);
     expect_msg(&err, bad_specs[_i][1]);
 }
@@ -380,7 +380,7 @@ static void expect_text(const char *name, const char *text, const char *needle)
     fclose(fp);
     mcb_xp_spec *S = NULL;
     mcb_err err = {{0}};
-    ck_assert_int_eq(mcb_xp_read(path, &S, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_xp_read_checked(path, &S, &err), MCB_E_INPUT);
     ck_assert_ptr_null(S);
     expect_msg(&err, needle);
     unlink(path);
@@ -464,7 +464,7 @@ START_TEST(missing_file)
 {
     mcb_xp_spec *S = NULL;
     mcb_err err;
-    ck_assert_int_eq(mcb_xp_read("/nonexistent/a.yaml", &S, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_xp_read_checked("/nonexistent/a.yaml", &S, &err), MCB_E_INPUT);
     expect_msg(&err, "experiment spec /nonexistent/a.yaml: No such file");
 }
 END_TEST

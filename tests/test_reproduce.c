@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "harness/experiment.h"
+#include "lib/mcb_experiment.h"
 #include "lib/mcb_journal.h"
 #include "lib/mcb_paths.h"
 #include "lib/mcb_results.h"

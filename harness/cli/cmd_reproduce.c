@@ -116,6 +116,22 @@ static int av_addf(argvec *a, const char *fmt, ...)
     return av_add(a, buf);
 }
 
+/* A path built like snprintf; a path that does not fit is cut short and
+ * reported (the commands then fail on it, naming it). */
+static int pathf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int pathf(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size) {
+        fprintf(stderr, "mcbench: error: path too long: %s...\n", buf);
+        return -1;
+    }
+    return 0;
+}
+
 /* Splits an option string ("--spheres 216 --steps 40") into words. */
 static int av_words(argvec *a, const char *s)
 {
@@ -321,9 +337,9 @@ static int build_problems(repro_ctx *c, const mcb_xp_spec *S, const int *pairs, 
                           const char *item)
 {
     char setpath[4200], probdir[4200], log[4200];
-    snprintf(probdir, sizeof probdir, "%s/problems", c->dir);
-    snprintf(setpath, sizeof setpath, "%s/%s.set", probdir, S->name);
-    snprintf(log, sizeof log, "%s/%s.gen.log", probdir, S->name);
+    pathf(probdir, sizeof probdir, "%s/problems", c->dir);
+    pathf(setpath, sizeof setpath, "%s/%s.set", probdir, S->name);
+    pathf(log, sizeof log, "%s/%s.gen.log", probdir, S->name);
     char *text = calloc(1, 65536);
     if (!text) return 1;
     size_t at = 0;
@@ -387,11 +403,11 @@ static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, co
     char h5[4200], base[4200], cmdpath[4300], log[4300], journal[4300], csv[4300], dir[4200];
     mcb_xp_runs_path(item_dir, g->id, sv->id, h5, sizeof h5);
     mcb_path_with_ext(h5, "", base, sizeof base);
-    snprintf(cmdpath, sizeof cmdpath, "%s.cmd", base);
-    snprintf(log, sizeof log, "%s.log", base);
-    snprintf(csv, sizeof csv, "%s.csv", base);
-    snprintf(journal, sizeof journal, "%s.journal", h5);
-    snprintf(dir, sizeof dir, "%s/runs/%s", item_dir, g->id);
+    pathf(cmdpath, sizeof cmdpath, "%s.cmd", base);
+    pathf(log, sizeof log, "%s.log", base);
+    pathf(csv, sizeof csv, "%s.csv", base);
+    pathf(journal, sizeof journal, "%s.journal", h5);
+    pathf(dir, sizeof dir, "%s/runs/%s", item_dir, g->id);
 
     argvec a = {0};
     char scene[128], args[2048];
@@ -478,19 +494,47 @@ static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, co
     return status;
 }
 
+/* The item's section of reproduction.md: an anchor named after the spec,
+ * its Markdown one heading level down, the figure's link into fig_dir. */
+static mcb_rc item_markdown(const mcb_xp_spec *S, const mcb_xp_outcome *R, FILE *md,
+                            const char *fig_dir, mcb_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    mcb_rc rc = mcb_xp_markdown(S, R, f, "##", err);
+    fclose(f);
+    if (!rc) {
+        char link[512];
+        snprintf(link, sizeof link, "](%s.svg)", S->name);
+        fprintf(md, "<a id=\"%s\"></a>\n\n", S->name);
+        const char *at = buf, *hit;
+        while ((hit = strstr(at, link))) {
+            fwrite(at, 1, (size_t)(hit - at), md);
+            fprintf(md, "](%s/%s.svg)", fig_dir, S->name);
+            at = hit + strlen(link);
+        }
+        fputs(at, md);
+        fputs("\n", md);
+    }
+    free(buf);
+    return rc;
+}
+
 /* One item: read, build, run, evaluate, write. *counts: its verdicts. */
 static int reproduce_one(repro_ctx *c, const char *name, FILE *md, const char *fig_dir,
-                         int counts[MCB_XP_NVERDICTS])
+                         int counts[MCB_XR_NVERDICTS])
 {
     char path[4200], item_dir[4300];
     mcb_err err;
     mcb_xp_spec *S = NULL;
     mcb_rc rc = mcb_xp_locate(name, path, sizeof path, &err);
-    if (!rc) rc = mcb_xp_read(path, &S, &err);
+    if (!rc) rc = mcb_xp_read_checked(path, &S, &err);
     if (rc) return cli_fail(rc, &err);
     char item[300];
     snprintf(item, sizeof item, "%s%s", S->name, c->a->quick ? " (quick)" : "");
-    snprintf(item_dir, sizeof item_dir, "%s/%s", c->dir, S->name);
+    pathf(item_dir, sizeof item_dir, "%s/%s", c->dir, S->name);
     int *pairs = NULL, npairs = 0;
     rc = mcb_xp_pairs(S, c->a->quick, &pairs, &npairs, &err);
     if (rc) {
@@ -515,20 +559,18 @@ static int reproduce_one(repro_ctx *c, const char *name, FILE *md, const char *f
     char command[512];
     snprintf(command, sizeof command, "mcbench reproduce %s%s", S->name, c->a->quick ? " --quick" : "");
     rc = mcb_xp_evaluate(S, item_dir, c->a->quick, &R, &err);
-    if (!rc) {
-        mcb_xp_set_command(R, command, mcb_now_s() - t0);
-        rc = mcb_xp_write(S, R, item_dir, &err);
-    }
-    if (!rc && md) rc = mcb_xp_markdown(S, R, md, fig_dir, &err);
+    if (!rc) rc = mcb_xp_set_command(R, command, &err);
+    if (!rc) rc = mcb_xp_write(S, R, item_dir, NULL, &err);
+    if (!rc && md) rc = item_markdown(S, R, md, fig_dir, &err);
     if (rc) {
         status = cli_fail(rc, &err);
     } else {
-        int n[MCB_XP_NVERDICTS];
+        int n[MCB_XR_NVERDICTS];
         mcb_xp_counts(R, n);
-        for (int v = 0; v < MCB_XP_NVERDICTS; v++) counts[v] += n[v];
+        for (int v = 0; v < MCB_XR_NVERDICTS; v++) counts[v] += n[v];
         fprintf(stderr, "%s: %d reproduced, %d ordering reproduced, %d not reproduced "
-                "(%.0f s): %s/%s.md\n", item, n[MCB_XP_REPRODUCED], n[MCB_XP_ORDERING],
-                n[MCB_XP_NOT_REPRODUCED], mcb_now_s() - t0, item_dir, S->name);
+                "(%.0f s): %s/%s.md\n", item, n[MCB_XR_REPRODUCED], n[MCB_XR_ORDERING],
+                n[MCB_XR_NOT_REPRODUCED], mcb_now_s() - t0, item_dir, S->name);
     }
     mcb_xp_outcome_free(&R);
     mcb_xp_free(&S);
@@ -548,7 +590,7 @@ static int list_specs(void)
         char path[4200];
         mcb_xp_spec *S = NULL;
         rc = mcb_xp_locate(names[k], path, sizeof path, &err);
-        if (!rc) rc = mcb_xp_read(path, &S, &err);
+        if (!rc) rc = mcb_xp_read_checked(path, &S, &err);
         if (rc) {
             status = cli_fail(rc, &err);
             continue;
@@ -585,8 +627,8 @@ static int reproduce_all(repro_ctx *c)
     mcb_rc rc = mcb_xp_list(&names, &n, &err);
     if (rc) return cli_fail(rc, &err);
     char md_path[4200], tmp[4300];
-    snprintf(md_path, sizeof md_path, "%s/reproduction.md", c->dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", md_path);
+    pathf(md_path, sizeof md_path, "%s/reproduction.md", c->dir);
+    pathf(tmp, sizeof tmp, "%s.tmp", md_path);
     FILE *md = NULL;
     if (!c->a->dry_run) {
         if (mcb_mkdirs(c->dir, &err)) return cli_fail(MCB_E_IO, &err);
@@ -603,7 +645,7 @@ static int reproduce_all(repro_ctx *c)
     size_t body_len = 0;
     FILE *items = md ? open_memstream(&body, &body_len) : NULL;
     int status = 0;
-    int (*counts)[MCB_XP_NVERDICTS] = calloc((size_t)(n ? n : 1), sizeof *counts);
+    int (*counts)[MCB_XR_NVERDICTS] = calloc((size_t)(n ? n : 1), sizeof *counts);
     int *failed = calloc((size_t)(n ? n : 1), sizeof *failed);
     for (int k = 0; k < n; k++) {
         int st = reproduce_one(c, names[k], items, "figures", counts[k]);
@@ -630,8 +672,8 @@ static int reproduce_all(repro_ctx *c)
                 continue;
             }
             fprintf(md, "| [%s](#%s) | | %d | %d | %d |\n", names[k], names[k],
-                    counts[k][MCB_XP_REPRODUCED], counts[k][MCB_XP_ORDERING],
-                    counts[k][MCB_XP_NOT_REPRODUCED]);
+                    counts[k][MCB_XR_REPRODUCED], counts[k][MCB_XR_ORDERING],
+                    counts[k][MCB_XR_NOT_REPRODUCED]);
         }
         fputs("\n", md);
         if (body) fwrite(body, 1, body_len, md);
@@ -644,12 +686,12 @@ static int reproduce_all(repro_ctx *c)
         }
         /* the figures beside reproduction.md, and with --doc beside the doc */
         char figs[4300];
-        snprintf(figs, sizeof figs, "%s/figures", c->dir);
+        pathf(figs, sizeof figs, "%s/figures", c->dir);
         mcb_mkdirs(figs, &err);
         for (int k = 0; k < n; k++) {
             char from[4400], to[4400];
-            snprintf(from, sizeof from, "%s/%s/%s.svg", c->dir, names[k], names[k]);
-            snprintf(to, sizeof to, "%s/%s.svg", figs, names[k]);
+            pathf(from, sizeof from, "%s/%s/%s.svg", c->dir, names[k], names[k]);
+            pathf(to, sizeof to, "%s/%s.svg", figs, names[k]);
             if (file_exists(from)) copy_file(from, to);
         }
         if (c->a->doc && !status) {
@@ -658,13 +700,13 @@ static int reproduce_all(repro_ctx *c)
             char *slash = strrchr(ddir, '/');
             if (slash) *slash = 0;
             else snprintf(ddir, sizeof ddir, ".");
-            snprintf(dfig, sizeof dfig, "%s/figures", ddir);
+            pathf(dfig, sizeof dfig, "%s/figures", ddir);
             mcb_mkdirs(dfig, &err);
             copy_file(md_path, c->a->doc);
             for (int k = 0; k < n; k++) {
                 char from[4400], to[4400];
-                snprintf(from, sizeof from, "%s/%s.svg", figs, names[k]);
-                snprintf(to, sizeof to, "%s/%s.svg", dfig, names[k]);
+                pathf(from, sizeof from, "%s/%s.svg", figs, names[k]);
+                pathf(to, sizeof to, "%s/%s.svg", dfig, names[k]);
                 if (file_exists(from)) copy_file(from, to);
             }
             fprintf(stderr, "mcbench: %s\n", c->a->doc);
@@ -697,7 +739,7 @@ int cmd_reproduce(int argc, char **argv)
         if (a.all) {
             status = reproduce_all(&c);
         } else {
-            int counts[MCB_XP_NVERDICTS] = {0};
+            int counts[MCB_XR_NVERDICTS] = {0};
             for (int k = 0; k < p.npos; k++) {
                 int st = reproduce_one(&c, p.pos[k], NULL, NULL, counts);
                 if (st && !status) status = st;
