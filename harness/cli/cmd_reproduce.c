@@ -176,10 +176,12 @@ static int run_child(const argvec *a, const char *log)
             dup2(fd, 2);
             close(fd);
         }
-        char *argv0 = a->v[0];
-        a->v[0] = "mcbench";
-        execv("/proc/self/exe", a->v);
-        a->v[0] = argv0;
+        char **argv = malloc((size_t)(a->n + 2) * sizeof *argv);
+        if (argv) {
+            argv[0] = "mcbench";
+            memcpy(argv + 1, a->v, (size_t)(a->n + 1) * sizeof *argv);
+            execv("/proc/self/exe", argv);
+        }
         _exit(127);
     }
     int st = 0;
