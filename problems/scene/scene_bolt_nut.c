@@ -1,5 +1,5 @@
 /* scene_bolt_nut.c: the bolt-nut single-step test set of the CANAL paper
- * (Sec. VII-A1, Fig. 6, Fig. 7 left): an M48 nut on a static M48 bolt,
+ * (Sec. VII-A1, Figs. 6-7): an M48 nut on a static M48 bolt,
  * `--configs` sampled nut configurations x `--wrenches` random external
  * wrenches on the nut, one problem each, with the contact points clustered
  * to at most 120 (the paper's cap, Sec. VII-A).

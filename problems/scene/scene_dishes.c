@@ -1,5 +1,5 @@
 /* scene_dishes.c: the dish-piling single-step test set of the CANAL paper
- * (Sec. VII-B1, Fig. 7 right, Fig. 8; the ablation of Table II uses the
+ * (Sec. VII-B1, Figs. 8-9; the ablation of Table II uses the
  * same cases): a bowl, a second bowl, a plate (0.1 kg each) and a 5 kg pot
  * stacked on the floor, each dish a thin shell of revolution (Appendix B,
  * eq. (45): the 2D profile O-A-B revolved about the axis, padded by d).
