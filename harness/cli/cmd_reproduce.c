@@ -415,10 +415,6 @@ static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, co
     char scene[128], args[2048];
     mcb_err err;
     if (g->fclib) {
-        if (!c->a->fclib) {
-            fprintf(stderr, "%s: %s x %s skipped: no --fclib DIR\n", item, g->id, sv->id);
-            return -1;
-        }
         av_add(&a, "run");
         if (fclib_files(c->a->fclib, &a) || a.n == 1) {
             fprintf(stderr, "mcbench: error: --fclib %s: no FCLIB files (*.hdf5, *.h5) there\n",
@@ -544,16 +540,19 @@ static int reproduce_one(repro_ctx *c, const char *name, FILE *md, const char *f
         return cli_fail(rc, &err);
     }
     double t0 = mcb_now_s();
-    int status = 0, skipped = 0;
-    if (S->protocol == MCB_XP_REPLAY) status = build_problems(c, S, pairs, npairs, item);
-    for (int k = 0; k < npairs && !status; k++) {
-        int st = run_pair(c, S, item_dir, item, pairs[2 * k], pairs[2 * k + 1], k + 1, npairs);
-        if (st < 0) skipped = 1;
-        else if (st) status = st;
+    int status = 0, fclib = 0;
+    for (int k = 0; k < npairs; k++) fclib |= S->problems[pairs[2 * k]].fclib;
+    if (fclib && !c->a->fclib) {
+        fprintf(stderr, "%s: skipped: it runs on the FCLIB files of --fclib DIR\n", item);
+        free(pairs);
+        mcb_xp_free(&S);
+        return -1;
     }
+    if (S->protocol == MCB_XP_REPLAY) status = build_problems(c, S, pairs, npairs, item);
+    for (int k = 0; k < npairs && !status; k++)
+        status = run_pair(c, S, item_dir, item, pairs[2 * k], pairs[2 * k + 1], k + 1, npairs);
     free(pairs);
-    if (status || c->a->dry_run || skipped) {
-        if (skipped && !status) fprintf(stderr, "%s: skipped (needs --fclib DIR)\n", item);
+    if (status || c->a->dry_run) {
         mcb_xp_free(&S);
         return status;
     }
@@ -652,7 +651,7 @@ static int reproduce_all(repro_ctx *c)
     for (int k = 0; k < n; k++) {
         int st = reproduce_one(c, names[k], items, "figures", counts[k]);
         failed[k] = st;
-        if (st && !status) status = st;
+        if (st > 0 && !status) status = st;
     }
     if (items) fclose(items);
     if (md) {
@@ -669,11 +668,20 @@ static int reproduce_all(repro_ctx *c)
                 "|---|---|---|---|---|\n",
                 c->a->quick ? " --quick" : "", MCB_VERSION, date);
         for (int k = 0; k < n; k++) {
+            char src[256] = "";
+            char path[4200];
+            mcb_xp_spec *S = NULL;
+            if (!mcb_xp_locate(names[k], path, sizeof path, &err) &&
+                !mcb_xp_read_checked(path, &S, &err))
+                snprintf(src, sizeof src, "%s, %s", S->paper, S->item);
+            mcb_xp_free(&S);
             if (failed[k]) {
-                fprintf(md, "| %s | | (did not run: see the command's messages) | | |\n", names[k]);
+                fprintf(md, "| %s | %s | %s | | |\n", names[k], src,
+                        failed[k] < 0 ? "(not run: needs --fclib DIR)"
+                                      : "(did not run: see the command's messages)");
                 continue;
             }
-            fprintf(md, "| [%s](#%s) | | %d | %d | %d |\n", names[k], names[k],
+            fprintf(md, "| [%s](#%s) | %s | %d | %d | %d |\n", names[k], names[k], src,
                     counts[k][MCB_XR_REPRODUCED], counts[k][MCB_XR_ORDERING],
                     counts[k][MCB_XR_NOT_REPRODUCED]);
         }
@@ -744,6 +752,7 @@ int cmd_reproduce(int argc, char **argv)
             int counts[MCB_XR_NVERDICTS] = {0};
             for (int k = 0; k < p.npos; k++) {
                 int st = reproduce_one(&c, p.pos[k], NULL, NULL, counts);
+                if (st < 0) st = MCB_CLI_EXIT_INPUT; /* named, but cannot run: no --fclib */
                 if (st && !status) status = st;
             }
         }
