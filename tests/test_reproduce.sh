@@ -103,6 +103,12 @@ has tiny-csv "$d/r/tiny/tiny.csv" "verdict"
 # kept when complete
 run tiny-again "$mcb" reproduce tiny -o "$d/r"
 has tiny-kept "$d/err" "kept"
+# another item measuring the same things shares the campaigns
+sed 's/^name: tiny/name: twin/' "$d/xp/tiny.yaml" >"$d/xp/twin.yaml"
+run twin "$mcb" reproduce twin -o "$d/r"
+[ "$(grep -c kept "$d/err")" -eq 2 ] && ok || bad "twin: the campaigns were not shared"
+[ -s "$d/r/twin/twin.md" ] && ok || bad "twin: no item"
+rm "$d/xp/twin.yaml"
 # a changed budget reruns
 sed -i 's/iters: 40/iters: 30/' "$d/xp/tiny.yaml"
 run tiny-changed "$mcb" reproduce tiny -o "$d/r"
@@ -115,15 +121,17 @@ sed -e 's/^name: tiny/name: slow/' -e 's/budget: {iters: 30, tol: 0, time_s: 20}
 set -m
 "$mcb" reproduce slow -o "$d/r" >/dev/null 2>&1 &
 pid=$!
-j="$d/r/slow/runs/stack/pj.h5.journal"   # pgs ends early (stalled), pj runs on
-for _ in $(seq 100); do [ -e "$j" ] && break; sleep 0.1; done
+# pgs ends early (stalled), pj runs on: the second campaign's journal
+jn() { ls "$d"/r/campaigns/*.h5.journal 2>/dev/null | head -1; }
+for _ in $(seq 100); do [ -n "$(jn)" ] && [ -e "$d/r/slow/runs/stack/pgs.h5" ] && break; sleep 0.1; done
 sleep 1
 kill -s INT -- "-$pid"   # the job's process group: the command and its campaign
 wait "$pid"
 set +m
-[ -e "$j" ] && ok || bad "slow: no journal left after SIGINT"
+j=$(jn)
+[ -n "$j" ] && ok || bad "slow: no journal left after SIGINT"
 run slow-resume "$mcb" reproduce slow -o "$d/r"
-has slow-resumed "$d/r/slow/runs/stack/pj.log" "resuming"
+has slow-resumed "${j%.h5.journal}.log" "resuming"
 [ -s "$d/r/slow/runs/stack/pj.h5" ] && ok || bad "slow-resume: no results after the resume"
 run tiny-dry "$mcb" reproduce tiny -o "$d/r" --dry-run
 has tiny-dry-cmd "$d/out" "mcbench run .* --solvers pgs"

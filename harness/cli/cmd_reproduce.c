@@ -13,7 +13,8 @@
  * Layout under -o DIR:
  *   DIR/problems/        generated problem files, shared by the items
  *   DIR/references/      closed-loop reference trajectories (cache)
- *   DIR/NAME/runs/GROUP/ENTRY.h5 (.csv, .log, .cmd)   one campaign per pair
+ *   DIR/campaigns/HASH.h5 (.csv, .log, .cmd)   one campaign per command, shared
+ *   DIR/NAME/runs/GROUP/ENTRY.h5 -> ../../campaigns/HASH.h5   each pair's
  *   DIR/NAME/NAME.md .csv .html (.svg .png)           the item
  *   DIR/reproduction.md, DIR/index.html               with --all */
 #include <dirent.h>
@@ -210,17 +211,6 @@ static int file_exists(const char *p)
     return stat(p, &st) == 0;
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    char *s = malloc(65536);
-    size_t n = s ? fread(s, 1, 65535, f) : 0;
-    fclose(f);
-    if (s) s[n] = 0;
-    return s;
-}
-
 static int write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -394,23 +384,31 @@ static int build_problems(repro_ctx *c, const mcb_xp_spec *S, const int *pairs, 
     return status;
 }
 
-/* The campaign of one pair: kept when complete and made by the same
- * command, resumed from its journal when interrupted, else run afresh. */
+/* Points the item's runs path of a pair (ITEM_DIR/runs/GROUP/ENTRY.h5) at
+ * its campaign (a relative symbolic link), replacing what was there. */
+static int link_runs(const char *h5, const char *camp)
+{
+    char dir[4200], rel[4200];
+    if (pathf(dir, sizeof dir, "%s", h5)) return -1;
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    mcb_err err;
+    if (mcb_mkdirs(dir, &err) || mcb_path_relative(dir, camp, rel, sizeof rel)) return -1;
+    remove(h5);
+    return symlink(rel, h5);
+}
+
+/* The campaign of one pair. Campaigns live in DIR/campaigns/HASH.h5, HASH
+ * the first 16 hex digits of the SHA-256 of the command that makes them
+ * (its .cmd, .log and .csv beside it), so items that measure the same
+ * thing share it; each item's runs path links to it. A campaign is kept
+ * when complete, resumed when its journal is left, else run afresh. */
 static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, const char *item,
                     int gi, int si, int index, int total)
 {
     const mcb_xp_problems *g = &S->problems[gi];
     const mcb_xp_solver *sv = &S->solvers[si];
     int loop = S->protocol == MCB_XP_CLOSED_LOOP;
-    char h5[4200], base[4200], cmdpath[4300], log[4300], journal[4300], csv[4300], dir[4200];
-    mcb_xp_runs_path(item_dir, g->id, sv->id, h5, sizeof h5);
-    mcb_path_with_ext(h5, "", base, sizeof base);
-    pathf(cmdpath, sizeof cmdpath, "%s.cmd", base);
-    pathf(log, sizeof log, "%s.log", base);
-    pathf(csv, sizeof csv, "%s.csv", base);
-    pathf(journal, sizeof journal, "%s.journal", h5);
-    pathf(dir, sizeof dir, "%s/runs/%s", item_dir, g->id);
-
     argvec a = {0};
     char scene[128], args[2048];
     mcb_err err;
@@ -448,45 +446,61 @@ static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, co
     char cmd[8192];
     av_text(&a, cmd, sizeof cmd);
 
-    int status = 0;
+    char h5[4200], cdir[4200], camp[4300], cmdpath[4400], log[4400], journal[4400], csv[4400];
+    mcb_sha256 hs;
+    char hex[65];
+    mcb_sha256_init(&hs);
+    mcb_sha256_update(&hs, cmd, strlen(cmd));
+    mcb_sha256_hex(&hs, hex);
+    mcb_xp_runs_path(item_dir, g->id, sv->id, h5, sizeof h5);
+    if (pathf(cdir, sizeof cdir, "%s/campaigns", c->dir) ||
+        pathf(camp, sizeof camp, "%s/%.16s.h5", cdir, hex) ||
+        pathf(cmdpath, sizeof cmdpath, "%s/%.16s.cmd", cdir, hex) ||
+        pathf(log, sizeof log, "%s/%.16s.log", cdir, hex) ||
+        pathf(csv, sizeof csv, "%s/%.16s.csv", cdir, hex) ||
+        pathf(journal, sizeof journal, "%s.journal", camp)) {
+        av_free(&a);
+        return 1;
+    }
     if (c->a->dry_run) {
-        printf("%s: mcbench %s -o %s\n", item, cmd, h5);
+        printf("%s: mcbench %s -o %s\n", item, cmd, camp);
         av_free(&a);
         return 0;
     }
-    char *old = read_text(cmdpath);
-    int same = old && !strcmp(old, cmd);
-    free(old);
-    if (same && file_exists(h5)) {
+    int status = 0;
+    if (file_exists(camp)) {
         c->nkept++;
-        fprintf(stderr, "[%d/%d] %s: %s x %s: kept (%s)\n", index, total, item, g->id, sv->id, h5);
-        av_free(&a);
-        return 0;
-    }
-    if (same && file_exists(journal)) {
-        av_add(&a, "--resume"), av_add(&a, h5);
+        fprintf(stderr, "[%d/%d] %s: %s x %s: kept (%s)\n", index, total, item, g->id, sv->id, camp);
     } else {
-        remove(h5), remove(csv), remove(journal), remove(log);
-        if (mcb_mkdirs(dir, &err) || write_text(cmdpath, cmd)) {
-            fprintf(stderr, "mcbench: error: cannot write %s\n", cmdpath);
-            av_free(&a);
-            return 1;
+        if (file_exists(journal)) {
+            av_add(&a, "--resume"), av_add(&a, camp);
+        } else {
+            remove(csv), remove(log);
+            if (mcb_mkdirs(cdir, &err) || write_text(cmdpath, cmd)) {
+                fprintf(stderr, "mcbench: error: cannot write %s\n", cmdpath);
+                av_free(&a);
+                return 1;
+            }
+            av_add(&a, "-o"), av_add(&a, camp);
         }
-        av_add(&a, "-o"), av_add(&a, h5);
+        fprintf(stderr, "[%d/%d] %s: %s x %s ...", index, total, item, g->id, sv->id);
+        double t0 = mcb_now_s();
+        int rc = run_child(&a, log);
+        c->nrun++;
+        if (rc) {
+            char tail[1024];
+            log_tail(log, tail, sizeof tail);
+            fprintf(stderr, " failed (exit %d)\nmcbench: error: %s: mcbench %s: %s (log %s)\n", rc,
+                    item, cmd, tail, log);
+            c->nfail++;
+            status = rc == 2 ? 2 : 1;
+        } else {
+            fprintf(stderr, " %.1f s\n", mcb_now_s() - t0);
+        }
     }
-    fprintf(stderr, "[%d/%d] %s: %s x %s ...", index, total, item, g->id, sv->id);
-    double t0 = mcb_now_s();
-    int rc = run_child(&a, log);
-    c->nrun++;
-    if (rc) {
-        char tail[1024];
-        log_tail(log, tail, sizeof tail);
-        fprintf(stderr, " failed (exit %d)\nmcbench: error: %s: mcbench %s: %s (log %s)\n", rc,
-                item, cmd, tail, log);
-        c->nfail++;
-        status = rc == 2 ? 2 : 1;
-    } else {
-        fprintf(stderr, " %.1f s\n", mcb_now_s() - t0);
+    if (!status && link_runs(h5, camp)) {
+        fprintf(stderr, "mcbench: error: cannot link %s to %s: %s\n", h5, camp, strerror(errno));
+        status = 1;
     }
     av_free(&a);
     return status;

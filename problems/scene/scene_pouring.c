@@ -389,9 +389,12 @@ mcb_rc mcb_scene_pouring(const double *vals, const struct mcb_world_loop *loop, 
         mcb_robot_v_ref(r)[tr] = POUR_TILT_RAD * ds;
         mcb_problem *P = NULL;
         rc = mcb_world_step(w, &P, &info, err);
-        if (rc == MCB_E_NUMERIC && !loop) { /* a closed loop takes what it gets */
-            /* neither solver got there (a jammed pile): retry once with the
-             * particles at rest (the state is unchanged by a failed step) */
+        if (rc == MCB_E_NUMERIC && !(loop && loop->solve)) {
+            /* neither of the engine's solvers got there (a jammed pile):
+             * retry once with the particles at rest (the state is unchanged
+             * by a failed step), as gen records it and as a closed loop's
+             * reference trajectory follows it; a solver driving the loop
+             * takes what it gets */
             for (int j = 0; j < mcb_world_nrigid(w); j++)
                 memset(mcb_world_body(w, j)->vel, 0, 6 * sizeof(double));
             mcb_err_clear(err);
