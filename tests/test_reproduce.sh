@@ -41,6 +41,7 @@ if [ "${MCB_REPRODUCE_ALL:-0}" = 1 ]; then
   if ls "$fc"/*.hdf5 >/dev/null 2>&1; then F=(--fclib "$fc"); want=0; fi
   run all-quick "$mcb" reproduce --all --quick "${F[@]}" -o "$d/all"
   [ -s "$d/all/reproduction.md" ] && ok || bad "all-quick: no reproduction.md"
+  has all-index "$d/all/index.html" "href='subadmm-table1/subadmm-table1.html'"
   n=$("$mcb" reproduce --list | tail -n +2 | wc -l)
   m=$(ls "$d"/all/*/*.md 2>/dev/null | wc -l)
   [ "$m" -eq $((n - want)) ] && ok || bad "all-quick: $m item pages for $n specs"

@@ -36,6 +36,7 @@
 #include "lib/mcb_sha256.h"
 #include "lib/mcb_timer.h"
 #include "problems/sets.h"
+#include "reports/html.h"
 #include "reports/reproduce.h"
 
 #ifndef MCB_VERSION
@@ -613,8 +614,9 @@ static int list_specs(void)
         int *pairs = NULL, np = 0;
         if (mcb_xp_pairs(S, 0, &pairs, &np, &err)) np = -1;
         free(pairs);
-        printf("%-22s %-9s %-16s %-11s %3d campaigns  %s\n", S->name, S->paper, S->item,
-               S->protocol == MCB_XP_CLOSED_LOOP ? "closed-loop" : "replay", np, S->title);
+        printf("%-21s %-11s %3d campaigns  %s (%s, %s)\n", S->name,
+               S->protocol == MCB_XP_CLOSED_LOOP ? "closed-loop" : "replay", np, S->title,
+               S->paper, S->item);
         mcb_xp_free(&S);
     }
     mcb_xp_names_free(names, n);
@@ -632,6 +634,40 @@ static void copy_file(const char *from, const char *to)
     while (out && (n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
     if (out) fclose(out);
     fclose(in);
+}
+
+/* DIR/index.html: every item's page with its verdict counts. */
+static void write_index(const char *dir, char **names, int n, int (*counts)[MCB_XR_NVERDICTS],
+                        const int *failed)
+{
+    char path[4200];
+    if (pathf(path, sizeof path, "%s/index.html", dir)) return;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "mcbench: error: cannot write %s\n", path);
+        return;
+    }
+    mcb_html_begin(f, "Reproducing the papers", NULL);
+    fputs("<p>Every published table and figure mcbench regenerates (<code>mcbench reproduce "
+          "--all</code>), the published numbers beside ours; the same in "
+          "<a href='reproduction.md'>reproduction.md</a>.</p>\n<table>\n<tr><th>item</th>"
+          "<th>reproduced</th><th>ordering reproduced</th><th>not reproduced</th></tr>\n", f);
+    for (int k = 0; k < n; k++) {
+        char base[300];
+        snprintf(base, sizeof base, "%s/%s", names[k], names[k]);
+        fputs("<tr><td>", f);
+        if (failed[k]) mcb_html_escape(f, names[k]);
+        else mcb_html_link(f, base, ".html", names[k]);
+        if (failed[k])
+            fprintf(f, "</td><td colspan='3'>%s</td></tr>\n",
+                    failed[k] < 0 ? "not run: needs --fclib DIR" : "did not run");
+        else
+            fprintf(f, "</td><td>%d</td><td>%d</td><td>%d</td></tr>\n", counts[k][MCB_XR_REPRODUCED],
+                    counts[k][MCB_XR_ORDERING], counts[k][MCB_XR_NOT_REPRODUCED]);
+    }
+    fputs("</table>\n", f);
+    mcb_html_end(f);
+    if (fclose(f)) fprintf(stderr, "mcbench: error: cannot write %s\n", path);
 }
 
 static int reproduce_all(repro_ctx *c)
@@ -701,6 +737,7 @@ static int reproduce_all(repro_ctx *c)
         }
         fputs("\n", md);
         if (body) fwrite(body, 1, body_len, md);
+        write_index(c->dir, names, n, counts, failed);
         int bad = fclose(md);
         if (bad || rename(tmp, md_path)) {
             fprintf(stderr, "mcbench: error: cannot write %s\n", md_path);
