@@ -30,17 +30,9 @@
 #include "lib/mcb_paths.h"
 #include "lib/mcb_vocab.h"
 
-#ifndef MCB_SOURCE_DIR
-#define MCB_SOURCE_DIR "."
-#endif
-
 /* ------------------------------------------------------------ locating */
 
-const char *mcb_experiments_dir(void)
-{
-    const char *d = getenv("MCB_EXPERIMENTS_DIR");
-    return d && *d ? d : MCB_SOURCE_DIR "/experiments";
-}
+const char *mcb_experiments_dir(void) { return mcb_catalog_dir("MCB_EXPERIMENTS_DIR", "experiments"); }
 
 mcb_rc mcb_xp_list(char ***names, int *count, mcb_err *err)
 {

@@ -286,3 +286,9 @@ void mcb_tmp_install_handlers(void)
         sigaction(sigs[k], &sa, NULL);
     }
 }
+
+const char *mcb_env_or(const char *env, const char *fallback)
+{
+    const char *d = getenv(env);
+    return d && *d ? d : fallback;
+}

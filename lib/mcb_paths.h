@@ -46,6 +46,14 @@ int mcb_path_relative(const char *dir, const char *target, char *buf, size_t len
 /* 1 when a and b exist and are the same file (device and inode). */
 int mcb_same_file(const char *a, const char *b);
 
+/* A catalog directory: $ENV when set and not empty, else the source
+ * tree's REL (compile-time MCB_SOURCE_DIR "/" REL; REL a literal). */
+#ifndef MCB_SOURCE_DIR
+#define MCB_SOURCE_DIR "."
+#endif
+#define mcb_catalog_dir(env, rel) mcb_env_or(env, MCB_SOURCE_DIR "/" rel)
+const char *mcb_env_or(const char *env, const char *fallback);
+
 /* The stems of the files NAME.EXT in dir (ext with its dot: ".set",
  * ".yaml"), sorted, leaving out names that start with '.': what a catalog
  * directory (problem sets, experiment specs) holds. MCB_E_INPUT naming dir

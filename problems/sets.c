@@ -28,17 +28,9 @@
 #define LINE_MAX_BYTES 4096
 #define MAX_WORDS 2 * MCB_SCENE_MAX_OPTS + 2
 
-#ifndef MCB_SOURCE_DIR
-#define MCB_SOURCE_DIR "."
-#endif
-
 /* ------------------------------------------------------------ locating */
 
-const char *mcb_sets_dir(void)
-{
-    const char *d = getenv("MCB_SETS_DIR");
-    return d && *d ? d : MCB_SOURCE_DIR "/problems/sets";
-}
+const char *mcb_sets_dir(void) { return mcb_catalog_dir("MCB_SETS_DIR", "problems/sets"); }
 
 /* "a, b, c": the NAME of every NAME.set in dir, sorted. */
 static void list_sets(const char *dir, char *buf, size_t size)
