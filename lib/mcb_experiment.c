@@ -613,14 +613,25 @@ void mcb_xp_effective_budget(const mcb_xp_spec *S, const mcb_xp_solver *sv, int 
 
 static mcb_rc read_band(reader *R, const yaml_node_t *n, const char *field, mcb_xp_band *b)
 {
-    static const char *const keys[] = {"abs", "factor", NULL};
-    yaml_node_t *v[2];
+    static const char *const keys[] = {"abs", "factor", "bound", NULL};
+    yaml_node_t *v[3];
     field_t f;
     mcb_rc rc = map_keys(R, n, field, keys, v);
     if (rc) return rc;
-    if (!v[0] == !v[1]) return bad(R, n, field, "give exactly one of abs or factor");
+    if (!!v[0] + !!v[1] + !!v[2] != 1)
+        return bad(R, n, field, "give exactly one of abs, factor or bound");
     b->abs = b->factor = 0;
+    b->bound = 0;
     if (v[0]) return get_num(R, v[0], sub(f, sizeof f, field, "abs"), 0, 1, &b->abs);
+    if (v[2]) {
+        const char *w = scalar(v[2]);
+        if (w && !strcmp(w, "upper")) b->bound = 1;
+        else if (w && !strcmp(w, "lower")) b->bound = -1;
+        else
+            return bad(R, v[2], sub(f, sizeof f, field, "bound"), "expected upper or lower, got %s",
+                       SHOWN(v[2]));
+        return MCB_OK;
+    }
     rc = get_num(R, v[1], sub(f, sizeof f, field, "factor"), 1, 0, &b->factor);
     if (!rc && b->factor == 1)
         rc = bad(R, v[1], f, "expected a factor > 1 (1 is equality), got 1");
@@ -939,6 +950,9 @@ static mcb_rc check_cell(reader *R, int r, int c, const yaml_node_t *vrow, const
         snprintf(f, sizeof f, "layout.columns[%d].unit", c);
         rc = check_unit(R, col->unit, q, col->line, f);
     }
+    if (!rc && (row->band.bound || col->band.bound) && mcb_xp_quantity_class(q) == MCB_XV_TIME)
+        rc = bad(R, vrow, field, "the cell of row '%s' and column '%s' is a time: times are "
+                 "compared as ratios, never against a bound", row->id, col->id);
     if (!rc && row->npublished) {
         snprintf(f, sizeof f, "layout.rows[%d].published[%d]", r, c);
         rc = check_value(R, &row->published[c], q, row->unit || col->unit, vpub, f);
@@ -1178,6 +1192,11 @@ static mcb_rc read_claims(reader *R, const yaml_node_t *n)
         if ((rc = read_claim(R, node_at(R, items[k]), k))) return rc;
     for (int k = 0; k < count; k++) {
         const mcb_xp_claim *c = &R->S->claims[k];
+        const mcb_xp_quantity *q = c->quantity.id == MCB_XQ_Y_AT || c->quantity.id == MCB_XQ_Y_FINAL
+                                       ? &R->S->y.y : &c->quantity;
+        if (c->band.bound && mcb_xp_quantity_class(q) == MCB_XV_TIME)
+            return mcb_fail(R->err, MCB_E_INPUT, "%s:%d: claims[%d].band.bound: a time is compared "
+                            "as a ratio, never against a bound", R->path, c->line, k);
         if (!c->ref) continue;
         int j = 0;
         while (j < count && strcmp(R->S->claims[j].id, c->ref) != 0) j++;

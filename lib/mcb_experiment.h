@@ -120,9 +120,12 @@ typedef struct {
 
 /* A band: |measured - published| <= abs, or a factor: measured / published
  * (for times: the measured ratio over the published ratio) in
- * [1/factor, factor]. Exactly one is > 0. */
+ * [1/factor, factor]. Exactly one of abs, factor and bound is set. */
 typedef struct {
     double abs, factor;
+    int bound; /* instead of abs or factor: 1, the published value is an upper bound (the
+                  paper's "1e-8 or less": measured <= published); -1, a lower bound
+                  (measured >= published); 0: none. Not for times. */
 } mcb_xp_band;
 
 /* A published value: a number, a category ("succeeds", "fails"), "-" (the

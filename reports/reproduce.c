@@ -37,16 +37,16 @@ const char *mcb_xp_verdict_name(int v)
 static mcb_xp_band default_band(mcb_xp_class c)
 {
     switch (c) {
-    case MCB_XV_TIME: return (mcb_xp_band){0, 2};
-    case MCB_XV_ACCURACY: return (mcb_xp_band){1, 0};
-    case MCB_XV_COUNT: return (mcb_xp_band){0, 1.5};
-    case MCB_XV_RATE: return (mcb_xp_band){0.05, 0};
-    case MCB_XV_FIT: return (mcb_xp_band){0.01, 0};
-    default: return (mcb_xp_band){0, 0};
+    case MCB_XV_TIME: return (mcb_xp_band){0, 2, 0};
+    case MCB_XV_ACCURACY: return (mcb_xp_band){1, 0, 0};
+    case MCB_XV_COUNT: return (mcb_xp_band){0, 1.5, 0};
+    case MCB_XV_RATE: return (mcb_xp_band){0.05, 0, 0};
+    case MCB_XV_FIT: return (mcb_xp_band){0.01, 0, 0};
+    default: return (mcb_xp_band){0, 0, 0};
     }
 }
 
-static int band_set(mcb_xp_band b) { return b.abs > 0 || b.factor > 0; }
+static int band_set(mcb_xp_band b) { return b.abs > 0 || b.factor > 0 || b.bound; }
 
 static mcb_xp_band pick_band(const mcb_xp_spec *S, mcb_xp_class c, mcb_xp_band first,
                              mcb_xp_band second)
@@ -351,7 +351,10 @@ static void judge(mcb_xp_cell *cells, int k, mcb_xp_band band, int referenced)
     }
     double m = compared(c, c->measured), pub = compared(c, p->number);
     int in;
-    if (band.factor > 0) {
+    if (band.bound) { /* the paper's "1e-8 or less" (upper), "at least" (lower) */
+        c->diff = m - pub;
+        in = band.bound > 0 ? m <= pub : m >= pub;
+    } else if (band.factor > 0) {
         c->ratio = c->measured / p->number;
         in = c->ratio >= 1 / band.factor && c->ratio <= band.factor;
     } else {
@@ -664,7 +667,7 @@ static mcb_rc evaluate_figure(eval_ctx *E, mcb_xp_outcome *R, mcb_err *err)
         c->ref = -1;
         for (int j = 0; cl->ref && j < S->nclaims; j++)
             if (S->claims[j].id && strcmp(S->claims[j].id, cl->ref) == 0) c->ref = j;
-        bands[k] = pick_band(S, c->cls, cl->band, (mcb_xp_band){0, 0});
+        bands[k] = pick_band(S, c->cls, cl->band, (mcb_xp_band){0, 0, 0});
         claim_value(S, &R->series[s], c);
     }
     if (!rc) rc = judge_all(R->cells, R->ncells, bands, err);

@@ -507,27 +507,27 @@ static void build_figure(figure_spec *F, int curve)
     if (curve) {
         F->claims[0] = (mcb_xp_claim){0, S_("final"), S_("final residual"), S_("lin"),
                                       quantity(MCB_XQ_Y_FINAL, "y_final", NULL, 0), NULL, NULL,
-                                      num(1e-4), {0, 0}};
+                                      num(1e-4), {0, 0, 0}};
         F->claims[1] = (mcb_xp_claim){0, S_("at2"), S_("residual at 2"), S_("lin"),
                                       quantity(MCB_XQ_Y_AT, "y_at:2.5", NULL, 2.5), NULL, NULL,
-                                      num(1e-5), {0, 0}};
+                                      num(1e-5), {0, 0, 0}};
         S->nclaims = 2;
     } else {
         F->claims[0] = (mcb_xp_claim){0, S_("r2"), S_("R^2, linear"), S_("lin"),
                                       quantity(MCB_XQ_FIT_R2, "fit_r2", NULL, 0), S_("R^2"), NULL,
-                                      num(0.9993), {0, 0}};
+                                      num(0.9993), {0, 0, 0}};
         F->claims[1] = (mcb_xp_claim){0, S_("slope"), S_("slope, quadratic"), S_("quad"),
                                       quantity(MCB_XQ_FIT_SLOPE, "fit_slope", NULL, 0), S_(""),
-                                      NULL, num(2), {0, 0}};
+                                      NULL, num(2), {0, 0, 0}};
         F->claims[2] = (mcb_xp_claim){0, S_("ylin"), S_("linear at 20"), S_("lin"),
                                       quantity(MCB_XQ_Y_AT, "y_at:20", NULL, 20), S_("ms"), NULL,
-                                      num(10), {0, 0}};
+                                      num(10), {0, 0, 0}};
         F->claims[3] = (mcb_xp_claim){0, S_("yquad"), S_("quadratic at 20"), S_("quad"),
                                       quantity(MCB_XQ_Y_AT, "y_at:20", NULL, 20), S_("ms"),
-                                      S_("ylin"), num(4), {0, 0}};
+                                      S_("ylin"), num(4), {0, 0, 0}};
         F->claims[4] = (mcb_xp_claim){0, S_("r2q"), S_("R^2, quadratic"), S_("quad"),
                                       quantity(MCB_XQ_FIT_R2, "fit_r2", NULL, 0), S_("R^2"), NULL,
-                                      num(0.9997), {0.001, 0}};
+                                      num(0.9997), {0.001, 0, 0}};
         S->nclaims = 5;
     }
     S->claims = F->claims;

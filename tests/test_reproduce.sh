@@ -80,9 +80,10 @@ layout:
   columns:
     - {id: t, label: "time", problems: stack, quantity: time_ms, unit: ms}
     - {id: it, label: "iterations", problems: stack, quantity: iterations, unit: iterations}
+    - {id: most, label: "at most", problems: stack, quantity: iterations, unit: iterations, band: {bound: upper}}
   rows:
-    - {id: pgs, solver: pgs, published: [2.0, 40]}
-    - {id: pj, solver: pj, ref: pgs, published: [1.0, 400]}
+    - {id: pgs, solver: pgs, published: [2.0, 40, 50]}
+    - {id: pj, solver: pj, ref: pgs, published: [1.0, 400, 20]}
 notes:
   - difference: "pj needs 10x fewer iterations in the paper"
     reason: "a made-up paper"
@@ -97,6 +98,9 @@ has tiny-head "$md" "| published | measured | ratio | verdict |"
 has tiny-it "$md" "| pgs | iterations | 40 iterations | 40 iterations | 1 | reproduced |"
 has tiny-it-bad "$md" "| pj | iterations | 400 iterations | 40 iterations | 0.1 | not reproduced |"
 has tiny-ref "$md" "| pgs | time | .* | reference |"
+# a bound: 40 iterations are at most 50 (reproduced), not at most 20
+has tiny-upper "$md" "| pgs | at most | 50 iterations | 40 iterations | .* | reproduced |"
+has tiny-upper-bad "$md" "| pj | at most | 20 iterations | 40 iterations | .* | not reproduced |"
 has tiny-note "$md" "conjecture"
 # a time is compared as a ratio to its reference row, against the paper's (0.5x)
 has tiny-ratio "$md" "| pj | time | 1 ms | .* ms | .*x vs 0.5x) | .*reproduced |"
