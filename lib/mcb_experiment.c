@@ -180,11 +180,26 @@ mcb_xp_class mcb_xp_quantity_class(const mcb_xp_quantity *q)
     return k < 0 ? MCB_XV_NCLASSES : quantities[k].cls;
 }
 
-/* The unit and class of q in S: y_at and y_final carry the figure's y's. */
+static int of_y(const mcb_xp_quantity *q)
+{
+    return q->id == MCB_XQ_Y_AT || q->id == MCB_XQ_Y_FINAL;
+}
+
+const char *mcb_xp_unit_in(const mcb_xp_spec *S, const mcb_xp_quantity *q)
+{
+    if (!of_y(q)) return mcb_xp_quantity_unit(q);
+    return S->x.kind == MCB_XA_PROFILE ? "fraction" : mcb_xp_quantity_unit(&S->y.y);
+}
+
+mcb_xp_class mcb_xp_class_in(const mcb_xp_spec *S, const mcb_xp_quantity *q)
+{
+    if (!of_y(q)) return mcb_xp_quantity_class(q);
+    return S->x.kind == MCB_XA_PROFILE ? MCB_XV_RATE : mcb_xp_quantity_class(&S->y.y);
+}
+
 static const char *unit_in(const mcb_xp_spec *S, const mcb_xp_quantity *q)
 {
-    const char *u = mcb_xp_quantity_unit(q);
-    return u ? u : mcb_xp_quantity_unit(&S->y.y);
+    return mcb_xp_unit_in(S, q);
 }
 
 /* ------------------------------------------------------------- freeing */
@@ -1060,7 +1075,7 @@ static mcb_rc read_axis(reader *R, const yaml_node_t *n, int is_y)
 {
     static const char *const xkeys[] = {"axis", "label", "log", NULL};
     static const char *const ykeys[] = {"quantity", "label", "log", NULL};
-    static const char *const axes[] = {"param", "dof", "iteration", "time_s"};
+    static const char *const axes[] = {"param", "dof", "iteration", "time_s", "profile"};
     mcb_xp_axis *a = is_y ? &R->S->y : &R->S->x;
     const char *field = is_y ? "figure.y" : "figure.x";
     field_t f;
@@ -1074,9 +1089,10 @@ static mcb_rc read_axis(reader *R, const yaml_node_t *n, int is_y)
     if (!is_y) {
         const char *s = scalar(v[0]);
         int k = 0;
-        while (s && k < 4 && strcmp(axes[k], s) != 0) k++;
-        if (!s || k == 4)
-            return bad(R, v[0], f, "expected param, dof, iteration or time_s, got %s", SHOWN(v[0]));
+        while (s && k < 5 && strcmp(axes[k], s) != 0) k++;
+        if (!s || k == 5)
+            return bad(R, v[0], f, "expected param, dof, iteration, time_s or profile, got %s",
+                       SHOWN(v[0]));
         a->kind = (mcb_xp_axis_kind)k;
         return MCB_OK;
     }
@@ -1087,6 +1103,9 @@ static mcb_rc read_axis(reader *R, const yaml_node_t *n, int is_y)
     if (curve && a->y.id != MCB_XQ_RESIDUAL)
         return bad(R, v[0], f, "x axis %s draws curves: y must be residual:METRIC, got %s",
                    R->S->x.kind == MCB_XA_ITERATION ? "iteration" : "time_s", a->y.text);
+    if (R->S->x.kind == MCB_XA_PROFILE && a->y.id != MCB_XQ_TIME_MS && a->y.id != MCB_XQ_ITERATIONS)
+        return bad(R, v[0], f, "x axis profile compares solvers per problem: y must be time_ms or "
+                   "iterations, got %s", a->y.text);
     return MCB_OK;
 }
 
@@ -1192,9 +1211,7 @@ static mcb_rc read_claims(reader *R, const yaml_node_t *n)
         if ((rc = read_claim(R, node_at(R, items[k]), k))) return rc;
     for (int k = 0; k < count; k++) {
         const mcb_xp_claim *c = &R->S->claims[k];
-        const mcb_xp_quantity *q = c->quantity.id == MCB_XQ_Y_AT || c->quantity.id == MCB_XQ_Y_FINAL
-                                       ? &R->S->y.y : &c->quantity;
-        if (c->band.bound && mcb_xp_quantity_class(q) == MCB_XV_TIME)
+        if (c->band.bound && mcb_xp_class_in(R->S, &c->quantity) == MCB_XV_TIME)
             return mcb_fail(R->err, MCB_E_INPUT, "%s:%d: claims[%d].band.bound: a time is compared "
                             "as a ratio, never against a bound", R->path, c->line, k);
         if (!c->ref) continue;

@@ -156,7 +156,12 @@ typedef struct {
 } mcb_xp_binding;
 
 /* A figure's axis. */
-typedef enum { MCB_XA_PARAM = 0, MCB_XA_DOF, MCB_XA_ITERATION, MCB_XA_TIME_S } mcb_xp_axis_kind;
+typedef enum {
+    MCB_XA_PARAM = 0, MCB_XA_DOF, MCB_XA_ITERATION, MCB_XA_TIME_S,
+    MCB_XA_PROFILE /* performance profiles (Dolan-More): x = tau, the ratio to the best series'
+                      measure per problem; y = time_ms or iterations of solved runs, each
+                      series' curve the fraction of problems within tau */
+} mcb_xp_axis_kind;
 typedef struct {
     mcb_xp_axis_kind kind;   /* x only (y is a quantity) */
     mcb_xp_quantity y;       /* y only */
@@ -280,6 +285,11 @@ void mcb_xp_free(mcb_xp_spec **S); /* accepts NULL */
 mcb_rc mcb_xp_quantity_parse(const char *text, mcb_xp_quantity *q, mcb_err *err);
 const char *mcb_xp_quantity_unit(const mcb_xp_quantity *q);
 mcb_xp_class mcb_xp_quantity_class(const mcb_xp_quantity *q);
+
+/* A quantity's unit and class in spec S: y_at:X and y_final carry the
+ * figure's y's, or on a performance profile (x axis profile) a fraction. */
+const char *mcb_xp_unit_in(const mcb_xp_spec *S, const mcb_xp_quantity *q);
+mcb_xp_class mcb_xp_class_in(const mcb_xp_spec *S, const mcb_xp_quantity *q);
 
 /* The budget a solver entry runs under: spec budget, then (quick) the
  * spec's quick budget, then the entry's budget, then (quick) its quick

@@ -450,6 +450,8 @@ static mcb_rc evaluate_table(eval_ctx *E, mcb_xp_outcome *R, mcb_err *err)
 
 /* ---- figures --------------------------------------------------------- */
 
+static int is_profile(const mcb_xp_spec *S) { return S->x.kind == MCB_XA_PROFILE; }
+
 static int is_curve(const mcb_xp_spec *S)
 {
     return S->x.kind == MCB_XA_ITERATION || S->x.kind == MCB_XA_TIME_S;
@@ -575,6 +577,103 @@ static mcb_rc series_curve(eval_ctx *E, const mcb_xp_series *sr, int e, mcb_xp_s
     return rc;
 }
 
+/* One problem's measure in a performance profile: its runs' (repetitions')
+ * mean time (ms) or iterations when every one was solved, else NaN. */
+static double profile_measure(const mcb_xp_spec *S, const mcb_run_rec *r)
+{
+    if (r->status != MCB_ST_SOLVED) return NAN;
+    return S->y.y.id == MCB_XQ_ITERATIONS ? (double)r->iterations
+                                          : 1000.0 * (r->setup_s + r->solve_s);
+}
+
+/* Performance profiles (Dolan and More; profile.h) over the problems of
+ * every series' groups: problem p's measure for series s is its y (time_ms
+ * or iterations) when solved, a failure otherwise (NaN); problems are
+ * matched across series by "set/name", in the first series' order, and a
+ * problem a series lacks is its failure; repetitions are averaged. Each
+ * series' points are its curve (tau, fraction of the problems within tau
+ * of the best), drawn as steps. */
+static mcb_rc series_profiles(eval_ctx *E, mcb_xp_outcome *R, mcb_err *err)
+{
+    const mcb_xp_spec *S = E->S;
+    int ns = S->nseries, np = 0, cap = 0;
+    char **names = NULL;
+    double *t = NULL; /* np x ns, grown by rows */
+    int *reps = NULL;
+    mcb_rc rc = MCB_OK;
+    for (int s = 0; s < ns && !rc; s++) {
+        const mcb_xp_series *sr = &S->series[s];
+        int e = index_of_solver(S, sr->solver);
+        for (int k = 0; k < sr->nproblems && !rc; k++) {
+            int g = index_of_problems(S, sr->problems[k]);
+            if (g < 0 || group_skipped(E, g)) continue;
+            const mcb_results_data *D;
+            if ((rc = pair_results(E, g, e, &D, err))) break;
+            for (int i = 0; i < D->count && !rc; i++) {
+                const mcb_run_rec *r = &D->runs[i];
+                char name[600];
+                snprintf(name, sizeof name, "%s/%s", r->problem_set ? r->problem_set : "",
+                         r->problem ? r->problem : "");
+                int p = 0;
+                while (p < np && strcmp(names[p], name) != 0) p++;
+                if (p == np) {
+                    if (np == cap) {
+                        int nc = cap ? 2 * cap : 64;
+                        char **nn = realloc(names, (size_t)nc * sizeof *nn);
+                        double *nt = nn ? realloc(t, (size_t)nc * ns * sizeof *nt) : NULL;
+                        int *nr = nt ? realloc(reps, (size_t)nc * ns * sizeof *nr) : NULL;
+                        if (nn) names = nn;
+                        if (nt) t = nt;
+                        if (nr) reps = nr;
+                        if (!nn || !nt || !nr) {
+                            rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+                            break;
+                        }
+                        cap = nc;
+                    }
+                    if (!(names[np] = mcb_strdup(name))) {
+                        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+                        break;
+                    }
+                    for (int j = 0; j < ns; j++) t[(size_t)np * ns + j] = NAN, reps[(size_t)np * ns + j] = 0;
+                    np++;
+                }
+                double x = profile_measure(S, r);
+                double *cell = &t[(size_t)p * ns + s];
+                int *nrep = &reps[(size_t)p * ns + s];
+                /* the mean over repetitions; one failed repetition fails the problem */
+                if (*nrep == 0) *cell = x;
+                else if (isfinite(*cell)) *cell = isfinite(x) ? (*cell * *nrep + x) / (*nrep + 1) : NAN;
+                (*nrep)++;
+            }
+        }
+    }
+    mcb_profile P;
+    memset(&P, 0, sizeof P);
+    if (!rc && np == 0) rc = mcb_fail(err, MCB_E_INPUT, "%s: no problem to profile", S->path);
+    if (!rc)
+        rc = mcb_profile_compute(t, np, ns, S->y.y.id == MCB_XQ_ITERATIONS ? MCB_PROFILE_ITER_FLOOR
+                                                                           : MCB_PROFILE_TIME_FLOOR,
+                                 1, &P, err);
+    for (int s = 0; s < ns && !rc; s++) {
+        mcb_xp_series_out *o = &R->series[s];
+        int n = P.npoints[s];
+        if ((rc = alloc_points(o, n, err))) break;
+        for (int k = 0; k < n; k++) {
+            o->x[k] = P.tau[(size_t)s * (np + 2) + k];
+            o->y[k] = P.rho[(size_t)s * (np + 2) + k];
+            o->failed[k] = 0;
+        }
+        o->npoints = n;
+    }
+    mcb_profile_free(&P);
+    for (int p = 0; p < np; p++) free(names[p]);
+    free(names);
+    free(t);
+    free(reps);
+    return rc;
+}
+
 static int series_index(const mcb_xp_spec *S, const char *id)
 {
     for (int k = 0; id && k < S->nseries; k++)
@@ -600,7 +699,7 @@ static void claim_value(const mcb_xp_spec *S, const mcb_xp_series_out *o, mcb_xp
         break;
     case MCB_XQ_Y_AT:
         for (int k = 0; k < n; k++) {
-            int hit = is_curve(S) ? o->x[k] <= q->arg
+            int hit = is_curve(S) || is_profile(S) ? o->x[k] <= q->arg
                                   : fabs(o->x[k] - q->arg) <= 1e-9 * fmax(1, fabs(q->arg));
             if (hit) {
                 c->measured = o->y[k];
@@ -639,10 +738,12 @@ static mcb_rc evaluate_figure(eval_ctx *E, mcb_xp_outcome *R, mcb_err *err)
             int g = index_of_problems(S, sr->problems[k]);
             ran[s] |= g >= 0 && !group_skipped(E, g);
         }
+        if (is_profile(S)) continue; /* all series at once, below */
         rc = is_curve(S) ? series_curve(E, sr, e, &R->series[s], err)
                          : series_points(E, sr, e, &R->series[s], err);
         if (!rc) fit_series(&R->series[s]);
     }
+    if (!rc && is_profile(S)) rc = series_profiles(E, R, err);
     for (int k = 0; k < S->nclaims && !rc; k++) {
         const mcb_xp_claim *cl = &S->claims[k];
         mcb_xp_cell *c = &R->cells[k];
@@ -657,9 +758,8 @@ static mcb_rc evaluate_figure(eval_ctx *E, mcb_xp_outcome *R, mcb_err *err)
         c->row_label = cl->label ? cl->label : cl->id;
         c->col_label = S->series[s].label ? S->series[s].label : S->series[s].id;
         c->q = &cl->quantity;
-        int of_y = cl->quantity.id == MCB_XQ_Y_AT || cl->quantity.id == MCB_XQ_Y_FINAL;
-        c->cls = mcb_xp_quantity_class(of_y ? &S->y.y : &cl->quantity);
-        c->unit = mcb_xp_quantity_unit(of_y ? &S->y.y : &cl->quantity);
+        c->cls = mcb_xp_class_in(S, &cl->quantity);
+        c->unit = mcb_xp_unit_in(S, &cl->quantity);
         c->published = &cl->published;
         c->group = -1;
         c->entry = index_of_solver(S, S->series[s].solver);
@@ -1112,7 +1212,7 @@ static void write_gp(const mcb_xp_spec *S, const mcb_xp_outcome *R, FILE *gp)
         for (int s = 0; s < R->nseries; s++) {
             const char *label = S->series[s].label ? S->series[s].label : S->series[s].id;
             fprintf(gp, "%s'%s.dat' index %d using 1:2 with %s ", first ? "" : ", \\\n  ", base, s,
-                    is_curve(S) ? "lines" : "linespoints");
+                    is_profile(S) ? "steps" : is_curve(S) ? "lines" : "linespoints");
             mcb_gp_solver_style(gp, s);
             fputs(" lw 2 title ", gp);
             mcb_gp_quote(gp, label);

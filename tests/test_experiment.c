@@ -349,6 +349,8 @@ static const char *const bad_specs[][2] = {
     {"bad-category", "bad-category.yaml:23: layout.rows[0].published[0]: 'succeeds' is an "
                      "outcome, but the quantity is time_ms"},
     {"bad-name", "bad-name.yaml:2: name: 'bad-nmae' is not the file's stem 'bad-name'"},
+    {"bad-profile-y", "bad-profile-y.yaml:13: figure.y.quantity: x axis profile compares solvers "
+                      "per problem: y must be time_ms or iterations, got residual:natmap"},
     {"bad-curve-y", "bad-curve-y.yaml:13: figure.y.quantity: x axis iteration draws curves: y "
                     "must be residual:METRIC"},
     {"bad-param-axis", "bad-param-axis.yaml:16: figure.series[0].problems[1]: group 'stir-27' "
@@ -409,7 +411,7 @@ START_TEST(bad_inline)
     expect_text("y", HEAD("y") "layout:\n  columns: [{id: c, problems: s}]\n"
                 "  rows: [{id: r, solver: p}]\n", "has its quantity from neither");
     expect_text("z", HEAD("z") "verdict: {time: {abs: 1, factor: 2}}\nlayout: {}\n",
-                "z.yaml:8: verdict.time: give exactly one of abs or factor");
+                "z.yaml:8: verdict.time: give exactly one of abs, factor or bound");
     expect_text("r", HEAD("r") "layout:\n  columns: [{id: c, problems: s, quantity: time_ms}]\n"
                 "  rows: [{id: r, solver: p, ref: q}]\n",
                 "r.yaml:10: layout.rows[0].ref: 'q' is not the id of another");

@@ -140,6 +140,40 @@ has slow-resumed "${j%.h5.journal}.log" "resuming"
 [ -s "$d/r/slow/runs/stack/pj.h5" ] && ok || bad "slow-resume: no results after the resume"
 run tiny-dry "$mcb" reproduce tiny -o "$d/r" --dry-run
 has tiny-dry-cmd "$d/out" "mcbench run .* --solvers pgs"
+# a performance profile (iterations to 1e-6): both solvers solve both
+# problems, so each curve ends at 1; on each problem one of the two is the
+# best, so their fractions at tau = 1 add up to at least 1
+cat >"$d/xp/prof.yaml" <<'EOF'
+name: prof
+title: "A profile for the tests"
+source: {paper: none, item: "Fig. T"}
+kind: figure
+protocol: replay
+problems:
+  - {id: stack, scene: stack, args: "--nx 2 --ny 2 --nz 2 --steps 2"}
+solvers:
+  - {id: pgs, solver: pgs}
+  - {id: pj, solver: pj}
+budget: {iters: 20000, tol: 1.0e-6, time_s: 20, check_every: 1}
+figure:
+  x: {axis: profile, label: "tau", log: true}
+  y: {quantity: iterations, label: "fraction"}
+  series:
+    - {id: pgs, solver: pgs, problems: [stack]}
+    - {id: pj, solver: pj, problems: [stack]}
+claims:
+  - {id: pgs-all, series: pgs, quantity: y_final, unit: fraction, published: 1, band: {abs: 0.001}}
+  - {id: pj-all, series: pj, quantity: y_final, unit: fraction, published: 1, band: {abs: 0.001}}
+  - {id: pgs-best, series: pgs, quantity: "y_at:1", unit: fraction}
+  - {id: pj-best, series: pj, quantity: "y_at:1", unit: fraction}
+EOF
+run prof "$mcb" reproduce prof -o "$d/r"
+pm="$d/r/prof/prof.md"
+has prof-pgs "$pm" "| pgs-all | pgs | 1 fraction | 1 fraction | .* | reproduced |"
+has prof-pj "$pm" "| pj-all | pj | 1 fraction | 1 fraction | .* | reproduced |"
+b=$(awk -F'|' '$2 ~ /-best/ { gsub(/[^0-9.]/, "", $5); s += $5 } END { print (s >= 1) }' "$pm")
+[ "$b" = 1 ] && ok || bad "prof: the fractions at tau = 1 add up to less than 1"
+rm "$d/xp/prof.yaml"
 # a malformed spec: file, line and field
 cat >"$d/xp/broken.yaml" <<'EOF'
 name: broken
