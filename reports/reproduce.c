@@ -290,6 +290,10 @@ static double compared(const mcb_xp_cell *c, double x)
     return residual ? (x > 0 ? log10(x) : -INFINITY) : x;
 }
 
+/* A published time ratio within this factor of 1 is a tie: its ordering
+ * is not part of the claim. */
+#define MCB_XP_TIE 1.1
+
 static int is_number(const mcb_xp_value *v) { return v && v->kind == MCB_XP_NUMBER; }
 
 static void judge(mcb_xp_cell *cells, int k, mcb_xp_band band, int referenced)
@@ -344,9 +348,14 @@ static void judge(mcb_xp_cell *cells, int k, mcb_xp_band band, int referenced)
         c->ratio = c->mratio / c->pratio;
         int in = band.factor > 0 ? c->ratio >= 1 / band.factor && c->ratio <= band.factor
                                  : fabs(c->mratio - c->pratio) <= band.abs;
-        c->verdict = in ? MCB_XR_REPRODUCED
-                     : sign_of(c->mratio - 1) == sign_of(c->pratio - 1) ? MCB_XR_ORDERING
-                                                                        : MCB_XR_NOT_REPRODUCED;
+        /* the same ordering as the paper's: a ratio within the band but on
+         * the other side of the reference is not a reproduction, unless the
+         * paper's is a tie (within 10 % of 1) */
+        int same = sign_of(c->mratio - 1) == sign_of(c->pratio - 1);
+        int tie = fabs(log(c->pratio)) <= log(MCB_XP_TIE);
+        c->verdict = in && (same || tie) ? MCB_XR_REPRODUCED
+                     : same              ? MCB_XR_ORDERING
+                                         : MCB_XR_NOT_REPRODUCED;
         return;
     }
     double m = compared(c, c->measured), pub = compared(c, p->number);
