@@ -63,8 +63,8 @@ static const mcb_cli_opt repro_opts[] = {
      .help = "the FCLIB files (*.hdf5, *.h5) of specs that take them (fclib-profiles); "
              "without it those items are skipped"},
     {"--doc", 0, MCB_CLI_STRING, offsetof(repro_args, doc), .metavar = "FILE.md", .def = "",
-     .help = "with --all: also write reproduction.md there, its figures in "
-             "figures/reproduce/ beside it (docs/reproduction.md)"},
+     .help = "with --all: also write reproduction.md there, its figures in figures/ "
+             "beside it (how docs/reproduction.md is made)"},
     {"--dry-run", 0, MCB_CLI_FLAG, offsetof(repro_args, dry_run), .def = "",
      .help = "print the commands that would run, run nothing"},
     {0},
