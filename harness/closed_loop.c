@@ -119,8 +119,12 @@ static const char *build_digest(void)
     if (hex[0]) return hex;
     Dl_info info;
     mcb_err err;
-    if (!dladdr((void *)mcb_loop_reference, &info) || !info.dli_fname ||
-        mcb_sha256_file(info.dli_fname, hex, &err))
+    /* the file holding this code: the shared library, or the program (whose
+     * name dladdr gives as it was started, argv[0], which need not be a
+     * path: then the running program itself) */
+    if ((!dladdr((void *)mcb_loop_reference, &info) || !info.dli_fname ||
+         mcb_sha256_file(info.dli_fname, hex, &err)) &&
+        mcb_sha256_file("/proc/self/exe", hex, &err))
         snprintf(hex, sizeof hex, "unknown");
     return hex;
 }

@@ -179,8 +179,11 @@ static int run_child(const argvec *a, const char *log)
             close(fd);
         }
         char **argv = malloc((size_t)(a->n + 2) * sizeof *argv);
+        char self[4096];
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        self[len > 0 ? len : 0] = 0;
         if (argv) {
-            argv[0] = "mcbench";
+            argv[0] = len > 0 ? self : "mcbench"; /* the program's path, as a shell starts it */
             memcpy(argv + 1, a->v, (size_t)(a->n + 1) * sizeof *argv);
             execv("/proc/self/exe", argv);
         }
