@@ -402,10 +402,32 @@ static int link_runs(const char *h5, const char *camp)
     return symlink(rel, h5);
 }
 
+/* The key of a campaign: the SHA-256 of its command with the -o DIR prefix
+ * written "$DIR" and the --fclib DIR prefix "$FCLIB", so that a campaign is
+ * found again whatever path DIR or the FCLIB files were given by. */
+static void campaign_key(const repro_ctx *c, const argvec *a, char hex[65])
+{
+    mcb_sha256 hs;
+    mcb_sha256_init(&hs);
+    size_t ld = strlen(c->dir), lf = c->a->fclib ? strlen(c->a->fclib) : 0;
+    for (int k = 0; k < a->n; k++) {
+        const char *w = a->v[k];
+        if (k) mcb_sha256_update(&hs, " ", 1);
+        if (!strncmp(w, c->dir, ld) && w[ld] == '/') {
+            mcb_sha256_update(&hs, "$DIR", 4);
+            w += ld;
+        } else if (lf && !strncmp(w, c->a->fclib, lf) && w[lf] == '/') {
+            mcb_sha256_update(&hs, "$FCLIB", 6);
+            w += lf;
+        }
+        mcb_sha256_update(&hs, w, strlen(w));
+    }
+    mcb_sha256_hex(&hs, hex);
+}
+
 /* The campaign of one pair. Campaigns live in DIR/campaigns/HASH.h5, HASH
- * the first 16 hex digits of the SHA-256 of the command that makes them
- * (its .cmd, .log and .csv beside it), so items that measure the same
- * thing share it; each item's runs path links to it. A campaign is kept
+ * the first 16 hex digits of campaign_key (its .cmd, .log and .csv
+ * beside it), so items that measure the same thing share it; each item's runs path links to it. A campaign is kept
  * when complete, resumed when its journal is left, else run afresh. */
 static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, const char *item,
                     int gi, int si, int index, int total)
@@ -451,11 +473,8 @@ static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, co
     av_text(&a, cmd, sizeof cmd);
 
     char h5[4200], cdir[4200], camp[4300], cmdpath[4400], log[4400], journal[4400], csv[4400];
-    mcb_sha256 hs;
     char hex[65];
-    mcb_sha256_init(&hs);
-    mcb_sha256_update(&hs, cmd, strlen(cmd));
-    mcb_sha256_hex(&hs, hex);
+    campaign_key(c, &a, hex);
     mcb_xp_runs_path(item_dir, g->id, sv->id, h5, sizeof h5);
     if (pathf(cdir, sizeof cdir, "%s/campaigns", c->dir) ||
         pathf(camp, sizeof camp, "%s/%.16s.h5", cdir, hex) ||
@@ -639,6 +658,22 @@ static void copy_file(const char *from, const char *to)
     fclose(in);
 }
 
+/* The CPU's model name (Linux: /proc/cpuinfo), left as is when unknown. */
+static void cpu_model(char *buf, size_t size)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) || !colon) continue;
+        colon += 1 + (colon[1] == ' ');
+        colon[strcspn(colon, "\n")] = 0;
+        snprintf(buf, size, "%s", colon);
+        break;
+    }
+    if (f) fclose(f);
+}
+
 /* DIR/index.html: every item's page with its verdict counts. */
 static void write_index(const char *dir, char **names, int n, int (*counts)[MCB_XR_NVERDICTS],
                         const int *failed)
@@ -711,15 +746,20 @@ static int reproduce_all(repro_ctx *c)
         time_t now = time(NULL);
         char date[64];
         strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+        char cpu[256] = "unknown CPU";
+        cpu_model(cpu, sizeof cpu);
         fprintf(md, "# Reproducing the papers\n\n"
                 "Every published table and figure mcbench regenerates, with the published\n"
                 "numbers beside ours and a verdict. Written by `mcbench reproduce --all%s`\n"
                 "(mcbench %s, %s); the format of the specs is docs/experiments.md. Times are\n"
                 "compared as ratios between solvers measured in the same run against the\n"
-                "paper's ratios between the same solvers, never as milliseconds.\n\n"
+                "paper's ratios between the same solvers, never as milliseconds.\n"
+                "Machine: %s, %ld CPUs online. Campaigns made by an earlier invocation\n"
+                "are kept (docs/experiments.md): each results file under campaigns/\n"
+                "records the date, revision, machine and command that made it.\n\n"
                 "| item | source | reproduced | ordering reproduced | not reproduced |\n"
                 "|---|---|---|---|---|\n",
-                c->a->quick ? " --quick" : "", MCB_VERSION, date);
+                c->a->quick ? " --quick" : "", MCB_VERSION, date, cpu, sysconf(_SC_NPROCESSORS_ONLN));
         for (int k = 0; k < n; k++) {
             char src[256] = "";
             char path[4200];
