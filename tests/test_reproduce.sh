@@ -108,6 +108,9 @@ has tiny-csv "$d/r/tiny/tiny.csv" "verdict"
 # kept when complete
 run tiny-again "$mcb" reproduce tiny -o "$d/r"
 has tiny-kept "$d/err" "kept"
+# the same campaigns are found by another spelling of DIR
+(cd "$d" && "$mcb" reproduce tiny -o ./r >"$d/out" 2>"$d/err") && ok || bad "tiny-relative: exit $?"
+[ "$(grep -c kept "$d/err")" -eq 2 ] && ok || bad "tiny-relative: the campaigns were not found again"
 # another item measuring the same things shares the campaigns
 sed 's/^name: tiny/name: twin/' "$d/xp/tiny.yaml" >"$d/xp/twin.yaml"
 run twin "$mcb" reproduce twin -o "$d/r"
