@@ -29,7 +29,7 @@
 #include "problems/scene/world.h"
 
 #define POSE_DOUBLES 12 /* rotation (row-major) and position per body */
-#define REF_MAGIC "mcbench-reference 1"
+#define REF_MAGIC "mcbench-reference 2" /* 2: the outcome after each step follows the poses */
 
 /* ---------------------------------------------------------- instances */
 
@@ -62,6 +62,8 @@ void mcb_loop_instance_clear(mcb_loop_instance *I)
     if (!I) return;
     free(I->ref_pose);
     I->ref_pose = NULL;
+    free(I->ref_outcome);
+    I->ref_outcome = NULL;
     I->ref_steps = I->ref_bodies = 0;
 }
 
@@ -84,6 +86,7 @@ static void world_poses(mcb_world *w, int nb, double *out)
 
 typedef struct {
     double *pose;
+    double *outcome; /* the scene's outcome after each step (NaN: none) */
     int steps, cap, bodies;
 } ref_acc;
 
@@ -102,9 +105,14 @@ static mcb_rc ref_after(void *c, mcb_world *w, const mcb_step_info *info, mcb_er
                                          sizeof(double));
         if (!p) return mcb_fail(err, MCB_E_NOMEM, "loop: out of memory");
         R->pose = p;
+        double *o = realloc(R->outcome, (size_t)cap * sizeof(double));
+        if (!o) return mcb_fail(err, MCB_E_NOMEM, "loop: out of memory");
+        R->outcome = o;
         R->cap = cap;
     }
     world_poses(w, nb, R->pose + (size_t)R->steps * (size_t)nb * POSE_DOUBLES);
+    const mcb_world_outcome *out = mcb_world_get_outcome(w);
+    R->outcome[R->steps] = out ? out->eval(out->ctx, w) : NAN;
     R->steps++;
     return MCB_OK;
 }
@@ -148,7 +156,8 @@ static void ref_path(const mcb_loop_instance *I, const char *dir, const char *ke
 }
 
 /* The cache file: magic line, key (two lines), "steps bodies", the poses
- * as raw doubles, and the SHA-256 of everything before it. A file that
+ * as raw doubles, the outcomes (one per step) as raw doubles, and the
+ * SHA-256 of everything before it. A file that
  * does not match in every respect is ignored (recomputed). */
 static int ref_read(mcb_loop_instance *I, const char *path, const char *key)
 {
@@ -175,11 +184,18 @@ static int ref_read(mcb_loop_instance *I, const char *path, const char *key)
     if (sscanf(buf + head, "%d %d\n%n", &steps, &bodies, &used) != 2 || steps < 1 || bodies < 0)
         goto done;
     size_t count = (size_t)steps * (size_t)bodies * POSE_DOUBLES;
-    if (head + (size_t)used + count * sizeof(double) + 64 != n) goto done;
+    if (head + (size_t)used + (count + (size_t)steps) * sizeof(double) + 64 != n) goto done;
     double *pose = malloc(count * sizeof(double) + 1);
-    if (!pose) goto done;
+    double *outc = malloc((size_t)steps * sizeof(double));
+    if (!pose || !outc) {
+        free(pose);
+        free(outc);
+        goto done;
+    }
     memcpy(pose, buf + head + used, count * sizeof(double));
+    memcpy(outc, buf + head + used + count * sizeof(double), (size_t)steps * sizeof(double));
     I->ref_pose = pose;
+    I->ref_outcome = outc;
     I->ref_steps = steps;
     I->ref_bodies = bodies;
     ok = 1;
@@ -206,11 +222,14 @@ static mcb_rc ref_write(const mcb_loop_instance *I, const char *path, const char
     mcb_sha256_init(&s);
     mcb_sha256_update(&s, head, (size_t)hl);
     mcb_sha256_update(&s, I->ref_pose, count * sizeof(double));
+    mcb_sha256_update(&s, I->ref_outcome, (size_t)I->ref_steps * sizeof(double));
     mcb_sha256_hex(&s, hex);
     FILE *f = fopen(tmp, "wb");
     if (!f) return mcb_fail(err, MCB_E_IO, "%s: cannot write (%s)", tmp, strerror(errno));
     int bad = fwrite(head, 1, (size_t)hl, f) != (size_t)hl ||
               fwrite(I->ref_pose, sizeof(double), count, f) != count ||
+              fwrite(I->ref_outcome, sizeof(double), (size_t)I->ref_steps, f) !=
+                  (size_t)I->ref_steps ||
               fwrite(hex, 1, 64, f) != 64;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path)) {
@@ -266,11 +285,13 @@ mcb_rc mcb_loop_reference(mcb_loop_instance *I, const char *cache_dir, mcb_probl
         mcb_problem_set_free(&S);
         if (rc) {
             free(R.pose);
+            free(R.outcome);
             char msg[MCB_ERR_LEN];
             snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
             return mcb_fail(err, rc, "%s: the reference trajectory failed: %s", I->name, msg);
         }
         I->ref_pose = R.pose;
+        I->ref_outcome = R.outcome;
         I->ref_steps = R.steps;
         I->ref_bodies = R.bodies;
         I->ref_s = mcb_now_s() - t0;
@@ -446,6 +467,10 @@ static mcb_rc loop_after(void *cp, mcb_world *w, const mcb_step_info *info, mcb_
     divergence(c, k, &row[MCB_SC_DIV_RMS_M], &row[MCB_SC_DIV_MAX_M], &row[MCB_SC_DIV_ROT_RAD]);
     const mcb_world_outcome *out = mcb_world_get_outcome(w);
     if (out) row[MCB_SC_OUTCOME] = out->eval(out->ctx, w);
+    /* the error against the reference trajectory's outcome (COND's IE and
+     * FE: the dynamics index against a converged ground truth) */
+    if (out && k < c->I->ref_steps && c->I->ref_outcome)
+        row[MCB_SC_OUTCOME_ERR] = fabs(row[MCB_SC_OUTCOME] - c->I->ref_outcome[k]);
     /* the checks, in order of severity */
     double Et = E[0] + E[1] + E[2];
     if (k == 0) {
@@ -460,6 +485,7 @@ static mcb_rc loop_after(void *cp, mcb_world *w, const mcb_step_info *info, mcb_
         return stop(c, err, "step %d: the state is not finite", k);
     /* the penetration the step leaves (velocity level: depth = h u_n) */
     double depth = c->h_s * row[MCB_SC_METRICS + MCB_M_PEN_MAX];
+    row[MCB_SC_DEPTH_M] = depth;
     if (depth > c->pen_bound_m)
         return stop(c, err, "step %d: penetration %.3g m (h x pen_max) past the scene's bound "
                     "%.3g m", k, depth, c->pen_bound_m);

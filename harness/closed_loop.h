@@ -29,6 +29,7 @@ typedef struct {
      * (rotation row-major, then position) */
     int ref_steps, ref_bodies;
     double *ref_pose;
+    double *ref_outcome; /* the scene's outcome after each step (NaN: the scene has none) */
     double ref_s;      /* its wall time when computed here (0: read from the cache) */
 } mcb_loop_instance;
 

@@ -93,6 +93,9 @@ static const struct {
     {"fit_slope", MCB_XQ_FIT_SLOPE, 0, "", MCB_XV_FIT},
     {"y_at", MCB_XQ_Y_AT, 'x', NULL, MCB_XV_NCLASSES},
     {"y_final", MCB_XQ_Y_FINAL, 0, NULL, MCB_XV_NCLASSES},
+    {"engine_ms", MCB_XQ_ENGINE_MS, 0, "ms", MCB_XV_TIME},
+    {"depth_mm", MCB_XQ_DEPTH_MM, 0, "mm", MCB_XV_ACCURACY},
+    {"outcome_error", MCB_XQ_OUTCOME_ERR, 0, "outcome", MCB_XV_ACCURACY},
 };
 #define NQUANTITIES (int)(sizeof quantities / sizeof quantities[0])
 
@@ -178,6 +181,12 @@ mcb_xp_class mcb_xp_quantity_class(const mcb_xp_quantity *q)
 {
     int k = quantity_row(q->id);
     return k < 0 ? MCB_XV_NCLASSES : quantities[k].cls;
+}
+
+int mcb_xp_quantity_loop_only(const mcb_xp_quantity *q)
+{
+    return q && (q->id == MCB_XQ_ENGINE_MS || q->id == MCB_XQ_DEPTH_MM ||
+                 q->id == MCB_XQ_OUTCOME_ERR);
 }
 
 static int of_y(const mcb_xp_quantity *q)
@@ -544,6 +553,10 @@ static mcb_rc get_quantity(reader *R, const yaml_node_t *v, const char *field, m
     mcb_rc rc = mcb_xp_quantity_parse(s, q, &qerr);
     if (rc == MCB_E_NOMEM) return nomem(R);
     if (rc) return bad(R, v, field, "%s", qerr.msg);
+    if (mcb_xp_quantity_loop_only(q) && R->S->protocol != MCB_XP_CLOSED_LOOP) {
+        return bad(R, v, field, "%s is measured in a closed loop only (protocol: closed-loop)",
+                   q->text ? q->text : s);
+    }
     return MCB_OK;
 }
 

@@ -97,6 +97,11 @@ typedef enum {
     MCB_XQ_FIT_SLOPE,      /* figures: slope of the least-squares line of log y on log x */
     MCB_XQ_Y_AT,           /* figures: the series' y at x = arg (curves: last point <= arg) */
     MCB_XQ_Y_FINAL,        /* figures: the series' last y */
+    MCB_XQ_ENGINE_MS,      /* closed loop: mean engine time per step, ms (COND's DT) */
+    MCB_XQ_DEPTH_MM,       /* closed loop: mean over the steps of the depth the step leaves,
+                              h x pen_max, mm (COND's MP) */
+    MCB_XQ_OUTCOME_ERR,    /* closed loop: mean over the steps of |outcome - the reference
+                              trajectory's outcome|, in the scene's outcome unit (COND's IE, FE) */
     MCB_XQ_COUNT
 } mcb_xp_quantity_id;
 
@@ -285,6 +290,9 @@ void mcb_xp_free(mcb_xp_spec **S); /* accepts NULL */
 mcb_rc mcb_xp_quantity_parse(const char *text, mcb_xp_quantity *q, mcb_err *err);
 const char *mcb_xp_quantity_unit(const mcb_xp_quantity *q);
 mcb_xp_class mcb_xp_quantity_class(const mcb_xp_quantity *q);
+/* 1 for the quantities measured in a closed loop only (engine_ms,
+ * depth_mm, outcome_error): a replay spec naming one is refused. */
+int mcb_xp_quantity_loop_only(const mcb_xp_quantity *q);
 
 /* A quantity's unit and class in spec S: y_at:X and y_final carry the
  * figure's y's, or on a performance profile (x axis profile) a fraction. */

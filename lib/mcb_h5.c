@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,20 +264,23 @@ mcb_rc mcb_h5_read_ints(hid_t loc, const char *path, long len, const char *ctx, 
     return read_1d(loc, path, len, ctx, (void **)out, err, H5T_NATIVE_INT, sizeof(int), 1);
 }
 
-mcb_rc mcb_h5_read_table(hid_t loc, const char *path, long cols, const char *ctx, long *rows,
-                         double **out, mcb_err *err)
+mcb_rc mcb_h5_read_table_min(hid_t loc, const char *path, long min_cols, long cols,
+                             const char *ctx, long *rows, double **out, mcb_err *err)
 {
     *out = NULL;
     *rows = 0;
     hsize_t dims[2];
     hid_t d = open_nd(loc, path, ctx, 0, 2, dims, err);
     if (d < 0) return MCB_E_INPUT;
-    if (dims[1] != (hsize_t)cols) {
+    if (dims[1] < (hsize_t)min_cols || dims[1] > (hsize_t)cols) {
         H5Dclose(d);
-        return mcb_fail(err, MCB_E_INPUT, "%s: dataset %s has %llu columns, expected %ld", ctx,
-                        path, (unsigned long long)dims[1], cols);
+        if (min_cols == cols)
+            return mcb_fail(err, MCB_E_INPUT, "%s: dataset %s has %llu columns, expected %ld", ctx,
+                            path, (unsigned long long)dims[1], cols);
+        return mcb_fail(err, MCB_E_INPUT, "%s: dataset %s has %llu columns, expected %ld to %ld",
+                        ctx, path, (unsigned long long)dims[1], min_cols, cols);
     }
-    double *buf = mcb_malloc((size_t)(dims[0] * dims[1]), sizeof(double));
+    double *buf = mcb_malloc((size_t)(dims[0] * (hsize_t)cols), sizeof(double));
     mcb_rc rc = MCB_OK;
     if (!buf)
         rc = mcb_fail(err, MCB_E_NOMEM, "%s: out of memory reading %s", ctx, path);
@@ -288,9 +292,23 @@ mcb_rc mcb_h5_read_table(hid_t loc, const char *path, long cols, const char *ctx
         free(buf);
         return rc;
     }
+    /* fewer columns (an older file): spread the rows out, the missing
+     * trailing columns NaN; from the last row back, so nothing is
+     * overwritten before it moves */
+    long have = (long)dims[1];
+    for (long r = (long)dims[0] - 1; have < cols && r >= 0; r--) {
+        for (long c = cols - 1; c >= have; c--) buf[r * cols + c] = NAN;
+        for (long c = have - 1; c >= 0; c--) buf[r * cols + c] = buf[r * have + c];
+    }
     *rows = (long)dims[0];
     *out = buf;
     return MCB_OK;
+}
+
+mcb_rc mcb_h5_read_table(hid_t loc, const char *path, long cols, const char *ctx, long *rows,
+                         double **out, mcb_err *err)
+{
+    return mcb_h5_read_table_min(loc, path, cols, cols, ctx, rows, out, err);
 }
 
 /* Every object is created without timestamps (H5Pset_obj_track_times 0),

@@ -45,6 +45,11 @@ mcb_rc mcb_h5_read_ints(hid_t loc, const char *path, long len, const char *ctx, 
 /* Reads a rank-2 row-major table of `cols` columns into *out (*rows rows). */
 mcb_rc mcb_h5_read_table(hid_t loc, const char *path, long cols, const char *ctx, long *rows,
                          double **out, mcb_err *err);
+/* The same for a table that grew columns at its end: a stored table of
+ * min_cols .. cols columns is read as `cols` columns, the missing ones NaN
+ * (a file written before they existed). */
+mcb_rc mcb_h5_read_table_min(hid_t loc, const char *path, long min_cols, long cols,
+                             const char *ctx, long *rows, double **out, mcb_err *err);
 
 /* Writers (rank 1; len 0 writes an empty dataset). Return 0 on success. */
 int mcb_h5_write_doubles(hid_t loc, const char *path, const double *x, long len);

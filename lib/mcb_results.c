@@ -229,7 +229,7 @@ const char *mcb_csv_header(void)
         snprintf(header + off, sizeof header - off,
                  ",checks,measure_s,observed_solve_s,timing,run_index,config_hash,inner_iterations,"
                  "form_residual,loop_steps,engine_s,pen_mean,drift_max,energy_gain_J,div_rms_m,"
-                 "div_max_m,outcome,reason");
+                 "div_max_m,outcome,depth_mean_m,outcome_err,reason");
     }
     return header;
 }
@@ -293,10 +293,11 @@ static int write_csv_row(FILE *f, const mcb_run_rec *r)
         mcb_loop_summarize(r->steps, r->step_rows, &L);
         fprintf(f, ",%d", L.steps);
         const double x[] = {L.engine_s,  L.pen_mean,  L.drift_max, L.energy_max_gain,
-                            L.div_rms_m, L.div_max_m, L.outcome_end};
+                            L.div_rms_m, L.div_max_m, L.outcome_end, L.depth_mean_m,
+                            L.outcome_err_mean};
         for (size_t k = 0; k < sizeof x / sizeof *x; k++) csv_num(f, x[k]);
     } else {
-        fputs(",0,,,,,,,", f);
+        fputs(",0,,,,,,,,,", f);
     }
     fputc(',', f);
     csv_str(f, r->reason ? r->reason : "");
@@ -418,7 +419,9 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
     }
     if (mcb_h5_exists(g, "steps")) {
         long rows = 0;
-        if ((rc = mcb_h5_read_table(g, "steps", MCB_STEP_COLS, ctx, &rows, &r->steps, err)))
+        /* mcbench < 0.20 wrote the steps without depth_m and outcome_err */
+        if ((rc = mcb_h5_read_table_min(g, "steps", MCB_SC_DEPTH_M, MCB_STEP_COLS, ctx, &rows,
+                                        &r->steps, err)))
             return rc;
         r->step_rows = (int)rows;
     }

@@ -74,7 +74,7 @@ const char *mcb_step_column(int k)
         "contacts", "n", "m"};
     static const char *const tail[MCB_STEP_COLS - MCB_SC_KINETIC_J] = {
         "kinetic_J", "potential_J", "elastic_J", "drift", "soft_drift",
-        "div_rms_m", "div_max_m", "div_rot_rad", "outcome"};
+        "div_rms_m", "div_max_m", "div_rot_rad", "outcome", "depth_m", "outcome_err"};
     if (k >= 0 && k < MCB_SC_METRICS) return head[k];
     if (k >= MCB_SC_METRICS && k < MCB_SC_KINETIC_J) return mcb_metric_name(k - MCB_SC_METRICS);
     if (k >= MCB_SC_KINETIC_J && k < MCB_STEP_COLS) return tail[k - MCB_SC_KINETIC_J];
@@ -90,9 +90,10 @@ void mcb_loop_summarize(const double *rows, int nrows, mcb_loop_summary *s)
     memset(s, 0, sizeof *s);
     s->steps = nrows;
     s->energy0 = s->energy_drift = s->outcome_end = NAN;
+    s->depth_mean_m = s->depth_max_m = s->outcome_err_mean = NAN;
     if (nrows <= 0 || !rows) return;
-    double iters = 0.0, pen = 0.0, div2 = 0.0;
-    int npen = 0, ndiv = 0;
+    double iters = 0.0, pen = 0.0, div2 = 0.0, depth = 0.0, oerr = 0.0;
+    int npen = 0, ndiv = 0, ndepth = 0, noerr = 0;
     s->energy_max_gain = -INFINITY;
     for (int k = 0; k < nrows; k++) {
         const double *r = rows + (size_t)k * MCB_STEP_COLS;
@@ -121,7 +122,18 @@ void mcb_loop_summarize(const double *rows, int nrows, mcb_loop_summary *s)
         s->div_max_m = maxd(s->div_max_m, r[MCB_SC_DIV_MAX_M]);
         s->div_rot_max_rad = maxd(s->div_rot_max_rad, r[MCB_SC_DIV_ROT_RAD]);
         if (!isnan(r[MCB_SC_OUTCOME])) s->outcome_end = r[MCB_SC_OUTCOME];
+        if (!isnan(r[MCB_SC_DEPTH_M])) {
+            depth += r[MCB_SC_DEPTH_M];
+            ndepth++;
+            s->depth_max_m = ndepth == 1 ? r[MCB_SC_DEPTH_M] : maxd(s->depth_max_m, r[MCB_SC_DEPTH_M]);
+        }
+        if (!isnan(r[MCB_SC_OUTCOME_ERR])) {
+            oerr += r[MCB_SC_OUTCOME_ERR];
+            noerr++;
+        }
     }
+    if (ndepth) s->depth_mean_m = depth / ndepth;
+    if (noerr) s->outcome_err_mean = oerr / noerr;
     if (isinf(s->energy_max_gain) && s->energy_max_gain < 0) s->energy_max_gain = NAN;
     s->iters_mean = iters / nrows;
     s->pen_mean = npen ? pen / npen : NAN;

@@ -93,6 +93,8 @@ enum {
     MCB_SC_KINETIC_J = MCB_SC_METRICS + MCB_NMETRICS, MCB_SC_POTENTIAL_J, MCB_SC_ELASTIC_J,
     MCB_SC_DRIFT, MCB_SC_SOFT_DRIFT, MCB_SC_DIV_RMS_M, MCB_SC_DIV_MAX_M, MCB_SC_DIV_ROT_RAD,
     MCB_SC_OUTCOME,
+    MCB_SC_DEPTH_M,     /* the penetration depth the step leaves: h x pen_max (m) */
+    MCB_SC_OUTCOME_ERR, /* |outcome - the reference trajectory's outcome at this step| */
     MCB_STEP_COLS
 };
 const char *mcb_step_column(int k);
@@ -108,6 +110,8 @@ typedef struct {
     double energy0, energy_max_gain, energy_drift; /* total E at step 0; max E - E0; E_end - E0 */
     double div_rms_m, div_max_m, div_rot_max_rad; /* RMS over steps of the steps' RMS; maxima */
     double outcome_end;
+    double depth_mean_m, depth_max_m;  /* of the steps' depth_m (COND's MP: the mean) */
+    double outcome_err_mean;           /* mean of the steps' outcome_err (COND's IE / FE) */
 } mcb_loop_summary;
 void mcb_loop_summarize(const double *rows, int nrows, mcb_loop_summary *s);
 

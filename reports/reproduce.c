@@ -217,7 +217,22 @@ static mcb_rc measure_runs(const mcb_xp_spec *S, const mcb_results_data *D,
         case MCB_XQ_INNER:
             sum += r->inner_iterations;
             den += 1;
+            break;        case MCB_XQ_ENGINE_MS:
+            if (loop) {
+                sum += 1000 * L.engine_s;
+                den += L.steps;
+            }
             break;
+        case MCB_XQ_DEPTH_MM:
+        case MCB_XQ_OUTCOME_ERR: {
+            double x = !loop ? NAN
+                       : q->id == MCB_XQ_DEPTH_MM ? 1000 * L.depth_mean_m : L.outcome_err_mean;
+            if (!isnan(x)) {
+                sum += x;
+                den += 1;
+            }
+            break;
+        }
         case MCB_XQ_RESIDUAL: buf[nok] = r->final.val[metric]; break;
         case MCB_XQ_NEGLOG:
             if (loop) mcb_loop_neglog(r, metric, &sum, &nsum);
@@ -284,7 +299,8 @@ static int sign_of(double x) { return (x > 0) - (x < 0); }
 /* The value compared for cell c: accuracies that are residuals in decades. */
 static double compared(const mcb_xp_cell *c, double x)
 {
-    int residual = c->q->id == MCB_XQ_RESIDUAL ||
+    int residual = c->q->id == MCB_XQ_RESIDUAL || c->q->id == MCB_XQ_DEPTH_MM ||
+                   c->q->id == MCB_XQ_OUTCOME_ERR ||
                    ((c->q->id == MCB_XQ_Y_AT || c->q->id == MCB_XQ_Y_FINAL) &&
                     c->cls == MCB_XV_ACCURACY && strcmp(c->unit ? c->unit : "", "-log10") != 0);
     return residual ? (x > 0 ? log10(x) : -INFINITY) : x;

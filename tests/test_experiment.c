@@ -455,6 +455,9 @@ START_TEST(bad_inline)
                 "figure: {x: {axis: dof}, y: {quantity: iterations}, series: [{id: a, solver: p, "
                 "problems: [s]}]}\nclaims: [{id: c, series: a, quantity: y_final, unit: ms}]\n",
                 "cu.yaml:9: claims[0].unit: 'ms' is not the unit of y_final ('iterations')");
+    expect_text("dt", HEAD("dt") "layout:\n  columns: [{id: c, problems: s, quantity: engine_ms}]\n"
+                "  rows: [{id: r, solver: p}]\n",
+                "dt.yaml:9: layout.columns[0].quantity: engine_ms is measured in a closed loop only");
     expect_text("note", HEAD("note") "notes: [{difference: d, reason: r, tested: true}]\n"
                 "layout:\n  columns: [{id: c, problems: s, quantity: time_ms}]\n"
                 "  rows: [{id: r, solver: p}]\n",

@@ -231,6 +231,12 @@ START_TEST(reference_is_cached_and_checked)
     ck_assert_int_eq(B.ref_bodies, A.ref_bodies);
     size_t bytes = (size_t)A.ref_steps * (size_t)A.ref_bodies * 12 * sizeof(double);
     ck_assert(memcmp(A.ref_pose, B.ref_pose, bytes) == 0);
+    /* the outcome after each step travels with the poses (the insertion
+     * depth: finite at every step) */
+    for (int k = 0; k < A.ref_steps; k++) {
+        ck_assert_msg(isfinite(A.ref_outcome[k]), "step %d: outcome %g", k, A.ref_outcome[k]);
+        ck_assert(A.ref_outcome[k] == B.ref_outcome[k]);
+    }
     /* one flipped byte in the poses: the checksum fails, it is recomputed */
     char cmd[512];
     snprintf(cmd, sizeof cmd,
@@ -310,6 +316,7 @@ START_TEST(campaign_stores_the_steps)
     mcb_problem *first = NULL;
     mcb_loop_instance J = I; /* the first step, from a fresh reference */
     J.ref_pose = NULL;
+    J.ref_outcome = NULL;
     ck_assert(mcb_loop_reference(&J, NULL, &first, &err) == MCB_OK);
     mcb_loop_instance_clear(&J);
     S.items = &first;
@@ -398,13 +405,27 @@ START_TEST(piling_and_assembly_hold)
     run_loop(&P, &freefall, &o, &r);
     ck_assert_int_eq(r.info.status, MCB_ST_FAILED_IN_LOOP);
     ck_assert_msg(strstr(r.info.reason, "penetration"), "%s", r.info.reason);
+    /* the failing step's row carries the depth that stopped it */
+    ck_assert(r.steps[(size_t)(r.step_rows - 1) * MCB_STEP_COLS + MCB_SC_DEPTH_M] > 1e-3);
     mcb_run_clear(&r);
     run_loop(&B, mcb_solver_find("subadmm"), &o, &r);
     ck_assert_msg(r.info.status == MCB_ST_SOLVED, "%s", r.info.reason);
     for (int k = 0; k < r.step_rows; k++) {
-        double x = r.steps[(size_t)k * MCB_STEP_COLS + MCB_SC_OUTCOME];
+        const double *row = r.steps + (size_t)k * MCB_STEP_COLS;
+        double x = row[MCB_SC_OUTCOME];
         ck_assert_msg(fabs(x) < 1e-3, "assembly step %d: advance error %g m", k, x);
+        /* the error against the reference's outcome at the same step, and
+         * the depth the step leaves (h x pen_max) */
+        ck_assert_msg(fabs(row[MCB_SC_OUTCOME_ERR] - fabs(x - B.ref_outcome[k])) < 1e-15,
+                      "step %d: outcome_err %g, outcome %g, reference %g", k,
+                      row[MCB_SC_OUTCOME_ERR], x, B.ref_outcome[k]);
+        ck_assert_msg(row[MCB_SC_DEPTH_M] >= 0 && row[MCB_SC_DEPTH_M] < 1e-3,
+                      "step %d: depth %g m", k, row[MCB_SC_DEPTH_M]);
     }
+    mcb_loop_summary L;
+    mcb_loop_summarize(r.steps, r.step_rows, &L);
+    ck_assert(isfinite(L.outcome_err_mean) && L.outcome_err_mean < 1e-3);
+    ck_assert(isfinite(L.depth_mean_m) && L.depth_mean_m <= L.depth_max_m);
     mcb_run_clear(&r);
     mcb_loop_instance_clear(&P);
     mcb_loop_instance_clear(&B);

@@ -110,9 +110,13 @@ static void write_pair(const char *item, const char *group, const char *entry,
                 row[MCB_SC_ITERS] = 30;
                 row[MCB_SC_SETUP_S] = 0;
                 row[MCB_SC_SOLVE_S] = rs[k].steps[2 * i] / 1000;
-                row[MCB_SC_ENGINE_S] = 0;
                 row[MCB_SC_N] = 12;
                 row[MCB_SC_METRICS + MCB_M_FB] = rs[k].steps[2 * i + 1];
+                /* the state after the step: 3 ms of engine time, a depth of
+                 * (i + 1) um, an outcome error of 100 x the step's fb */
+                row[MCB_SC_ENGINE_S] = 3e-3;
+                row[MCB_SC_DEPTH_M] = 1e-6 * (i + 1);
+                row[MCB_SC_OUTCOME_ERR] = 100 * rs[k].steps[2 * i + 1];
             }
         }
         ck_assert_msg(mcb_journal_append_run(J, &r, &err) == MCB_OK, "%s", err.msg);
@@ -697,6 +701,48 @@ START_TEST(closed_loop_per_step)
 }
 END_TEST
 
+/* engine_ms, depth_mm and outcome_error: means per step, then over the
+ * runs (COND's DT, MP and IE); depth and outcome error compared in decades. */
+START_TEST(closed_loop_state_quantities)
+{
+    char item[] = "/tmp/mcb_xsXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(item));
+    table_spec T;
+    build_table(&T);
+    T.S.protocol = MCB_XP_CLOSED_LOOP;
+    T.S.nrows = 1;
+    T.S.ncols = 3;
+    mcb_xp_binding cols[3] = {T.cols[0], T.cols[0], T.cols[0]};
+    cols[0].quantity = quantity(MCB_XQ_ENGINE_MS, "engine_ms", NULL, 0);
+    cols[1].quantity = quantity(MCB_XQ_DEPTH_MM, "depth_mm", NULL, 0);
+    cols[2].quantity = quantity(MCB_XQ_OUTCOME_ERR, "outcome_error", NULL, 0);
+    T.S.cols = cols;
+    /* published: 3 ms (the reference), 1e-2 mm (0.82 decades from 1.5e-3: within the
+     * default band of one decade), 1 (2.3 decades from 5.05e-3: not reproduced) */
+    mcb_xp_value pub[3] = {num(3), num(1e-2), num(1)};
+    T.rows[0].published = pub;
+    T.rows[0].npublished = 3;
+    static const double sa[4] = {2, 1e-4, 4, 1e-6}, sb[4] = {6, 1e-4, 8, 1e-6};
+    run_spec base[2] = {{MCB_ST_SOLVED, 0, 0, 0, 1e-6, NULL, 0, NULL, 2, sa},
+                        {MCB_ST_SOLVED, 0, 0, 0, 1e-6, NULL, 0, NULL, 2, sb}};
+    write_pair(item, "g1", "base", base, 2);
+    mcb_xp_outcome *R = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_xp_evaluate(&T.S, item, 0, &R, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(R->ncells, 3);
+    ck_assert_double_eq_tol(R->cells[0].measured, 3, 1e-12);
+    ck_assert_double_eq_tol(R->cells[1].measured, 1.5e-3, 1e-15);
+    ck_assert_double_eq_tol(R->cells[2].measured, 100 * (1e-4 + 1e-6) / 2, 1e-15);
+    ck_assert_int_eq(R->cells[1].verdict, MCB_XR_REPRODUCED);
+    ck_assert_double_eq_tol(R->cells[1].diff, log10(1.5e-3 / 1e-2), 1e-9);
+    ck_assert_int_eq(R->cells[2].verdict, MCB_XR_NOT_REPRODUCED);
+    mcb_xp_outcome_free(&R);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", item);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reproduce");
@@ -705,6 +751,7 @@ int main(void)
     tcase_add_test(tc, figure_points_fit_and_claims);
     tcase_add_test(tc, figure_curves_are_medians_of_traces);
     tcase_add_test(tc, closed_loop_per_step);
+    tcase_add_test(tc, closed_loop_state_quantities);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
