@@ -1137,11 +1137,48 @@ START_TEST(sha256_known_answers)
 }
 END_TEST
 
+/* A table that grew columns at its end: an older file's narrower table is
+ * read with the missing columns NaN, the rest in place; too few or too
+ * many columns are refused naming the dataset. */
+START_TEST(table_read_pads_older_columns)
+{
+    char path[] = "/tmp/mcb_tabXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert(f >= 0);
+    const double x[6] = {1, 2, 3, 4, 5, 6}; /* 3 rows of 2 */
+    ck_assert_int_eq(mcb_h5_write_table(f, "t", x, 3, 2), 0);
+    H5Fclose(f);
+    mcb_err err;
+    f = mcb_h5_open_ro(path, &err);
+    ck_assert(f >= 0);
+    long rows = 0;
+    double *t = NULL;
+    ck_assert_msg(mcb_h5_read_table_min(f, "t", 2, 4, "tab", &rows, &t, &err) == MCB_OK, "%s",
+                  err.msg);
+    ck_assert_int_eq(rows, 3);
+    for (int r = 0; r < 3; r++) {
+        ck_assert(t[4 * r] == x[2 * r] && t[4 * r + 1] == x[2 * r + 1]);
+        ck_assert(isnan(t[4 * r + 2]) && isnan(t[4 * r + 3]));
+    }
+    free(t);
+    ck_assert(mcb_h5_read_table_min(f, "t", 3, 4, "tab", &rows, &t, &err) == MCB_E_INPUT);
+    ck_assert_msg(strstr(err.msg, "dataset t has 2 columns, expected 3 to 4"), "%s", err.msg);
+    ck_assert(mcb_h5_read_table(f, "t", 1, "tab", &rows, &t, &err) == MCB_E_INPUT);
+    ck_assert_msg(strstr(err.msg, "has 2 columns, expected 1"), "%s", err.msg);
+    H5Fclose(f);
+    unlink(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("io");
     TCase *tc = tcase_create("format");
     tcase_add_test(tc, round_trip_exact);
+    tcase_add_test(tc, table_read_pads_older_columns);
     tcase_add_test(tc, sha256_known_answers);
     tcase_add_test(tc, untrusted_reader_runs_only_in_the_child);
     tcase_add_loop_test(tc, bad_input_classes, 0, 22);
