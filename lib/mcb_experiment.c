@@ -747,8 +747,10 @@ static mcb_rc check_set_entry(reader *R, const mcb_xp_problems *g, const yaml_no
 }
 
 static const char *const group_keys[] = {"id", "label", "scene", "args", "quick", "quick_skip",
-                                         "set", "entry", "fclib", "select", "x", NULL};
-enum { G_ID, G_LABEL, G_SCENE, G_ARGS, G_QUICK, G_QSKIP, G_SET, G_ENTRY, G_FCLIB, G_SELECT, G_X };
+                                         "set", "entry", "fclib", "select", "x", "instances",
+                                         "quick_instances", NULL};
+enum { G_ID, G_LABEL, G_SCENE, G_ARGS, G_QUICK, G_QSKIP, G_SET, G_ENTRY, G_FCLIB, G_SELECT, G_X,
+       G_INST, G_QINST };
 
 static mcb_rc read_group(reader *R, const yaml_node_t *n, int k)
 {
@@ -773,6 +775,16 @@ static mcb_rc read_group(reader *R, const yaml_node_t *n, int k)
         if (R->S->protocol != MCB_XP_REPLAY)
             return bad(R, v[G_SELECT], F("select"), "applies to replay only (run's --problems)");
         if ((rc = get_str(R, v[G_SELECT], F("select"), &g->select))) return rc;
+    }
+    for (int q = 0; q < 2; q++) {
+        yaml_node_t *vi = v[q ? G_QINST : G_INST];
+        const char *key = q ? "quick_instances" : "instances";
+        if (!vi) continue;
+        if (R->S->protocol != MCB_XP_CLOSED_LOOP || !v[G_SCENE])
+            return bad(R, vi, F(key), "belongs to a closed-loop scene group (simulate's "
+                       "--instances: the scene's --seed at SEED, SEED+1, ...)");
+        if ((rc = get_int(R, vi, F(key), 1, 10000, q ? &g->quick_instances : &g->instances)))
+            return rc;
     }
     if ((v[G_ARGS] || v[G_QUICK]) && !v[G_SCENE])
         return bad(R, v[G_ARGS] ? v[G_ARGS] : v[G_QUICK], v[G_ARGS] ? F("args") : F("quick"),

@@ -58,6 +58,8 @@ typedef struct {
     char *set, *entry;   /* ... or a problem-set entry (its scene and options) */
     int fclib;           /* ... or the FCLIB files of --fclib DIR (replay only) */
     char *select;        /* replay: only problems matching this glob (run's --problems) */
+    int instances;       /* closed loop: simulate's --instances K (0: one instance, unset) */
+    int quick_instances; /* ... under --quick (0: instances) */
     int has_x;
     double x;            /* the group's value on a figure's "param" axis */
 } mcb_xp_problems;

@@ -458,6 +458,10 @@ START_TEST(bad_inline)
     expect_text("dt", HEAD("dt") "layout:\n  columns: [{id: c, problems: s, quantity: engine_ms}]\n"
                 "  rows: [{id: r, solver: p}]\n",
                 "dt.yaml:9: layout.columns[0].quantity: engine_ms is measured in a closed loop only");
+    expect_text("inst", "name: inst\ntitle: t\nsource: {paper: none, item: x}\nkind: table\n"
+                "protocol: replay\nproblems: [{id: s, scene: stir, instances: 3}]\n"
+                "solvers: [{id: p, solver: pgs}]\n",
+                "inst.yaml:6: problems[0].instances: belongs to a closed-loop scene group");
     expect_text("note", HEAD("note") "notes: [{difference: d, reason: r, tested: true}]\n"
                 "layout:\n  columns: [{id: c, problems: s, quantity: time_ms}]\n"
                 "  rows: [{id: r, solver: p}]\n",

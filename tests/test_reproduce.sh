@@ -143,6 +143,26 @@ has slow-resumed "${j%.h5.journal}.log" "resuming"
 [ -s "$d/r/slow/runs/stack/pj.h5" ] && ok || bad "slow-resume: no results after the resume"
 run tiny-dry "$mcb" reproduce tiny -o "$d/r" --dry-run
 has tiny-dry-cmd "$d/out" "mcbench run .* --solvers pgs"
+# a closed-loop group's randomised instances: simulate's --instances, and
+# quick_instances under --quick
+cat >"$d/xp/inst.yaml" <<'EOF'
+name: inst
+title: "instances"
+source: {paper: none, item: x}
+kind: table
+protocol: closed-loop
+problems:
+  - {id: q, scene: quadrupeds, args: "--steps 3", quick: "--steps 2", instances: 20, quick_instances: 2}
+solvers: [{id: p, solver: pgs}]
+budget: {iters: 10}
+layout:
+  columns: [{id: c, problems: q, quantity: engine_ms, unit: ms}]
+  rows: [{id: r, solver: p, published: [3]}]
+EOF
+run inst-dry "$mcb" reproduce "$d/xp/inst.yaml" -o "$d/r" --dry-run
+has inst-dry-cmd "$d/out" "mcbench simulate quadrupeds --steps 3 --instances 20 --solvers pgs"
+run inst-dry-quick "$mcb" reproduce "$d/xp/inst.yaml" -o "$d/r" --dry-run --quick
+has inst-dry-quick-cmd "$d/out" "simulate quadrupeds --steps 2 --instances 2 "
 # a performance profile (iterations to 1e-6): both solvers solve both
 # problems, so each curve ends at 1; on each problem one of the two is the
 # best, so their fractions at tau = 1 add up to at least 1

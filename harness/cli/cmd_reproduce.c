@@ -453,6 +453,8 @@ static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, co
         }
         if (loop) {
             av_add(&a, "simulate"), av_add(&a, scene), av_words(&a, args);
+            int inst = c->a->quick && g->quick_instances ? g->quick_instances : g->instances;
+            if (inst > 0) av_add(&a, "--instances"), av_addf(&a, "%d", inst);
         } else {
             char stem[160];
             problem_stem(scene, args, stem, sizeof stem);
