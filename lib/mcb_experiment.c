@@ -96,6 +96,7 @@ static const struct {
     {"engine_ms", MCB_XQ_ENGINE_MS, 0, "ms", MCB_XV_TIME},
     {"depth_mm", MCB_XQ_DEPTH_MM, 0, "mm", MCB_XV_ACCURACY},
     {"outcome_error", MCB_XQ_OUTCOME_ERR, 0, "outcome", MCB_XV_ACCURACY},
+    {"outcome_end", MCB_XQ_OUTCOME_END, 0, "outcome", MCB_XV_ACCURACY},
 };
 #define NQUANTITIES (int)(sizeof quantities / sizeof quantities[0])
 
@@ -186,7 +187,7 @@ mcb_xp_class mcb_xp_quantity_class(const mcb_xp_quantity *q)
 int mcb_xp_quantity_loop_only(const mcb_xp_quantity *q)
 {
     return q && (q->id == MCB_XQ_ENGINE_MS || q->id == MCB_XQ_DEPTH_MM ||
-                 q->id == MCB_XQ_OUTCOME_ERR);
+                 q->id == MCB_XQ_OUTCOME_ERR || q->id == MCB_XQ_OUTCOME_END);
 }
 
 static int of_y(const mcb_xp_quantity *q)

@@ -104,6 +104,9 @@ typedef enum {
                               h x pen_max, mm (COND's MP) */
     MCB_XQ_OUTCOME_ERR,    /* closed loop: mean over the steps of |outcome - the reference
                               trajectory's outcome|, in the scene's outcome unit (COND's IE, FE) */
+    MCB_XQ_OUTCOME_END,    /* closed loop: mean over the runs of the scene's outcome after the
+                              last step, in its unit (an error the scene itself measures,
+                              e.g. against an analytic solution: COND's Table I) */
     MCB_XQ_COUNT
 } mcb_xp_quantity_id;
 
@@ -293,7 +296,7 @@ mcb_rc mcb_xp_quantity_parse(const char *text, mcb_xp_quantity *q, mcb_err *err)
 const char *mcb_xp_quantity_unit(const mcb_xp_quantity *q);
 mcb_xp_class mcb_xp_quantity_class(const mcb_xp_quantity *q);
 /* 1 for the quantities measured in a closed loop only (engine_ms,
- * depth_mm, outcome_error): a replay spec naming one is refused. */
+ * depth_mm, outcome_error, outcome_end): a replay spec naming one is refused. */
 int mcb_xp_quantity_loop_only(const mcb_xp_quantity *q);
 
 /* A quantity's unit and class in spec S: y_at:X and y_final carry the

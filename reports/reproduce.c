@@ -224,9 +224,12 @@ static mcb_rc measure_runs(const mcb_xp_spec *S, const mcb_results_data *D,
             }
             break;
         case MCB_XQ_DEPTH_MM:
-        case MCB_XQ_OUTCOME_ERR: {
-            double x = !loop ? NAN
-                       : q->id == MCB_XQ_DEPTH_MM ? 1000 * L.depth_mean_m : L.outcome_err_mean;
+        case MCB_XQ_OUTCOME_ERR:
+        case MCB_XQ_OUTCOME_END: {
+            double x = !loop                       ? NAN
+                       : q->id == MCB_XQ_DEPTH_MM  ? 1000 * L.depth_mean_m
+                       : q->id == MCB_XQ_OUTCOME_END ? L.outcome_end
+                                                     : L.outcome_err_mean;
             if (!isnan(x)) {
                 sum += x;
                 den += 1;
@@ -300,7 +303,7 @@ static int sign_of(double x) { return (x > 0) - (x < 0); }
 static double compared(const mcb_xp_cell *c, double x)
 {
     int residual = c->q->id == MCB_XQ_RESIDUAL || c->q->id == MCB_XQ_DEPTH_MM ||
-                   c->q->id == MCB_XQ_OUTCOME_ERR ||
+                   c->q->id == MCB_XQ_OUTCOME_ERR || c->q->id == MCB_XQ_OUTCOME_END ||
                    ((c->q->id == MCB_XQ_Y_AT || c->q->id == MCB_XQ_Y_FINAL) &&
                     c->cls == MCB_XV_ACCURACY && strcmp(c->unit ? c->unit : "", "-log10") != 0);
     return residual ? (x > 0 ? log10(x) : -INFINITY) : x;
