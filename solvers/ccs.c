@@ -35,10 +35,11 @@
  * docs/solver-ccs.md): rho_r = rho_scale / d_r with d_r = sum_k J_rk^2 /
  * A_kk, the Jacobi estimate of the Delassus diagonal (a contact takes the
  * mean of its three rows), so that J^T R J scales like A on the
- * constrained DOFs; residual balancing (Boyd et al. eq. (3.13): rho times
- * tau when r_p > gamma r_d, divided by tau when r_d > gamma r_p, on the
- * residuals relative to max(||x||, ||z||) and ||J^T lambda||) every
- * `adapt_every` iterations, each change a refactorization of the fixed
+ * constrained DOFs; residual balancing every `adapt_every` iterations on
+ * the residuals relative to max(||x||, ||z||) and ||J^T lambda|| (Boyd et
+ * al. eq. (3.13)'s test: one exceeds gamma times the other; the factor
+ * sqrt(r_p / r_d) as OSQP's and the CANAL/SubADMM paper's eq. (42),
+ * clipped to [1/tau, tau]), each change a refactorization of the fixed
  * pattern, counted in the solve time (adaptive = 0: one factorization in
  * setup, never again).
  *
@@ -77,7 +78,7 @@ static void ccs_defaults(void *p)
     q->rho_scale = 1.0;
     q->adaptive = 1;
     q->gamma = 10.0;
-    q->tau = 2.0;
+    q->tau = 10.0;
     q->adapt_every = 10;
     q->own_tol = 0.0;
 }
@@ -92,7 +93,10 @@ static const mcb_param_desc ccs_desc[] = {
      "timed in the solve); 0: rho fixed, one factorization in setup"},
     {"gamma", 'd', offsetof(ccs_params, gamma),
      "balancing threshold (Boyd et al. 2011 eq. 3.13's mu), > 1"},
-    {"tau", 'd', offsetof(ccs_params, tau), "balancing factor on rho (eq. 3.13's tau), > 1"},
+    {"tau", 'd', offsetof(ccs_params, tau),
+     "largest factor of one balancing step: rho times sqrt(r_p / r_d) clipped to [1/tau, "
+     "tau], > 1 (10: Boyd's fixed tau = 2 left the cable's rho 100 times too small after 100 "
+     "iterations, docs/solver-ccs.md)"},
     {"adapt_every", 'i', offsetof(ccs_params, adapt_every),
      "iterations between residual-balancing checks; 10 bounds the refactorizations to one "
      "per 10 iterations"},
@@ -408,9 +412,11 @@ static void residuals(ccs_work *w)
     w->rd = mcb_norm2(P->n, w->g);
 }
 
-/* Residual balancing (Boyd et al. eq. (3.13)) on the relative residuals
- * r_p / max(||x||, ||z||) and r_d / ||J^T lambda||; a change of rho
- * refactors K on its fixed pattern. Returns nonzero when that fails. */
+/* Residual balancing on the relative residuals r_p / max(||x||, ||z||)
+ * and r_d / ||J^T lambda||: when one exceeds gamma times the other (Boyd
+ * et al. eq. (3.13)), rho times sqrt(r_p / r_d) clipped to [1/tau, tau];
+ * the change refactors K on its fixed pattern. Returns nonzero when that
+ * fails. */
 static int rebalance(ccs_work *w)
 {
     const mcb_problem *P = w->P;
@@ -419,8 +425,10 @@ static int rebalance(ccs_work *w)
     double sl = mcb_norm2(P->n, w->g);
     double rp = w->rp / (sx > sz ? sx : sz), rd = w->rd / sl;
     if (!(rp > 0.0 && rd > 0.0 && isfinite(rp) && isfinite(rd))) return 0;
-    double f = rp > w->prm.gamma * rd ? w->prm.tau : rd > w->prm.gamma * rp ? 1.0 / w->prm.tau : 1.0;
-    if (f == 1.0) return 0;
+    if (!(rp > w->prm.gamma * rd || rd > w->prm.gamma * rp)) return 0;
+    double f = sqrt(rp / rd);
+    if (f > w->prm.tau) f = w->prm.tau;
+    if (f < 1.0 / w->prm.tau) f = 1.0 / w->prm.tau;
     w->scale *= f;
     fill_k(w);
     w->refactors++;
