@@ -132,20 +132,6 @@ START_TEST(identical_across_threads)
 }
 END_TEST
 
-static mcb_cb_action go_on(void *ctx, int iter, double own)
-{
-    (void)own;
-    int *last = ctx;
-#if COUNT_MALLOC
-    if (iter == 1) {
-        nalloc = 0;
-        __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
-    }
-#endif
-    *last = iter;
-    return MCB_CB_CONTINUE;
-}
-
 /* With a fixed penalty (adaptive = 0) no malloc, calloc or realloc between
  * the first and the last of 200 iterations (a refactorization, with the
  * adaptive penalty, is CHOLMOD's and allocates). Not counted under
@@ -165,7 +151,7 @@ START_TEST(no_allocation_in_loop)
     int last = 0;
     mcb_info info;
     memset(&info, 0, sizeof info);
-    int status = def->solve(work, &st, go_on, &last, &info);
+    int status = def->solve(work, &st, alloc_count_from_iter2, &last, &info);
 #if COUNT_MALLOC
     __atomic_store_n(&counting, 0, __ATOMIC_RELAXED); /* before Check's own allocations */
     ck_assert_msg(nalloc == 0, "%ld allocations in iterations 2-200", nalloc);
