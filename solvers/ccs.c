@@ -459,10 +459,17 @@ static int ccs_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
                      info->own_residual, w->prm.own_tol, w->refactors);
             return MCB_ST_STALLED;
         }
-        if (w->prm.adaptive && it % w->prm.adapt_every == 0 && rebalance(w)) {
-            snprintf(info->reason, sizeof info->reason,
-                     "refactorization after a change of rho failed");
-            return MCB_ST_DIVERGED;
+        if (w->prm.adaptive && it % w->prm.adapt_every == 0) {
+            int before = w->refactors;
+            if (rebalance(w)) {
+                snprintf(info->reason, sizeof info->reason,
+                         "refactorization after a change of rho failed");
+                return MCB_ST_DIVERGED;
+            }
+            if (w->refactors != before)
+                snprintf(info->reason, sizeof info->reason,
+                         "%d refactorizations of A + J^T R J; rho now %.3g times rho_scale",
+                         w->refactors, w->scale / w->prm.rho_scale);
         }
     }
     return MCB_ST_MAX_ITERS;
