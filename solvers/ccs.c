@@ -95,8 +95,8 @@ static const mcb_param_desc ccs_desc[] = {
      "balancing threshold (Boyd et al. 2011 eq. 3.13's mu), > 1"},
     {"tau", 'd', offsetof(ccs_params, tau),
      "largest factor of one balancing step: rho times sqrt(r_p / r_d) clipped to [1/tau, "
-     "tau], > 1 (10: Boyd's fixed tau = 2 left the cable's rho 100 times too small after 100 "
-     "iterations, docs/solver-ccs.md)"},
+     "tau], > 1 (10: with Boyd's fixed factor 2 the cable's natmap was 3e4 times larger "
+     "after 50 iterations, docs/solver-ccs.md)"},
     {"adapt_every", 'i', offsetof(ccs_params, adapt_every),
      "iterations between residual-balancing checks; 10 bounds the refactorizations to one "
      "per 10 iterations"},
