@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "solvers/solver.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #define COUNT_MALLOC 0
 #else
@@ -41,5 +43,22 @@ void *realloc(void *p, size_t n)
     return __libc_realloc(p, n);
 }
 #endif
+
+/* A solver callback (solver.h) for the no-allocation checks: never stops
+ * the solve, keeps the last iteration in *(int *)ctx, and counts from the
+ * end of iteration 1 (the loop's allocations, none of setup's). The caller
+ * stops counting (counting = 0) when solve() returns. */
+static inline mcb_cb_action alloc_count_from_iter2(void *ctx, int iter, double own)
+{
+    (void)own;
+#if COUNT_MALLOC
+    if (iter == 1) {
+        nalloc = 0;
+        __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
+    }
+#endif
+    *(int *)ctx = iter;
+    return MCB_CB_CONTINUE;
+}
 
 #endif

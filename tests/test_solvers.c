@@ -77,6 +77,7 @@ static const struct {
     {"cond",           NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
     {"cond-prox",      CCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
     {"cond-nocheb",    NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
+    {"ccs",            NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
     {"subadmm-nobody", NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   OK,   SKIP, OK}},
     {"al-trdogleg",    NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
     {"al-dampedsn",    NCP, {OK,   OK,   OK,   SKIP, OK,   OK,   OK,   SKIP, SKIP, OK}},
