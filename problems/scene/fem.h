@@ -45,6 +45,18 @@ typedef struct mcb_fem mcb_fem;
  * finite, out of range, more pieces than cells on the long axis) give
  * MCB_E_INPUT naming the option. */
 mcb_rc mcb_fem_box(const mcb_fem_opts *o, mcb_fem **out, mcb_err *err);
+/* Meshes a ball of diameter size[0] centred on `pose` (docs/fem.md, "The
+ * ball"): the Kuhn grid of cells[0]^3 cubes over its bounding cube, the
+ * tetrahedra whose centroid lies inside the sphere kept (and their nodes,
+ * renumbered in grid order), then each surface node moved radially onto
+ * the sphere as far as keeps every tetrahedron around it at least 1/10 of
+ * its grid volume (all the way, else 3/4, 1/2, 1/4, 1/8 of the way, else
+ * not), in 8 passes.
+ * One piece, no ties; size[1..2] and cells[1..2] are ignored; pieces must
+ * be 1 and cells[0] >= 2. The surface is the nodes of the boundary faces
+ * (those of one tetrahedron only). mcb_fem_nodes_at works in the ball's
+ * frame (centred). */
+mcb_rc mcb_fem_ball(const mcb_fem_opts *o, mcb_fem **out, mcb_err *err);
 void mcb_fem_free(mcb_fem **f); /* accepts NULL */
 
 int mcb_fem_nnodes(const mcb_fem *f);
