@@ -16,6 +16,7 @@
 
 #include "lib/mcb_problem.h"
 #include "problems/scene/articulated.h"
+#include "problems/scene/fem.h"
 #include "problems/scene/scenes.h"
 #include "problems/scene/world.h"
 
@@ -395,6 +396,55 @@ START_TEST(cube_push_matches_the_analytic_solution)
 }
 END_TEST
 
+/* ---- soft-ball: grasped and lifted ------------------------------------ */
+
+/* The mean height of mesh 0's nodes into probed[0]. */
+static void mesh_height_probe(trace *t, mcb_world *w)
+{
+    mcb_fem *f = mcb_world_fem(w, 0);
+    const double *x = mcb_fem_x(f);
+    double z = 0;
+    for (int k = 0; k < mcb_fem_nnodes(f); k++) z += x[3 * k + 2];
+    t->probed[0] = z / mcb_fem_nnodes(f);
+}
+
+START_TEST(soft_ball_generates)
+{
+    char *argv[] = {"--cells", "3", "--steps", "3"};
+    mcb_problem_set *S = gen_twice("soft-ball", 4, argv);
+    ck_assert_int_eq(S->count, 3);
+    mcb_fem_opts o;
+    mcb_fem_defaults(&o);
+    o.cells[0] = 3;
+    mcb_fem *f = NULL;
+    mcb_err err = {{0}};
+    ck_assert_int_eq(mcb_fem_ball(&o, &f, &err), MCB_OK);
+    for (int k = 0; k < S->count; k++) {
+        ck_assert_int_eq(S->items[k]->n, 3 * mcb_fem_nnodes(f) + 8); /* the ball and the gripper's 8 */
+    }
+    ck_assert_int_gt(S->items[2]->m, 0); /* resting on the floor */
+    mcb_fem_free(&f);
+    mcb_problem_set_free(&S);
+}
+END_TEST
+
+/* At h = 10 ms: the fingers close over 20 steps (the gap is gone after
+ * about 10), the base lifts 5 cm over the next 30: the ball goes up with
+ * it (its start: centre at most 4.1 cm above the floor), and
+ * its internal force, the gravity sag's alone before the grasp, grows. */
+START_TEST(soft_ball_is_lifted)
+{
+    char *argv[] = {"--cells", "3", "--steps", "60", "--dt", "0.01"};
+    trace t = {.probe = mesh_height_probe, .probe_step = 60};
+    run("soft-ball", 6, argv, &t);
+    ck_assert_int_eq(t.n, 60);
+    assert_outcome(&t, "internal_force", "N", NAN, NAN, 0);
+    for (int k = 0; k < t.n; k++) ck_assert_msg(isfinite(t.v[k]) && t.v[k] >= 0, "step %d: %g", k, t.v[k]);
+    ck_assert_msg(t.v[59] > 2 * t.v[10], "internal force %g after the grasp, %g before", t.v[59], t.v[10]);
+    ck_assert_msg(t.probed[0] > 0.041 + 0.045, "the ball's mean height %g after the lift", t.probed[0]);
+}
+END_TEST
+
 /* A scene that is not one trajectory sets no outcome: it refuses the loop. */
 START_TEST(cases_refuse_the_loop)
 {
@@ -431,6 +481,8 @@ static Suite *suite(void)
     tcase_add_test(tc, cases_refuse_the_loop);
     tcase_add_test(tc, cube_push_generates);
     tcase_add_test(tc, cube_push_matches_the_analytic_solution);
+    tcase_add_test(tc, soft_ball_generates);
+    tcase_add_test(tc, soft_ball_is_lifted);
     suite_add_tcase(s, tc);
     return s;
 }

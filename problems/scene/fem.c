@@ -687,6 +687,27 @@ double mcb_fem_elastic_energy(mcb_fem *f)
     return E;
 }
 
+double mcb_fem_elastic_force_norm(mcb_fem *f, double *force)
+{
+    if (!f || !force) return NAN;
+    memset(force, 0, 3 * (size_t)f->nnodes * sizeof(double));
+    mcb_err err;
+    for (int t = 0; t < f->ntets; t++) {
+        if (element_rotation(f, t, &err)) return INFINITY; /* inverted */
+        const int *tet = f->tets + 4 * t;
+        double u[12], fl[12];
+        element_local(f, t, u, fl);
+        for (int a = 0; a < 4; a++) {
+            double y[3];
+            mcb_m3_vec(f->rot + 9 * t, fl + 3 * a, y);
+            for (int i = 0; i < 3; i++) force[3 * tet[a] + i] += y[i];
+        }
+    }
+    double s = 0;
+    for (int k = 0; k < 3 * f->nnodes; k++) s += force[k] * force[k];
+    return sqrt(s);
+}
+
 /* b -= h f_e with f_e = R K0 (R^T x_e - X_e) for element t. */
 static void element_force(mcb_fem *f, int t, double h)
 {
