@@ -445,6 +445,48 @@ START_TEST(soft_ball_is_lifted)
 }
 END_TEST
 
+/* ---- soft-gripper: the fingers grip the object ------------------------- */
+
+START_TEST(soft_gripper_generates)
+{
+    char *argv[] = {"--cells", "1", "--steps", "3"};
+    mcb_problem_set *S = gen_twice("soft-gripper", 4, argv);
+    ck_assert_int_eq(S->count, 3);
+    /* two fingers of 2 x 1 x 6 cells (3 x 2 x 7 = 42 nodes each) and the
+     * object's 6; the kinematic jaws have none; 2 x 6 top-face joints */
+    for (int k = 0; k < S->count; k++) {
+        ck_assert_int_eq(S->items[k]->n, 3 * 84 + 6);
+        ck_assert_int_ge(S->items[k]->m, 3 * 12 + 3 * 4); /* joints, the object on the floor */
+    }
+    mcb_problem_set_free(&S);
+}
+END_TEST
+
+/* The object's height (free body 2: after the two jaws) into probed[0]. */
+static void object_probe(trace *t, mcb_world *w)
+{
+    t->probed[0] = mcb_world_body(w, 2)->pos[2];
+    t->probed[1] = mcb_world_body(w, 0)->pos[1]; /* the left jaw */
+}
+
+/* The jaws close 6 mm in 0.3 s (30 steps), the fingers touch after 3 mm:
+ * the marker barely moves before the touch and by mm once squeezed; the
+ * object stays on the floor. */
+START_TEST(soft_gripper_squeezes)
+{
+    char *argv[] = {"--cells", "1", "--steps", "40"};
+    trace t = {.probe = object_probe, .probe_step = 40};
+    run("soft-gripper", 4, argv, &t);
+    ck_assert_int_eq(t.n, 40);
+    assert_outcome(&t, "marker_displacement", "mm", NAN, NAN, 0);
+    for (int k = 0; k < t.n; k++) ck_assert_msg(isfinite(t.v[k]), "step %d: %g", k, t.v[k]);
+    ck_assert_msg(t.v[5] < 0.5, "marker moved %g mm before the touch", t.v[5]);
+    ck_assert_msg(t.v[39] > 1.0, "marker moved %g mm when squeezed", t.v[39]);
+    ck_assert_double_eq_tol(t.probed[0], 0.015, 1e-3);
+    ck_assert_double_eq_tol(t.probed[1], -(0.015 + 0.003 + 0.0005 + 0.005) + 0.006, 1e-9);
+}
+END_TEST
+
 /* A scene that is not one trajectory sets no outcome: it refuses the loop. */
 START_TEST(cases_refuse_the_loop)
 {
@@ -483,6 +525,8 @@ static Suite *suite(void)
     tcase_add_test(tc, cube_push_matches_the_analytic_solution);
     tcase_add_test(tc, soft_ball_generates);
     tcase_add_test(tc, soft_ball_is_lifted);
+    tcase_add_test(tc, soft_gripper_generates);
+    tcase_add_test(tc, soft_gripper_squeezes);
     suite_add_tcase(s, tc);
     return s;
 }
