@@ -11,7 +11,7 @@
  * What we build:
  *  - two fingers, boxes of FINGER_T_M (along the closing axis y) x
  *    FINGER_W_M (x) x FINGER_H_M (z), each mcb_fem_box with --cells
- *    c x 2c x 6c cubes (c = 3: 2 x 560 nodes, 2 x 1944 tets; c = 5:
+ *    c x 2c x 6c cubes (c = 3: 2 x 532 nodes, 2 x 1944 tets; c = 5:
  *    2 x 2046 nodes, 2 x 9000 tets, near the paper's size), co-rotational,
  *    Ecoflex 00-50: E 83 kPa (Smooth-On's bulletin: 100 % modulus 12 psi),
  *    nu 0.49, density 1070 kg/m^3; their surface nodes are contact spheres
