@@ -11,6 +11,7 @@
 
 #include "check_main.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +206,101 @@ START_TEST(mesher_conforming)
     ck_assert_int_eq(single, 2 * 2 * (3 * 4 + 4 * 2 + 3 * 2));
     free(faces);
     mcb_fem_free(&f);
+}
+END_TEST
+
+/* The ball mesher: for several grids, every tet positive, each face in
+ * one or two tets (conforming), the volume within the grid's resolution of
+ * 4/3 pi r^3 and the mass rho V, the surface nodes mostly on the sphere and
+ * none outside it, no node unused; under a random pose the rest positions
+ * are the posed ones. MCB_FEM_BALL="n" prints the counts of an n-cell grid. */
+START_TEST(ball_mesher)
+{
+    const char *env = getenv("MCB_FEM_BALL");
+    int grids[4] = {2, 5, 8, 13}, ngrids = 4;
+    if (env) grids[0] = atoi(env), ngrids = 1;
+    mcb_rng rng;
+    mcb_rng_seed(&rng, 26);
+    for (int g = 0; g < ngrids; g++) {
+        mcb_fem_opts o;
+        mcb_fem_defaults(&o);
+        double r = 0.05;
+        o.size[0] = 2 * r;
+        o.cells[0] = grids[g];
+        o.pose = random_xform(&rng, 1.0);
+        mcb_fem *f = NULL;
+        mcb_err err = {{0}};
+        ck_assert_msg(mcb_fem_ball(&o, &f, &err) == MCB_OK, "%s", err.msg);
+        int N = mcb_fem_nnodes(f), T = mcb_fem_ntets(f), ns = 0, ties = 0;
+        const int *tet = mcb_fem_tets(f), *surf = mcb_fem_surface(f, &ns);
+        const double *X = mcb_fem_rest(f);
+        mcb_fem_ties(f, &ties);
+        ck_assert_int_eq(ties, 0);
+        ck_assert_int_eq(mcb_fem_npieces(f), 1);
+        ck_assert_int_eq(mcb_fem_piece_start(f)[1], N);
+        double vol = 0, vmin = INFINITY, hc = 2 * r / grids[g];
+        int *used = calloc((size_t)N, sizeof(int));
+        for (int t = 0; t < T; t++) {
+            double v = tet_volume(X, tet + 4 * t);
+            vol += v;
+            vmin = fmin(vmin, v);
+            for (int a = 0; a < 4; a++) used[tet[4 * t + a]] = 1;
+        }
+        for (int n = 0; n < N; n++) ck_assert_msg(used[n], "node %d unused", n);
+        free(used);
+        ck_assert_msg(vmin >= 0.1 * hc * hc * hc / 6 * (1 - 1e-9), "n %d: smallest tet %g", grids[g], vmin);
+        double exact = 4.0 / 3.0 * 3.14159265358979323846 * r * r * r;
+        ck_assert_msg(fabs(vol / exact - 1) < 1.5 / grids[g], "n %d: volume %g of %g", grids[g], vol, exact);
+        ck_assert_double_eq_tol(mcb_fem_total_mass(f), o.density * vol, 1e-9 * o.density * vol);
+        int on = 0;
+        double out = 0;
+        for (int k = 0; k < ns; k++) {
+            double d[3];
+            for (int i = 0; i < 3; i++) d[i] = X[3 * surf[k] + i] - o.pose.p[i];
+            double rr = mcb_v3_norm(d);
+            out = fmax(out, rr - r);
+            on += fabs(rr - r) < 1e-12 * r;
+        }
+        /* conforming: each face in one or two tets */
+        int nf = 4 * T, single = 0;
+        int *faces = malloc(sizeof(int) * 3 * (size_t)nf);
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < 4; k++) {
+                int *fc = faces + 3 * (4 * t + k), m = 0;
+                for (int a = 0; a < 4; a++)
+                    if (a != k) fc[m++] = tet[4 * t + a];
+                sort3(fc);
+            }
+        qsort(faces, (size_t)nf, 3 * sizeof(int), cmp3);
+        for (int k = 0; k < nf;) {
+            int m = 1;
+            while (k + m < nf && !cmp3(faces + 3 * k, faces + 3 * (k + m))) m++;
+            ck_assert_int_le(m, 2);
+            single += m == 1;
+            k += m;
+        }
+        free(faces);
+        if (env)
+            printf("ball %d cells: %d nodes, %d tets, %d surface (%d on the sphere), %d boundary faces, "
+                   "volume %.5f of the sphere's, smallest tet %.3f of a grid tet, farthest node %.3f cells out\n",
+                   grids[g], N, T, ns, on, single, vol / exact, vmin / (hc * hc * hc / 6), out / hc);
+        ck_assert_msg(3 * on >= 2 * ns, "n %d: only %d of %d surface nodes on the sphere", grids[g], on, ns);
+        ck_assert_msg(out <= 0.6 * hc, "n %d: a surface node %g cells beyond the sphere", grids[g], out / hc);
+        if (grids[g] == 13) { /* the soft-ball scene's mesh (docs/fem.md) */
+            ck_assert_int_eq(N, 1586);
+            ck_assert_int_eq(T, 6990);
+        }
+        mcb_fem_free(&f);
+    }
+    mcb_fem_opts o;
+    mcb_fem_defaults(&o);
+    o.pieces = 2;
+    mcb_fem *f = NULL;
+    mcb_err err = {{0}};
+    ck_assert_int_eq(mcb_fem_ball(&o, &f, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(f);
+    o.pieces = 1, o.cells[0] = 1;
+    ck_assert_int_eq(mcb_fem_ball(&o, &f, &err), MCB_E_INPUT);
 }
 END_TEST
 
@@ -731,6 +827,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("fem");
     tcase_add_test(tc, mesher_counts_volumes_ties_surface);
     tcase_add_test(tc, mesher_conforming);
+    tcase_add_test(tc, ball_mesher);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, patch_test);
     tcase_add_test(tc, stiffness_null_space);

@@ -361,6 +361,166 @@ mcb_rc mcb_fem_box(const mcb_fem_opts *o, mcb_fem **out, mcb_err *err)
     return MCB_OK;
 }
 
+/* ---------- the ball mesher (docs/fem.md, "The ball") -------------------- */
+
+static int cmp_face(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    for (int k = 0; k < 3; k++)
+        if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+    return 0;
+}
+
+/* Keeps the tets of f whose rest centroid lies inside the ball of radius r
+ * (box frame) and the nodes they use, renumbered in their old order. */
+static mcb_rc ball_keep(mcb_fem *f, double r)
+{
+    int N = f->nnodes, *map = mcb_malloc((size_t)N, sizeof(int));
+    if (!map) return MCB_E_NOMEM;
+    for (int n = 0; n < N; n++) map[n] = -1;
+    int T = 0;
+    for (int t = 0; t < f->ntets; t++) {
+        const int *tet = f->tets + 4 * t;
+        double c[3] = {0, 0, 0};
+        for (int a = 0; a < 4; a++)
+            for (int i = 0; i < 3; i++) c[i] += 0.25 * f->rest_box[3 * tet[a] + i];
+        if (c[0] * c[0] + c[1] * c[1] + c[2] * c[2] >= r * r) continue;
+        for (int a = 0; a < 4; a++) {
+            f->tets[4 * T + a] = tet[a];
+            map[tet[a]] = 0;
+        }
+        T++;
+    }
+    int M = 0;
+    for (int n = 0; n < N; n++) {
+        if (map[n] < 0) continue;
+        map[n] = M;
+        for (int i = 0; i < 3; i++) {
+            f->rest_box[3 * M + i] = f->rest_box[3 * n + i];
+            f->gidx[3 * M + i] = f->gidx[3 * n + i];
+        }
+        M++;
+    }
+    for (int k = 0; k < 4 * T; k++) f->tets[k] = map[f->tets[k]];
+    free(map);
+    f->ntets = T, f->nnodes = M;
+    f->piece_start[1] = M;
+    return MCB_OK;
+}
+
+/* The surface: the nodes of the faces that belong to one tet only, in
+ * increasing order. */
+static mcb_rc ball_surface(mcb_fem *f)
+{
+    size_t F = 4 * (size_t)f->ntets;
+    int *face = mcb_malloc(3 * F, sizeof(int)), *on = mcb_calloc((size_t)f->nnodes, sizeof(int));
+    if (!face || !on) {
+        free(face), free(on);
+        return MCB_E_NOMEM;
+    }
+    for (int t = 0; t < f->ntets; t++)
+        for (int k = 0; k < 4; k++) {
+            int *q = face + 3 * (4 * (size_t)t + (size_t)k), m = 0;
+            for (int a = 0; a < 4; a++)
+                if (a != k) q[m++] = f->tets[4 * t + a];
+            for (int i = 0; i < 3; i++) /* sort the 3 */
+                for (int j = i + 1; j < 3; j++)
+                    if (q[j] < q[i]) {
+                        int tmp = q[i];
+                        q[i] = q[j], q[j] = tmp;
+                    }
+        }
+    qsort(face, F, 3 * sizeof(int), cmp_face);
+    for (size_t a = 0; a < F;) {
+        size_t b = a + 1;
+        while (b < F && !cmp_face(face + 3 * a, face + 3 * b)) b++;
+        if (b - a == 1)
+            for (int i = 0; i < 3; i++) on[face[3 * a + i]] = 1;
+        a = b;
+    }
+    f->nsurface = 0;
+    for (int n = 0; n < f->nnodes; n++)
+        if (on[n]) f->surface[f->nsurface++] = n;
+    free(face), free(on);
+    return MCB_OK;
+}
+
+/* Moves each surface node (in order) radially onto the sphere of radius r,
+ * or the largest of 3/4, 1/2, 1/4, 1/8 of the way that keeps every tet
+ * around it at least BALL_MIN_VOL of its grid volume v6 (= cell / 6); not
+ * moving keeps the grid's positive tet. BALL_SNAP_PASSES passes over the surface
+ * (a node held back may go once its neighbours have moved). */
+#define BALL_SNAP_PASSES 8
+#define BALL_MIN_VOL 0.1
+static mcb_rc ball_snap(mcb_fem *f, double r, double v6)
+{
+    int N = f->nnodes, T = f->ntets;
+    int *start = mcb_calloc((size_t)N + 1, sizeof(int)), *inc = mcb_malloc(4 * (size_t)T, sizeof(int));
+    int *fill = mcb_calloc((size_t)N, sizeof(int));
+    if (!start || !inc || !fill) {
+        free(start), free(inc), free(fill);
+        return MCB_E_NOMEM;
+    }
+    for (int k = 0; k < 4 * T; k++) start[f->tets[k] + 1]++;
+    for (int n = 0; n < N; n++) start[n + 1] += start[n];
+    for (int t = 0; t < T; t++)
+        for (int a = 0; a < 4; a++) {
+            int n = f->tets[4 * t + a];
+            inc[start[n] + fill[n]++] = t;
+        }
+    static const double frac[5] = {1.0, 0.75, 0.5, 0.25, 0.125};
+    for (int pass = 0; pass < BALL_SNAP_PASSES; pass++)
+    for (int s = 0; s < f->nsurface; s++) {
+        int n = f->surface[s];
+        double *p = f->rest_box + 3 * n, keep[3] = {p[0], p[1], p[2]};
+        double d = sqrt(keep[0] * keep[0] + keep[1] * keep[1] + keep[2] * keep[2]);
+        if (!(d > 0) || fabs(d - r) <= 1e-12 * r) continue;
+        for (int k = 0; k < 5; k++) {
+            for (int i = 0; i < 3; i++) p[i] = keep[i] + frac[k] * (r / d - 1) * keep[i];
+            int ok = 1;
+            for (int j = start[n]; j < start[n + 1] && ok; j++) {
+                double D[9];
+                edge_matrix(f->tets + 4 * inc[j], f->rest_box, D);
+                ok = det3(D) / 6 >= BALL_MIN_VOL * v6;
+            }
+            if (ok) break;
+            memcpy(p, keep, sizeof keep);
+        }
+    }
+    free(start), free(inc), free(fill);
+    return MCB_OK;
+}
+
+mcb_rc mcb_fem_ball(const mcb_fem_opts *o, mcb_fem **out, mcb_err *err)
+{
+    if (out) *out = NULL;
+    if (!o || !out) return mcb_fail(err, MCB_E_INPUT, "fem: NULL options or output");
+    if (o->pieces != 1) return mcb_fail(err, MCB_E_INPUT, "fem: a ball is one piece (pieces = %d)", o->pieces);
+    if (o->cells[0] < 2) return mcb_fail(err, MCB_E_INPUT, "fem: a ball needs cells[0] >= 2 (got %d)", o->cells[0]);
+    mcb_fem_opts b = *o; /* the grid: a cube of side = the diameter, centred */
+    b.size[1] = b.size[2] = b.size[0];
+    b.cells[1] = b.cells[2] = b.cells[0];
+    mcb_rc rc = check_opts(&b, err); /* with the ball's pose */
+    if (rc) return rc;
+    b.pose = mcb_xform_identity();
+    mcb_fem *f = NULL;
+    rc = mcb_fem_box(&b, &f, err);
+    if (rc) return rc;
+    double r = 0.5 * o->size[0], hc = o->size[0] / o->cells[0];
+    f->o.pose = o->pose;
+    if (ball_keep(f, r) || ball_surface(f) || ball_snap(f, r, hc * hc * hc / 6)) {
+        mcb_fem_free(&f);
+        return mcb_fail(err, MCB_E_NOMEM, "fem: out of memory meshing a ball of %d cells", o->cells[0]);
+    }
+    for (int n = 0; n < f->nnodes; n++) mcb_xform_point(&o->pose, f->rest_box + 3 * n, f->rest + 3 * n);
+    memset(f->node_mass, 0, (size_t)f->nnodes * sizeof(double));
+    element_rest_data(f);
+    memcpy(f->x, f->rest, 3 * (size_t)f->nnodes * sizeof(double));
+    memset(f->v, 0, 3 * (size_t)f->nnodes * sizeof(double));
+    *out = f;
+    return MCB_OK;
+}
+
 void mcb_fem_free(mcb_fem **fp)
 {
     if (!fp || !*fp) return;
@@ -525,6 +685,27 @@ double mcb_fem_elastic_energy(mcb_fem *f)
         for (int c = 0; c < 12; c++) E += 0.5 * u[c] * fl[c];
     }
     return E;
+}
+
+double mcb_fem_elastic_force_norm(mcb_fem *f, double *force)
+{
+    if (!f || !force) return NAN;
+    memset(force, 0, 3 * (size_t)f->nnodes * sizeof(double));
+    mcb_err err;
+    for (int t = 0; t < f->ntets; t++) {
+        if (element_rotation(f, t, &err)) return INFINITY; /* inverted */
+        const int *tet = f->tets + 4 * t;
+        double u[12], fl[12];
+        element_local(f, t, u, fl);
+        for (int a = 0; a < 4; a++) {
+            double y[3];
+            mcb_m3_vec(f->rot + 9 * t, fl + 3 * a, y);
+            for (int i = 0; i < 3; i++) force[3 * tet[a] + i] += y[i];
+        }
+    }
+    double s = 0;
+    for (int k = 0; k < 3 * f->nnodes; k++) s += force[k] * force[k];
+    return sqrt(s);
 }
 
 /* b -= h f_e with f_e = R K0 (R^T x_e - X_e) for element t. */

@@ -45,6 +45,18 @@ typedef struct mcb_fem mcb_fem;
  * finite, out of range, more pieces than cells on the long axis) give
  * MCB_E_INPUT naming the option. */
 mcb_rc mcb_fem_box(const mcb_fem_opts *o, mcb_fem **out, mcb_err *err);
+/* Meshes a ball of diameter size[0] centred on `pose` (docs/fem.md, "The
+ * ball"): the Kuhn grid of cells[0]^3 cubes over its bounding cube, the
+ * tetrahedra whose centroid lies inside the sphere kept (and their nodes,
+ * renumbered in grid order), then each surface node moved radially onto
+ * the sphere as far as keeps every tetrahedron around it at least 1/10 of
+ * its grid volume (all the way, else 3/4, 1/2, 1/4, 1/8 of the way, else
+ * not), in 8 passes.
+ * One piece, no ties; size[1..2] and cells[1..2] are ignored; pieces must
+ * be 1 and cells[0] >= 2. The surface is the nodes of the boundary faces
+ * (those of one tetrahedron only). mcb_fem_nodes_at works in the ball's
+ * frame (centred). */
+mcb_rc mcb_fem_ball(const mcb_fem_opts *o, mcb_fem **out, mcb_err *err);
 void mcb_fem_free(mcb_fem **f); /* accepts NULL */
 
 int mcb_fem_nnodes(const mcb_fem *f);
@@ -80,6 +92,12 @@ mcb_csc *mcb_fem_stiffness(const mcb_fem *f);
  * Updates the elements' rotations (the next assembly recomputes them). */
 double mcb_fem_elastic_energy(mcb_fem *f);
 mcb_csc *mcb_fem_mass(const mcb_fem *f);
+/* The internal elastic force f_e(x) = sum over the elements of
+ * R K0 (R^T x_e - X_e) (the force the mesh's deformation exerts, with
+ * the sign of K u; N) into force (3 per node), and its Euclidean norm
+ * (COND's "internal force", IE); INFINITY when an element is inverted,
+ * NaN for NULL arguments. Updates the elements' rotations. */
+double mcb_fem_elastic_force_norm(mcb_fem *f, double *force);
 
 /* The step's contribution at the current (x, v): triplets (i, j, value) in
  * the mesh's own DOF numbering 0 .. 3N-1 (block diagonal over pieces: no

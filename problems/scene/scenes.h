@@ -84,4 +84,11 @@ mcb_rc mcb_scene_beam(const double *vals, const struct mcb_world_loop *loop, mcb
 mcb_rc mcb_scene_peg_in_hole(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
                       mcb_err *err);
 
+mcb_rc mcb_scene_cube_push(const double *vals, const struct mcb_world_loop *loop,
+                           mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_soft_ball(const double *vals, const struct mcb_world_loop *loop,
+                           mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_soft_gripper(const double *vals, const struct mcb_world_loop *loop,
+                              mcb_problem_set **out, mcb_err *err);
+
 #endif
