@@ -25,6 +25,9 @@ void mcb_m3_rotate_sym(const double R[9], const double I[9], double C[9]);
 
 void mcb_quat_to_mat(const double q[4], double R[9]);
 void mcb_quat_from_axis_angle(const double axis[3], double angle, double q[4]);
+/* The unit quaternion (w x y z) of the rotation matrix R (Shepperd's
+ * method: the largest of w, x, y, z first). */
+void mcb_quat_from_mat(const double R[9], double q[4]);
 /* q <- exp(h w / 2) q, renormalised: w is an angular velocity in world
  * coordinates (the update of a body's orientation over a step h). */
 void mcb_quat_integrate(double q[4], const double w_world[3], double h);
