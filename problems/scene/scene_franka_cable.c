@@ -73,16 +73,14 @@ typedef struct {
     double young_pa, poisson, mu;
 } cable_material;
 
-/* Uniform in [lo, hi) in a fixed order: E, nu, mu. */
+/* Uniform in the ranges above, in the order E, nu, mu. */
 static cable_material draw_material(unsigned long long seed)
 {
-    mcb_rng r;
-    mcb_rng_seed(&r, seed);
-    cable_material m;
-    m.young_pa = CABLE_E_LO + (CABLE_E_HI - CABLE_E_LO) * mcb_rng_uniform(&r);
-    m.poisson = CABLE_NU_LO + (CABLE_NU_HI - CABLE_NU_LO) * mcb_rng_uniform(&r);
-    m.mu = CABLE_MU_LO + (CABLE_MU_HI - CABLE_MU_LO) * mcb_rng_uniform(&r);
-    return m;
+    static const double lo[3] = {CABLE_E_LO, CABLE_NU_LO, CABLE_MU_LO};
+    static const double hi[3] = {CABLE_E_HI, CABLE_NU_HI, CABLE_MU_HI};
+    double d[3];
+    mcb_rng_draw_ranges(seed, 3, lo, hi, d);
+    return (cable_material){d[0], d[1], d[2]};
 }
 
 /* ---- the hand's path ------------------------------------------------- */
@@ -218,16 +216,7 @@ mcb_rc mcb_scene_franka_cable(const double *vals, const struct mcb_world_loop *l
     mcb_xform base = mcb_xform_identity();
     if (!rc) rc = mcb_arm_track_new(&tr, mcb_robot_arm7, &base, err);
     if (rc) goto done;
-    tr.target.point[2] = GRIP_M;
-    tr.target.orient = MCB_IK_FRAME;
-    tr.target.tol = 1e-10;
-    tr.path = target_at;
-    tr.ctx = NULL;
-    tr.seeds = &start_seeds[0][0];
-    tr.nseeds = 4;
-    tr.seed_len = 7;
-    tr.start_iters = 3000;
-    tr.start_accept = 1e-8;
+    mcb_arm_track_tool(&tr, GRIP_M, target_at, NULL, &start_seeds[0][0], 4);
     rc = mcb_arm_track_start(&tr, w, "franka-cable: the arm cannot reach the cable's end", &first,
                              err);
     if (rc) goto done;

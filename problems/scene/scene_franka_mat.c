@@ -73,16 +73,14 @@ typedef struct {
     double young_pa, poisson, mu;
 } mat_material;
 
-/* Uniform in [lo, hi) in a fixed order: E, nu, mu. */
+/* Uniform in the ranges above, in the order E, nu, mu. */
 static mat_material draw_material(unsigned long long seed)
 {
-    mcb_rng r;
-    mcb_rng_seed(&r, seed);
-    mat_material m;
-    m.young_pa = MAT_E_LO + (MAT_E_HI - MAT_E_LO) * mcb_rng_uniform(&r);
-    m.poisson = MAT_NU_LO + (MAT_NU_HI - MAT_NU_LO) * mcb_rng_uniform(&r);
-    m.mu = MAT_MU_LO + (MAT_MU_HI - MAT_MU_LO) * mcb_rng_uniform(&r);
-    return m;
+    static const double lo[3] = {MAT_E_LO, MAT_NU_LO, MAT_MU_LO};
+    static const double hi[3] = {MAT_E_HI, MAT_NU_HI, MAT_MU_HI};
+    double d[3];
+    mcb_rng_draw_ranges(seed, 3, lo, hi, d);
+    return (mat_material){d[0], d[1], d[2]};
 }
 
 /* ---- the pinch's path ------------------------------------------------ */
@@ -208,16 +206,7 @@ mcb_rc mcb_scene_franka_mat(const double *vals, const struct mcb_world_loop *loo
     mcb_xform base = mcb_xform_identity();
     if (!rc) rc = mcb_arm_track_new(&tr, mcb_robot_arm7, &base, err);
     if (rc) goto done;
-    tr.target.point[2] = GRIP_M;
-    tr.target.orient = MCB_IK_FRAME;
-    tr.target.tol = 1e-10;
-    tr.path = target_at;
-    tr.ctx = NULL;
-    tr.seeds = &start_seeds[0][0];
-    tr.nseeds = 4;
-    tr.seed_len = 7;
-    tr.start_iters = 3000;
-    tr.start_accept = 1e-8;
+    mcb_arm_track_tool(&tr, GRIP_M, target_at, NULL, &start_seeds[0][0], 4);
     int first = 0, first_node = 0, pinched = 0;
     rc = mcb_arm_track_start(&tr, w, "franka-mat: the arm cannot reach the start pinch pose", &first,
                              err);

@@ -158,3 +158,11 @@ void mcb_frame_tangents(const double n[3], double t1[3], double t2[3])
     for (int k = 0; k < 3; k++) t1[k] /= l;
     mcb_v3_cross(n, t1, t2);
 }
+
+void mcb_rng_draw_ranges(unsigned long long seed, int n, const double *lo, const double *hi,
+                         double *out)
+{
+    mcb_rng r;
+    mcb_rng_seed(&r, seed);
+    for (int k = 0; k < n; k++) out[k] = lo[k] + (hi[k] - lo[k]) * mcb_rng_uniform(&r);
+}

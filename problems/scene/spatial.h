@@ -43,5 +43,9 @@ void mcb_xform_point(const mcb_xform *a, const double x[3], double y[3]); /* y =
 void mcb_frame_tangents(const double n[3], double t1[3], double t2[3]);
 
 /* mcb_rng, the deterministic generator every scene uses: lib/mcb_rng.h */
+/* n values, out[k] uniform in [lo[k], hi[k]), drawn in order from a
+ * generator seeded with seed (a scene's randomised parameters). */
+void mcb_rng_draw_ranges(unsigned long long seed, int n, const double *lo, const double *hi,
+                         double *out);
 
 #endif
