@@ -748,6 +748,53 @@ START_TEST(free_fall)
 END_TEST
 
 
+/* ---- the internal elastic force (mcb_fem_elastic_force) ---------------- */
+
+/* Known answers: a linear mesh displaced by a random u has the force K0 u
+ * (the rest stiffness times u, 1e-10 relative); a co-rotational mesh moved
+ * rigidly has none (1e-11 of |K| |x|); the returned value is the force's
+ * Euclidean norm; an inverted element gives NaN. */
+START_TEST(elastic_force_known_answers)
+{
+    mcb_rng r;
+    mcb_rng_seed(&r, 57);
+    mcb_fem_opts o = small_opts();
+    o.corotational = 0;
+    mcb_fem *f = make(&o);
+    int N3 = 3 * mcb_fem_nnodes(f);
+    const double *X = mcb_fem_rest(f);
+    double *x = mcb_fem_x(f), *u = calloc((size_t)N3, sizeof(double)),
+           *fe = calloc((size_t)N3, sizeof(double)), *ku = calloc((size_t)N3, sizeof(double));
+    for (int k = 0; k < N3; k++) u[k] = 1e-3 * (2 * mcb_rng_uniform(&r) - 1), x[k] = X[k] + u[k];
+    mcb_csc *K = mcb_fem_stiffness(f);
+    mcb_csc_gaxpy(K, u, ku);
+    double norm = mcb_fem_elastic_force(f, fe), dmax = 0, s = 0;
+    for (int k = 0; k < N3; k++) dmax = fmax(dmax, fabs(fe[k] - ku[k])), s += ku[k] * ku[k];
+    ck_assert_msg(dmax <= 1e-10 * mcb_norm_inf(N3, ku), "linear: |f - K u| = %g", dmax);
+    ck_assert_double_eq_tol(norm, sqrt(s), 1e-10 * sqrt(s));
+    ck_assert_double_gt(norm, 0);
+    mcb_csc_free(&K);
+    mcb_fem_free(&f);
+    /* co-rotational, rigid motion: no force */
+    o.corotational = 1;
+    f = make(&o);
+    X = mcb_fem_rest(f), x = mcb_fem_x(f);
+    mcb_xform Q = random_xform(&r, 0.5);
+    for (int n = 0; n < N3 / 3; n++) mcb_xform_point(&Q, X + 3 * n, x + 3 * n);
+    K = mcb_fem_stiffness(f);
+    norm = mcb_fem_elastic_force(f, fe);
+    ck_assert_msg(norm < 1e-11 * max_abs(K), "rigid motion: |f| = %g", norm);
+    /* an inverted element: NaN; NULL arguments: NaN */
+    for (int n = 0; n < N3 / 3; n++) x[3 * n] = -X[3 * n]; /* mirrored: every element inverted */
+    ck_assert(isnan(mcb_fem_elastic_force(f, fe)));
+    ck_assert(isnan(mcb_fem_elastic_force(NULL, fe)));
+    ck_assert(isnan(mcb_fem_elastic_force(f, NULL)));
+    mcb_csc_free(&K);
+    mcb_fem_free(&f);
+    free(u), free(fe), free(ku);
+}
+END_TEST
+
 /* ---- the beam scene ---------------------------------------------------- */
 
 static mcb_problem_set *gen_beam(int argc, char **argv)
@@ -821,6 +868,86 @@ START_TEST(beam_scene_structure)
 }
 END_TEST
 
+/* ---- the franka-mat scene (COND paper Sec. V-C3) ------------------------ */
+
+static mcb_problem_set *gen_named(const char *name, int argc, char **argv)
+{
+    const mcb_scene_def *def = mcb_scene_find(name);
+    ck_assert_msg(def != NULL, "scene %s is not registered", name);
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err = {{0}};
+    ck_assert_msg(mcb_scene_parse(def, argc, argv, vals, &err) == MCB_OK, "%s", err.msg);
+    mcb_problem_set *S = NULL;
+    ck_assert_msg(def->generate(vals, NULL, &S, &err) == MCB_OK, "%s: %s", name, err.msg);
+    return S;
+}
+
+/* 4 x 4 cells, 3 steps: (4 + 1)^2 x 2 = 50 nodes, DOF 3 x 50 + 7 = 157
+ * (the paper's 1477 x 3 + 7 at its size), 2 subsystems (the arm, the
+ * mat), the pinch: the far edge's 2 middle nodes (top and bottom, y = 0;
+ * the next ones are 7.5 cm away) of 3 bilateral rows, the bottom layer's 25
+ * nodes on the floor, every problem valid; the same seed gives a bitwise
+ * identical recording, another seed another material (A differs) and the
+ * notes name the draw. */
+START_TEST(franka_mat_scene_structure)
+{
+    char *argv[] = {"--cells-x", "4", "--cells-y", "4", "--steps", "3"};
+    mcb_problem_set *S = gen_named("franka-mat", 6, argv), *S2 = gen_named("franka-mat", 6, argv);
+    char *argv3[] = {"--cells-x", "4", "--cells-y", "4", "--steps", "3", "--seed", "2"};
+    mcb_problem_set *S3 = gen_named("franka-mat", 8, argv3);
+    ck_assert_int_eq(S->count, 3);
+    ck_assert_int_eq(S2->count, 3);
+    for (int k = 0; k < S->count; k++) {
+        const mcb_problem *P = S->items[k], *Q = S2->items[k];
+        mcb_err err;
+        ck_assert_msg(mcb_problem_validate(P, "franka-mat", &err) == MCB_OK, "%s", err.msg);
+        ck_assert_int_eq(P->n, 3 * 50 + 7);
+        ck_assert_int_eq(P->nsub, 2);
+        ck_assert_int_eq(P->sub_start[1], 7);
+        ck_assert_int_eq(P->step, k);
+        ck_assert_double_eq(P->h, 0.01);
+        ck_assert_str_eq(P->source, "franka-mat --cells-x 4 --cells-y 4 --steps 3 --dt 0.01 --seed 1");
+        ck_assert_msg(strstr(P->notes, "COND paper Sec. V-C3") && strstr(P->notes, "(seed 1)"), "%s",
+                      P->notes);
+        int bil = 0, con = 0;
+        for (int b = 0; b < P->nblocks; b++) {
+            if (P->blocks[b].type == MCB_BILATERAL) bil += P->blocks[b].nrows;
+            else if (P->blocks[b].type == MCB_CONTACT) con++;
+            else ck_abort_msg("block %d of type %d", b, P->blocks[b].type);
+        }
+        ck_assert_int_eq(bil, 3 * 2);
+        ck_assert_int_ge(con, 25);
+        ck_assert_int_eq(P->m, bil + 3 * con);
+        ck_assert_str_eq(P->name, Q->name);
+        ck_assert(same_csc(P->A, Q->A) && same_csc(P->J, Q->J));
+        ck_assert(!memcmp(P->b, Q->b, sizeof(double) * (size_t)P->n));
+        ck_assert(!memcmp(P->e, Q->e, sizeof(double) * (size_t)P->m));
+        ck_assert(!memcmp(P->v_ref, Q->v_ref, sizeof(double) * (size_t)P->n));
+        ck_assert(!memcmp(P->lambda_ref, Q->lambda_ref, sizeof(double) * (size_t)P->m));
+        ck_assert(!same_csc(P->A, S3->items[k]->A)); /* another E, nu */
+    }
+    mcb_problem_set_free(&S), mcb_problem_set_free(&S2), mcb_problem_set_free(&S3);
+    /* the published size: 26 x 26 cells, counted by the mesher alone */
+    mcb_fem_opts o;
+    mcb_fem_defaults(&o);
+    o.size[0] = o.size[1] = 0.3, o.size[2] = 0.01;
+    o.cells[0] = o.cells[1] = 26, o.cells[2] = 1;
+    mcb_fem *f = make(&o);
+    ck_assert_int_eq(mcb_fem_nnodes(f), 1458);
+    ck_assert_int_eq(mcb_fem_ntets(f), 4056);
+    mcb_fem_free(&f);
+    /* bad options */
+    const mcb_scene_def *def = mcb_scene_find("franka-mat");
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err;
+    char *bad[] = {"--cells-x", "0"};
+    ck_assert_int_eq(mcb_scene_parse(def, 2, bad, vals, &err), MCB_E_INPUT);
+    char *bad2[] = {"--dt", "0.5"};
+    ck_assert_int_eq(mcb_scene_parse(def, 2, bad2, vals, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_scene_franka_mat(NULL, NULL, &S, &err), MCB_E_INPUT);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("scene_fem");
@@ -838,6 +965,8 @@ static Suite *suite(void)
     tcase_add_test(tc, inverted_element);
     tcase_add_test(tc, free_fall);
     tcase_add_test(tc, beam_scene_structure);
+    tcase_add_test(tc, elastic_force_known_answers);
+    tcase_add_test(tc, franka_mat_scene_structure);
     suite_add_tcase(s, tc);
     return s;
 }

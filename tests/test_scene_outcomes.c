@@ -266,6 +266,57 @@ START_TEST(cable_stays_in_one_piece)
 }
 END_TEST
 
+/* ---- franka-mat: the mat's internal force --------------------------- */
+
+static void mat_probe(trace *t, mcb_world *w)
+{
+    mcb_fem *f = mcb_world_fem(w, 0);
+    int N3 = 3 * mcb_fem_nnodes(f);
+    double *x = mcb_fem_x(f), *keep = malloc(sizeof(double) * (size_t)N3);
+    memcpy(keep, x, sizeof(double) * (size_t)N3);
+    for (int k = 2; k < N3; k += 3) x[k] += 0.05; /* lifted rigidly by 5 cm */
+    t->probed[0] = eval(w);
+    memcpy(x, mcb_fem_rest(f), sizeof(double) * (size_t)N3); /* at rest */
+    t->probed[1] = eval(w);
+    for (int k = 0; k < N3; k += 3) x[k] = 1.01 * x[k]; /* stretched 1 % along x */
+    t->probed[2] = eval(w);
+    memcpy(x, keep, sizeof(double) * (size_t)N3);
+    t->probed[3] = eval(w);
+    free(keep);
+}
+
+START_TEST(franka_mat_internal_force)
+{
+    char *argv[] = {"--cells-x", "4", "--cells-y", "4", "--steps", "4"};
+    trace t = {.probe = mat_probe, .probe_step = 3};
+    run("franka-mat", 6, argv, &t);
+    ck_assert_int_eq(t.n, 4);
+    assert_outcome(&t, "internal_force", "N", NAN, NAN, 0); /* recorded, not judged */
+    /* the mat sags under its weight on the floor and the pinch: some force */
+    for (int k = 0; k < t.n; k++) ck_assert_msg(isfinite(t.v[k]) && t.v[k] > 0, "step %d: %g", k, t.v[k]);
+    /* a rigid lift changes nothing, the rest state has none, a 1 % stretch
+     * of a mat of E >= 0.1 MPa, 0.3 x 0.01 m in section, needs well over 1 N */
+    ck_assert_double_eq_tol(t.probed[0], t.v[2], 1e-9 * t.v[2]);
+    ck_assert_double_eq(t.probed[1], 0);
+    ck_assert_double_gt(t.probed[2], 1.0);
+    ck_assert_double_eq(t.probed[3], t.v[2]);
+}
+END_TEST
+
+/* ---- franka-cable: the force on the end effector -------------------- */
+
+START_TEST(franka_cable_end_effector_force)
+{
+    char *argv[] = {"--links", "8", "--steps", "4"};
+    trace t = {0};
+    run("franka-cable", 4, argv, &t);
+    ck_assert_int_eq(t.n, 4);
+    assert_outcome(&t, "ee_force", "N", NAN, NAN, 0); /* recorded, not judged */
+    for (int k = 0; k < t.n; k++) ck_assert_msg(isfinite(t.v[k]) && t.v[k] > 0, "step %d: %g", k, t.v[k]);
+    ck_assert_double_eq(t.opts.fail_pen_m, 0.002); /* the cable's radius */
+}
+END_TEST
+
 /* ---- beam: the insertion depth ------------------------------------- */
 
 START_TEST(beam_goes_in)
@@ -519,6 +570,8 @@ static Suite *suite(void)
     tcase_add_test(tc, wall_projectile_advances);
     tcase_add_test(tc, cable_stays_in_one_piece);
     tcase_add_test(tc, beam_goes_in);
+    tcase_add_test(tc, franka_mat_internal_force);
+    tcase_add_test(tc, franka_cable_end_effector_force);
     tcase_add_test(tc, peg_lands_in_the_hole);
     tcase_add_test(tc, cases_refuse_the_loop);
     tcase_add_test(tc, cube_push_generates);

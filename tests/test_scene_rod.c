@@ -462,6 +462,71 @@ START_TEST(cable_bad_options)
 }
 END_TEST
 
+/* ---- the franka-cable scene (COND paper Sec. V-C5) ---------------------- */
+
+static mcb_problem_set *gen_franka_cable(int argc, char **argv)
+{
+    const mcb_scene_def *def = mcb_scene_find("franka-cable");
+    ck_assert_msg(def != NULL, "scene franka-cable is not registered");
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err = {{0}};
+    ck_assert_msg(mcb_scene_parse(def, argc, argv, vals, &err) == MCB_OK, "%s", err.msg);
+    mcb_problem_set *S = NULL;
+    ck_assert_msg(def->generate(vals, NULL, &S, &err) == MCB_OK, "franka-cable: %s", err.msg);
+    ck_assert_ptr_nonnull(S);
+    return S;
+}
+
+/* 20 links, 3 steps: DOF 6 x 20 + 7 = 127 (the paper's 320: 1927), the
+ * arm and 5 subsystems of 4 links; 19 couplings of 6 soft rows and the two
+ * welds (the spool, the hand) of 6 hard rows: 6 x (20 + 1) = 126 joint rows
+ * (the paper's 1926 at 320 links); the cable lying on the floor has
+ * contacts; every problem valid; the same seed gives a bitwise identical
+ * recording, another seed another cable (the soft blocks' k differ). */
+START_TEST(franka_cable_structure)
+{
+    char *argv[] = {"--links", "20", "--steps", "3"};
+    char *argv2[] = {"--links", "20", "--steps", "3", "--seed", "7"};
+    mcb_problem_set *S = gen_franka_cable(4, argv), *S2 = gen_franka_cable(4, argv);
+    mcb_problem_set *S3 = gen_franka_cable(6, argv2);
+    ck_assert_int_eq(S->count, 3);
+    for (int s = 0; s < S->count; s++) {
+        const mcb_problem *P = S->items[s], *Q = S2->items[s], *R = S3->items[s];
+        mcb_err err = {{0}};
+        ck_assert_msg(mcb_problem_validate(P, "franka-cable", &err) == MCB_OK, "%s", err.msg);
+        ck_assert_int_eq(P->n, 6 * 20 + 7);
+        ck_assert_int_eq(P->nsub, 20 / 4 + 1);
+        ck_assert_str_eq(P->source, "franka-cable --links 20 --steps 3 --dt 0.01 --seed 1");
+        int soft_rows = 0, hard_rows = 0, contacts = 0, differs = 0;
+        for (int b = 0; b < P->nblocks; b++) {
+            const mcb_block *B = &P->blocks[b];
+            if (B->type == MCB_SOFT) soft_rows += B->nrows, differs |= B->k != R->blocks[b].k;
+            else if (B->type == MCB_BILATERAL) hard_rows += B->nrows;
+            else if (B->type == MCB_CONTACT) contacts++;
+        }
+        ck_assert_int_eq(soft_rows, 19 * 6);
+        ck_assert_int_eq(hard_rows, 2 * 6);
+        ck_assert_int_gt(contacts, 0);
+        ck_assert_int_eq(soft_rows + hard_rows + 3 * contacts, P->m);
+        ck_assert_msg(differs, "step %d: seed 7 drew the same stiffnesses", s);
+        assert_factorization(P);
+        ck_assert_str_eq(P->name, Q->name);
+        ck_assert(same_csc(P->A, Q->A) && same_csc(P->J, Q->J));
+        ck_assert(!memcmp(P->b, Q->b, sizeof(double) * (size_t)P->n));
+        ck_assert(!memcmp(P->e, Q->e, sizeof(double) * (size_t)P->m));
+        ck_assert(!memcmp(P->v_ref, Q->v_ref, sizeof(double) * (size_t)P->n));
+        ck_assert(!memcmp(P->lambda_ref, Q->lambda_ref, sizeof(double) * (size_t)P->m));
+    }
+    mcb_problem_set_free(&S), mcb_problem_set_free(&S2), mcb_problem_set_free(&S3);
+    const mcb_scene_def *def = mcb_scene_find("franka-cable");
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err = {{0}};
+    char *bad[] = {"--links", "1"};
+    ck_assert_int_eq(mcb_scene_parse(def, 2, bad, vals, &err), MCB_E_INPUT);
+    ck_assert_int_eq(mcb_scene_franka_cable(NULL, NULL, &S, &err), MCB_E_INPUT);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("scene_rod");
@@ -480,6 +545,7 @@ static Suite *suite(void)
     tcase_add_test(t, cable_small);
     tcase_add_test(t, cable_deterministic);
     tcase_add_test(t, cable_bad_options);
+    tcase_add_test(t, franka_cable_structure);
     suite_add_tcase(s, t);
     return s;
 }

@@ -29,6 +29,23 @@ mcb_rc mcb_arm_track_new(mcb_arm_track *tr,
     return MCB_OK;
 }
 
+void mcb_arm_track_tool(mcb_arm_track *tr, double grip_m,
+                        void (*path)(const void *ctx, double t_s, mcb_ik_target *t),
+                        const void *ctx, const double *seeds, int nseeds)
+{
+    if (!tr) return;
+    tr->target.point[2] = grip_m;
+    tr->target.orient = MCB_IK_FRAME;
+    tr->target.tol = 1e-10;
+    tr->path = path;
+    tr->ctx = ctx;
+    tr->seeds = seeds;
+    tr->nseeds = nseeds;
+    tr->seed_len = 7;
+    tr->start_iters = 3000;
+    tr->start_accept = 1e-8;
+}
+
 mcb_rc mcb_arm_track_start(mcb_arm_track *tr, mcb_world *w, const char *what, int *first,
                            mcb_err *err)
 {

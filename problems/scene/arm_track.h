@@ -32,6 +32,14 @@ mcb_rc mcb_arm_track_new(mcb_arm_track *tr,
                          mcb_rc (*make)(const mcb_xform *base, mcb_robot **out, mcb_err *err),
                          const mcb_xform *base, mcb_err *err);
 
+/* The scenes' usual target, after mcb_arm_track_new: IK steers the tool
+ * point grip_m along the last link's z and the link's whole frame
+ * (MCB_IK_FRAME, tol 1e-10) along path(ctx, t); the first IK tries the
+ * nseeds 7-entry seeds, 3000 iterations each, accepted below 1e-8. */
+void mcb_arm_track_tool(mcb_arm_track *tr, double grip_m,
+                        void (*path)(const void *ctx, double t_s, mcb_ik_target *t),
+                        const void *ctx, const double *seeds, int nseeds);
+
 /* IK on the twin to path(0) from the seeds; the arm then starts there at
  * rest (q = q_ref = the twin's q) and joins w, which owns it from then on
  * (also on failure); *first (may be NULL) receives the scene index of its

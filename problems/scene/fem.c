@@ -687,29 +687,9 @@ double mcb_fem_elastic_energy(mcb_fem *f)
     return E;
 }
 
-double mcb_fem_elastic_force_norm(mcb_fem *f, double *force)
-{
-    if (!f || !force) return NAN;
-    memset(force, 0, 3 * (size_t)f->nnodes * sizeof(double));
-    mcb_err err;
-    for (int t = 0; t < f->ntets; t++) {
-        if (element_rotation(f, t, &err)) return INFINITY; /* inverted */
-        const int *tet = f->tets + 4 * t;
-        double u[12], fl[12];
-        element_local(f, t, u, fl);
-        for (int a = 0; a < 4; a++) {
-            double y[3];
-            mcb_m3_vec(f->rot + 9 * t, fl + 3 * a, y);
-            for (int i = 0; i < 3; i++) force[3 * tet[a] + i] += y[i];
-        }
-    }
-    double s = 0;
-    for (int k = 0; k < 3 * f->nnodes; k++) s += force[k] * force[k];
-    return sqrt(s);
-}
-
-/* b -= h f_e with f_e = R K0 (R^T x_e - X_e) for element t. */
-static void element_force(mcb_fem *f, int t, double h)
+/* out += scale f_e with f_e = R K0 (R^T x_e - X_e), element t's elastic
+ * force on its nodes (3 per node, world axes). */
+static void element_force(mcb_fem *f, int t, double scale, double *out)
 {
     const int *tet = f->tets + 4 * t;
     const double *R = f->rot + 9 * t;
@@ -718,8 +698,22 @@ static void element_force(mcb_fem *f, int t, double h)
     for (int a = 0; a < 4; a++) {
         double y[3];
         mcb_m3_vec(R, fl + 3 * a, y);
-        for (int i = 0; i < 3; i++) f->b[3 * tet[a] + i] -= h * y[i];
+        for (int i = 0; i < 3; i++) out[3 * tet[a] + i] += scale * y[i];
     }
+}
+
+double mcb_fem_elastic_force(mcb_fem *f, double *fe)
+{
+    if (!f || !fe) return NAN;
+    mcb_err err;
+    memset(fe, 0, 3 * (size_t)f->nnodes * sizeof *fe);
+    for (int t = 0; t < f->ntets; t++) {
+        if (element_rotation(f, t, &err)) return NAN; /* inverted */
+        element_force(f, t, 1.0, fe);
+    }
+    double s = 0.0;
+    for (int k = 0; k < 3 * f->nnodes; k++) s += fe[k] * fe[k];
+    return sqrt(s);
 }
 
 static mcb_rc alloc_assemble(mcb_fem *f, mcb_err *err)
@@ -792,7 +786,7 @@ mcb_rc mcb_fem_assemble(mcb_fem *f, double h, double theta, const double gravity
                         f->ti[nz] = 3 * tet[a] + i, f->tj[nz] = 3 * tet[c] + j, f->tx[nz] = val;
                         nz++;
                     }
-        element_force(f, t, h);
+        element_force(f, t, -h, f->b);
     }
     if (f->o.lumped)
         for (int k = 0; k < 3 * f->nnodes; k++)

@@ -92,12 +92,14 @@ mcb_csc *mcb_fem_stiffness(const mcb_fem *f);
  * Updates the elements' rotations (the next assembly recomputes them). */
 double mcb_fem_elastic_energy(mcb_fem *f);
 mcb_csc *mcb_fem_mass(const mcb_fem *f);
-/* The internal elastic force f_e(x) = sum over the elements of
- * R K0 (R^T x_e - X_e) (the force the mesh's deformation exerts, with
- * the sign of K u; N) into force (3 per node), and its Euclidean norm
- * (COND's "internal force", IE); INFINITY when an element is inverted,
- * NaN for NULL arguments. Updates the elements' rotations. */
-double mcb_fem_elastic_force_norm(mcb_fem *f, double *force);
+/* The internal elastic force at the current positions into fe (3 per
+ * node, N): f_e = sum over the elements of R K0 (R^T x_e - X_e) (K0 (x_e -
+ * X_e) when linear), the force the mesh's deformation exerts on its nodes
+ * with the sign of a restoring force's negative (A's right-hand side holds
+ * -h f_e); returns its Euclidean norm (N: COND paper Sec. V-C3's internal
+ * force), NaN when an element is inverted or an argument is NULL. Updates
+ * the elements' rotations, as mcb_fem_elastic_energy. */
+double mcb_fem_elastic_force(mcb_fem *f, double *fe);
 
 /* The step's contribution at the current (x, v): triplets (i, j, value) in
  * the mesh's own DOF numbering 0 .. 3N-1 (block diagonal over pieces: no

@@ -273,3 +273,28 @@ mcb_rc mcb_rod_add_joints(mcb_world *w, const mcb_rod_opts *o, int first_body, i
     }
     return MCB_OK;
 }
+
+mcb_rc mcb_rod_weld(mcb_world *w, int a, const double pa[3], int seg, const double pb[3],
+                    int *joint, mcb_err *err)
+{
+    const mcb_xform *Xb = mcb_world_body_pose(w, seg);
+    const mcb_xform *Xa = a >= 0 ? mcb_world_body_pose(w, a) : NULL;
+    if (!w || !pa || !pb || !Xb || (a >= 0 && !Xa))
+        return mcb_fail(err, MCB_E_INPUT, "rod: no pose for the weld of bodies %d, %d", a, seg);
+    mcb_wjoint j;
+    memset(&j, 0, sizeof j);
+    j.kind = MCB_WJ_POINT;
+    j.body_a = a, j.body_b = seg;
+    memcpy(j.pa, pa, sizeof j.pa);
+    memcpy(j.pb, pb, sizeof j.pb);
+    mcb_rc rc = mcb_world_add_joint(w, &j, joint, err);
+    if (rc) return rc;
+    double Rr[9];
+    if (Xa) mcb_m3_mul_t(Xa->R, Xb->R, Rr); /* Ra^T Rb */
+    else memcpy(Rr, Xb->R, sizeof Rr);
+    j.kind = MCB_WJ_ANGULAR;
+    memset(j.pa, 0, sizeof j.pa);
+    memset(j.pb, 0, sizeof j.pb);
+    mcb_quat_from_mat(Rr, j.rest_q);
+    return mcb_world_add_joint(w, &j, NULL, err);
+}

@@ -84,6 +84,16 @@ mcb_rc mcb_rod_add_bodies(mcb_world *w, const mcb_rod_opts *o, int *first_body, 
 mcb_rc mcb_rod_add_joints(mcb_world *w, const mcb_rod_opts *o, int first_body, int *first_joint,
                           mcb_err *err);
 
+/* A hard weld (a clamp) of the rod's segment `seg` (scene index) to body
+ * a (scene index; -1: the static world): an MCB_WJ_POINT joint between
+ * point pa of a (its frame; world coordinates for -1) and point pb of the
+ * segment (its frame, e.g. an end point, mcb_rod_end_point), rest offset
+ * zero, so the two points must coincide when it is added; then an
+ * MCB_WJ_ANGULAR joint holding the present relative orientation. The
+ * point joint's index in *joint (may be NULL; the angular one follows). */
+mcb_rc mcb_rod_weld(mcb_world *w, int a, const double pa[3], int seg, const double pb[3],
+                    int *joint, mcb_err *err);
+
 /* The end points of segment k in its frame: -l/2 (end 0) or +l/2 (end 1)
  * along z, for the scene's joints at the rod's ends. */
 void mcb_rod_end_point(const mcb_rod_opts *o, int end, double p[3]);

@@ -210,16 +210,7 @@ mcb_rc mcb_scene_beam(const double *vals, const struct mcb_world_loop *loop, mcb
     if (rc) goto done;
     /* the grip point GRIP_M beyond the flange along the hand's z, the hand's
      * whole orientation steered */
-    tr.target.point[2] = GRIP_M;
-    tr.target.orient = MCB_IK_FRAME;
-    tr.target.tol = 1e-10;
-    tr.path = target_at;
-    tr.ctx = &speed;
-    tr.seeds = &start_seeds[0][0];
-    tr.nseeds = 3;
-    tr.seed_len = 7;
-    tr.start_iters = 3000;
-    tr.start_accept = 1e-8;
+    mcb_arm_track_tool(&tr, GRIP_M, target_at, &speed, &start_seeds[0][0], 3);
     int first = 0, first_node = 0;
     rc = mcb_arm_track_start(&tr, w, "beam: the arm cannot reach the start grip pose", &first, err);
     if (rc) goto done;

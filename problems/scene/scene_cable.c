@@ -183,53 +183,6 @@ static mcb_rc arc_nodes(const double a[3], const double b[3], double L, int N, d
     return MCB_OK;
 }
 
-/* Unit quaternion (w x y z) of the rotation matrix R (Shepperd). */
-static void mat_to_quat(const double R[9], double q[4])
-{
-    double tr = R[0] + R[4] + R[8];
-    if (tr > 0) {
-        double s = 2 * sqrt(1 + tr);
-        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s,
-        q[3] = (R[3] - R[1]) / s;
-    } else if (R[0] > R[4] && R[0] > R[8]) {
-        double s = 2 * sqrt(1 + R[0] - R[4] - R[8]);
-        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s,
-        q[3] = (R[2] + R[6]) / s;
-    } else if (R[4] > R[8]) {
-        double s = 2 * sqrt(1 + R[4] - R[0] - R[8]);
-        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s,
-        q[3] = (R[5] + R[7]) / s;
-    } else {
-        double s = 2 * sqrt(1 + R[8] - R[0] - R[4]);
-        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s,
-        q[3] = 0.25 * s;
-    }
-    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (int i = 0; i < 4; i++) q[i] /= n;
-}
-
-/* A hard weld of the cable's segment `seg` (its end point pb) to the tool
- * point of the link `ee` (scene indices): a point and an angular joint
- * holding the present relative pose. */
-static mcb_rc weld(mcb_world *w, int ee, int seg, const double pb[3], mcb_err *err)
-{
-    const mcb_xform *Xa = mcb_world_body_pose(w, ee), *Xb = mcb_world_body_pose(w, seg);
-    if (!Xa || !Xb) return mcb_fail(err, MCB_E_INPUT, "cable: no pose for bodies %d, %d", ee, seg);
-    mcb_wjoint j;
-    memset(&j, 0, sizeof j);
-    j.kind = MCB_WJ_POINT;
-    j.body_a = ee, j.body_b = seg;
-    memcpy(j.pb, pb, sizeof j.pb);
-    mcb_rc rc = mcb_world_add_joint(w, &j, NULL, err);
-    if (rc) return rc;
-    double Rr[9];
-    mcb_m3_mul_t(Xa->R, Xb->R, Rr); /* Ra^T Rb */
-    j.kind = MCB_WJ_ANGULAR;
-    memset(j.pb, 0, sizeof j.pb);
-    mat_to_quat(Rr, j.rest_q);
-    return mcb_world_add_joint(w, &j, NULL, err);
-}
-
 /* The wheels' no-slip joints of the robot whose link 0 is scene body first. */
 static mcb_rc add_wheels(mcb_world *w, int first, const mm_links *L, mcb_err *err)
 {
@@ -345,8 +298,9 @@ mcb_rc mcb_scene_cable(const double *vals, const struct mcb_world_loop *loop, mc
     double end0[3], end1[3];
     mcb_rod_end_point(&ro, 0, end0);
     mcb_rod_end_point(&ro, 1, end1);
-    if (!rc) rc = weld(w, first_link[0] + L[0].ee, first_seg, end0, err);
-    if (!rc) rc = weld(w, first_link[1] + L[1].ee, first_seg + nseg - 1, end1, err);
+    static const double tool[3] = {0, 0, 0}; /* the cable ends at the tool points */
+    if (!rc) rc = mcb_rod_weld(w, first_link[0] + L[0].ee, tool, first_seg, end0, NULL, err);
+    if (!rc) rc = mcb_rod_weld(w, first_link[1] + L[1].ee, tool, first_seg + nseg - 1, end1, NULL, err);
     for (int k = 0; k < 2 && !rc; k++) rc = add_wheels(w, first_link[k], &L[k], err);
     if (rc) goto done;
     cable_ends ends = {first_seg, nseg, {first_link[0] + L[0].ee, first_link[1] + L[1].ee},

@@ -69,7 +69,7 @@ static double internal_force(const void *ctx, mcb_world *w)
 {
     (void)w;
     const ball_ctx *c = ctx;
-    return mcb_fem_elastic_force_norm(c->ball, c->force);
+    return mcb_fem_elastic_force(c->ball, c->force);
 }
 
 static double smooth(double u) { return u <= 0 ? 0 : u >= 1 ? 1 : u * u * (3 - 2 * u); }

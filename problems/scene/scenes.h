@@ -81,6 +81,10 @@ mcb_rc mcb_scene_cable(const double *vals, const struct mcb_world_loop *loop, mc
                       mcb_err *err);
 mcb_rc mcb_scene_beam(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
                       mcb_err *err);
+mcb_rc mcb_scene_franka_mat(const double *vals, const struct mcb_world_loop *loop,
+                            mcb_problem_set **out, mcb_err *err);
+mcb_rc mcb_scene_franka_cable(const double *vals, const struct mcb_world_loop *loop,
+                              mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_peg_in_hole(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
                       mcb_err *err);
 

@@ -80,6 +80,30 @@ void mcb_quat_from_axis_angle(const double axis[3], double angle, double q[4])
     q[0] = cos(0.5 * angle), q[1] = s * axis[0], q[2] = s * axis[1], q[3] = s * axis[2];
 }
 
+void mcb_quat_from_mat(const double R[9], double q[4])
+{
+    double tr = R[0] + R[4] + R[8];
+    if (tr > 0) {
+        double s = 2 * sqrt(1 + tr);
+        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s,
+        q[3] = (R[3] - R[1]) / s;
+    } else if (R[0] > R[4] && R[0] > R[8]) {
+        double s = 2 * sqrt(1 + R[0] - R[4] - R[8]);
+        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s,
+        q[3] = (R[2] + R[6]) / s;
+    } else if (R[4] > R[8]) {
+        double s = 2 * sqrt(1 + R[4] - R[0] - R[8]);
+        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s,
+        q[3] = (R[5] + R[7]) / s;
+    } else {
+        double s = 2 * sqrt(1 + R[8] - R[0] - R[4]);
+        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s,
+        q[3] = 0.25 * s;
+    }
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int i = 0; i < 4; i++) q[i] /= n;
+}
+
 void mcb_quat_integrate(double q[4], const double w[3], double h)
 {
     double dq[4];
@@ -133,4 +157,12 @@ void mcb_frame_tangents(const double n[3], double t1[3], double t2[3])
     double l = mcb_v3_norm(t1);
     for (int k = 0; k < 3; k++) t1[k] /= l;
     mcb_v3_cross(n, t1, t2);
+}
+
+void mcb_rng_draw_ranges(unsigned long long seed, int n, const double *lo, const double *hi,
+                         double *out)
+{
+    mcb_rng r;
+    mcb_rng_seed(&r, seed);
+    for (int k = 0; k < n; k++) out[k] = lo[k] + (hi[k] - lo[k]) * mcb_rng_uniform(&r);
 }

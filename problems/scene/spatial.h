@@ -25,6 +25,9 @@ void mcb_m3_rotate_sym(const double R[9], const double I[9], double C[9]);
 
 void mcb_quat_to_mat(const double q[4], double R[9]);
 void mcb_quat_from_axis_angle(const double axis[3], double angle, double q[4]);
+/* The unit quaternion (w x y z) of the rotation matrix R (Shepperd's
+ * method: the largest of w, x, y, z first). */
+void mcb_quat_from_mat(const double R[9], double q[4]);
 /* q <- exp(h w / 2) q, renormalised: w is an angular velocity in world
  * coordinates (the update of a body's orientation over a step h). */
 void mcb_quat_integrate(double q[4], const double w_world[3], double h);
@@ -40,5 +43,9 @@ void mcb_xform_point(const mcb_xform *a, const double x[3], double y[3]); /* y =
 void mcb_frame_tangents(const double n[3], double t1[3], double t2[3]);
 
 /* mcb_rng, the deterministic generator every scene uses: lib/mcb_rng.h */
+/* n values, out[k] uniform in [lo[k], hi[k]), drawn in order from a
+ * generator seeded with seed (a scene's randomised parameters). */
+void mcb_rng_draw_ranges(unsigned long long seed, int n, const double *lo, const double *hi,
+                         double *out);
 
 #endif
