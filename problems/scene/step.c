@@ -466,7 +466,9 @@ static mcb_rc remember(mcb_world *w, const mcb_problem *P, mcb_err *err)
 
 /* Stage 5 in a closed loop: the hook's answer, taken as it is. A step
  * without constraint rows is no contact problem: the world solves
- * A v^ = b itself, as without a loop, the same for every solver. */
+ * A v^ = b itself, as without a loop, the same for every solver. With
+ * loop_fold_soft the hook gets the problem with its soft rows folded
+ * (fold_soft: exact), the soft rows' impulses from their law at its v^. */
 static mcb_rc solve_hooked(mcb_world *w, mcb_problem *P, mcb_step_info *info, mcb_err *err)
 {
     P->v_ref = mcb_calloc((size_t)P->n + 1, sizeof(double));
@@ -475,7 +477,21 @@ static mcb_rc solve_hooked(mcb_world *w, mcb_problem *P, mcb_step_info *info, mc
     info->contacts = w->ncon;
     if (P->n == 0) return MCB_OK;
     if (P->m == 0) return solve_free(P, P->v_ref, err);
-    mcb_rc rc = w->o.loop->solve(w->o.loop->ctx, P, P->v_ref, P->lambda_ref, err);
+    mcb_problem *Q = NULL;
+    double *lq = NULL;
+    mcb_rc rc = MCB_OK;
+    if (w->o.loop_fold_soft && has_soft(P)) {
+        rc = fold_soft(w, P, &Q, err);
+        if (!rc && !(lq = mcb_calloc((size_t)Q->m + 1, sizeof(double))))
+            rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        if (!rc && Q->m == 0) rc = solve_free(Q, P->v_ref, err);
+        else if (!rc) rc = w->o.loop->solve(w->o.loop->ctx, Q, P->v_ref, lq, err);
+        if (!rc) unfold_soft(P, P->v_ref, lq, P->lambda_ref);
+    } else {
+        rc = w->o.loop->solve(w->o.loop->ctx, P, P->v_ref, P->lambda_ref, err);
+    }
+    mcb_problem_free(&Q);
+    free(lq);
     if (rc && !err->msg[0]) mcb_fail(err, rc, "world step %d: the closed loop stopped", w->step);
     return rc;
 }

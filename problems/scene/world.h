@@ -61,6 +61,12 @@ typedef struct {
     double fail_energy_J; /* closed loop: an energy gain above this fails the run
                              (default 0: 1 J + the energy of lifting every body
                              by 1 m) */
+    int loop_fold_soft;   /* closed loop: 1 hands the solver the step's problem
+                             with its soft rows folded into A (as the engine's
+                             own solve does: an elastic body's stiffness as
+                             part of the dynamics, COND's eq. (1)), their
+                             impulses recovered from their law; 0 (default):
+                             the soft rows as constraint rows */
 } mcb_world_opts;
 
 void mcb_world_defaults(mcb_world_opts *o);
