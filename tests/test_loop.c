@@ -432,6 +432,42 @@ START_TEST(piling_and_assembly_hold)
 }
 END_TEST
 
+/* loop_fold_soft (franka-cable): the solver sees the step without its
+ * soft rows (folded into A), exactly the recorded step's rows less its
+ * soft ones; the soft rows' impulses come back from their law, so the
+ * harness still judges a complete answer and the loop runs through. */
+START_TEST(folded_soft_rows_in_the_loop)
+{
+    mcb_loop_instance I;
+    char *ca[] = {"--links", "12", "--steps", "3"};
+    instance_of(&I, "franka-cable", 4, ca);
+    mcb_problem *first = NULL;
+    mcb_err err;
+    mcb_loop_instance J = I;
+    J.ref_pose = NULL;
+    J.ref_outcome = NULL;
+    ck_assert_msg(mcb_loop_reference(&J, NULL, &first, &err) == MCB_OK, "%s", err.msg);
+    mcb_loop_instance_clear(&J);
+    int soft = 0;
+    for (int b = 0; b < first->nblocks; b++)
+        if (first->blocks[b].type == MCB_SOFT) soft += first->blocks[b].nrows;
+    ck_assert_int_gt(soft, 0);
+    mcb_campaign_opts o;
+    budget_iters(&o, 3000);
+    o.settings.tol = 1e-6;
+    o.check_every = 10;
+    mcb_run r;
+    run_loop(&I, mcb_solver_find("subadmm"), &o, &r);
+    ck_assert_msg(r.info.status == MCB_ST_SOLVED, "%s", r.info.reason);
+    ck_assert_int_eq(r.step_rows, 3);
+    ck_assert_int_eq((int)r.steps[MCB_SC_M], first->m - soft);
+    ck_assert_int_eq((int)r.steps[MCB_SC_N], first->n);
+    mcb_run_clear(&r);
+    mcb_problem_free(&first);
+    mcb_loop_instance_clear(&I);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("loop");
@@ -444,6 +480,7 @@ int main(void)
     tcase_add_test(tc, scenes_without_one_trajectory_refuse);
     tcase_add_test(tc, campaign_stores_the_steps);
     tcase_add_test(tc, piling_and_assembly_hold);
+    tcase_add_test(tc, folded_soft_rows_in_the_loop);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
