@@ -97,6 +97,7 @@ static const struct {
     {"depth_mm", MCB_XQ_DEPTH_MM, 0, "mm", MCB_XV_ACCURACY},
     {"outcome_error", MCB_XQ_OUTCOME_ERR, 0, "outcome", MCB_XV_ACCURACY},
     {"outcome_end", MCB_XQ_OUTCOME_END, 0, "outcome", MCB_XV_ACCURACY},
+    {"outcome_at", MCB_XQ_OUTCOME_AT, 'x', "outcome", MCB_XV_ACCURACY},
 };
 #define NQUANTITIES (int)(sizeof quantities / sizeof quantities[0])
 
@@ -159,6 +160,9 @@ mcb_rc mcb_xp_quantity_parse(const char *text, mcb_xp_quantity *q, mcb_err *err)
             return mcb_fail(err, MCB_E_INPUT, "quantity '%.100s': '%.60s' is not a finite number",
                             text, colon + 1);
     }
+    if (quantities[k].id == MCB_XQ_OUTCOME_AT && !(x >= 0 && x == floor(x) && x <= 1e9))
+        return mcb_fail(err, MCB_E_INPUT, "quantity '%.100s': outcome_at takes a step index "
+                        "(an integer >= 0)", text);
     q->id = quantities[k].id;
     q->arg = x;
     q->text = mcb_strdup(text);
@@ -187,7 +191,8 @@ mcb_xp_class mcb_xp_quantity_class(const mcb_xp_quantity *q)
 int mcb_xp_quantity_loop_only(const mcb_xp_quantity *q)
 {
     return q && (q->id == MCB_XQ_ENGINE_MS || q->id == MCB_XQ_DEPTH_MM ||
-                 q->id == MCB_XQ_OUTCOME_ERR || q->id == MCB_XQ_OUTCOME_END);
+                 q->id == MCB_XQ_OUTCOME_ERR || q->id == MCB_XQ_OUTCOME_END ||
+                 q->id == MCB_XQ_OUTCOME_AT);
 }
 
 static int of_y(const mcb_xp_quantity *q)

@@ -107,6 +107,8 @@ typedef enum {
     MCB_XQ_OUTCOME_END,    /* closed loop: mean over the runs of the scene's outcome after the
                               last step, in its unit (an error the scene itself measures,
                               e.g. against an analytic solution: COND's Table I) */
+    MCB_XQ_OUTCOME_AT,     /* closed loop: the same after step arg (0: the first step; a run
+                              that ended before it does not count) */
     MCB_XQ_COUNT
 } mcb_xp_quantity_id;
 
@@ -296,7 +298,7 @@ mcb_rc mcb_xp_quantity_parse(const char *text, mcb_xp_quantity *q, mcb_err *err)
 const char *mcb_xp_quantity_unit(const mcb_xp_quantity *q);
 mcb_xp_class mcb_xp_quantity_class(const mcb_xp_quantity *q);
 /* 1 for the quantities measured in a closed loop only (engine_ms,
- * depth_mm, outcome_error, outcome_end): a replay spec naming one is refused. */
+ * depth_mm, outcome_error, outcome_end, outcome_at): a replay spec naming one is refused. */
 int mcb_xp_quantity_loop_only(const mcb_xp_quantity *q);
 
 /* A quantity's unit and class in spec S: y_at:X and y_final carry the

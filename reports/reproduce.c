@@ -223,6 +223,17 @@ static mcb_rc measure_runs(const mcb_xp_spec *S, const mcb_results_data *D,
                 den += L.steps;
             }
             break;
+        case MCB_XQ_OUTCOME_AT: {
+            int at = (int)q->arg;
+            double x = loop && at < r->step_rows && r->steps
+                           ? r->steps[(size_t)at * MCB_STEP_COLS + MCB_SC_OUTCOME]
+                           : NAN;
+            if (!isnan(x)) {
+                sum += x;
+                den += 1;
+            }
+            break;
+        }
         case MCB_XQ_DEPTH_MM:
         case MCB_XQ_OUTCOME_ERR:
         case MCB_XQ_OUTCOME_END: {
@@ -304,6 +315,7 @@ static double compared(const mcb_xp_cell *c, double x)
 {
     int residual = c->q->id == MCB_XQ_RESIDUAL || c->q->id == MCB_XQ_DEPTH_MM ||
                    c->q->id == MCB_XQ_OUTCOME_ERR || c->q->id == MCB_XQ_OUTCOME_END ||
+                   c->q->id == MCB_XQ_OUTCOME_AT ||
                    ((c->q->id == MCB_XQ_Y_AT || c->q->id == MCB_XQ_Y_FINAL) &&
                     c->cls == MCB_XV_ACCURACY && strcmp(c->unit ? c->unit : "", "-log10") != 0);
     return residual ? (x > 0 ? log10(x) : -INFINITY) : x;
