@@ -88,7 +88,7 @@ START_TEST(strict_and_proximal_differ_on_sliding)
     const double v_ncp[3] = {1.5, 0, 0}, l_ncp[3] = {1, -0.5, 0};
     const double v_ccp[3] = {1.2, 0, 0.6}, l_ccp[3] = {1.6, -0.8, 0};
     for (int path = 0; path < 2; path++) {
-        const char *set[] = {path ? "nodal=0" : NULL, NULL};
+        const char *set[] = {path ? "nodal=0" : NULL, "vn_update=10", NULL};
         double tol = path ? 1e-10 : 1e-13;
         for (int s = 0; s < 2; s++) {
             double prm[32];
@@ -120,7 +120,8 @@ END_TEST
 
 /* Prop. 2: on the virtual-node path with the paper's law on w + e
  * (vn_update = 0) the fixed point is perturbed, by less as kappa grows;
- * the outer shift (vn_update = 10, the default) removes the perturbation. */
+ * the outer shift (vn_update = 10, cond-shift's default) removes the
+ * perturbation. */
 START_TEST(virtual_node_error_shrinks_with_kappa)
 {
     const char *kappas[3] = {"kappa=1", "kappa=10", "kappa=100"};
@@ -145,17 +146,18 @@ START_TEST(virtual_node_error_shrinks_with_kappa)
     ck_assert_double_lt(err[2], err[1] / 5);
     const char *set[] = {"nodal=0", NULL};
     double prm[32];
-    params_with("cond", prm, set);
+    params_with("cond-shift", prm, set);
     mcb_problem *P = fx_point_contact(FX_STICK);
     mcb_run run;
-    run_law(P, "cond", prm, MCB_LAW_NCP, 20000, 1e-12, 1, &run);
+    run_law(P, "cond-shift", prm, MCB_LAW_NCP, 20000, 1e-12, 1, &run);
     ck_assert_int_eq(run.info.status, MCB_ST_SOLVED);
     mcb_run_clear(&run);
     mcb_problem_free(&P);
 }
 END_TEST
 
-/* Each variant solves the small fixtures to natmap 1e-8 under its law. */
+/* Each variant with the outer shift (vn_update = 10) solves the small
+ * fixtures to natmap 1e-8 under its law (without it: tests/test_solvers.c). */
 typedef mcb_problem *(*fixture_fn)(void);
 static const struct {
     const char *name;
@@ -171,7 +173,10 @@ START_TEST(fixtures_solved_under_law)
     int f = _i / 3, s = _i % 3;
     mcb_problem *P = fixtures[f].make();
     mcb_run run;
-    run_law(P, variants[s], NULL, variant_law[s], 20000, 1e-8, 1, &run);
+    const char *set[] = {"vn_update=10", NULL}; /* the outer shift: exact on J v + e */
+    double prm[32];
+    params_with(variants[s], prm, set);
+    run_law(P, variants[s], prm, variant_law[s], 20000, 1e-8, 1, &run);
     ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s on %s: %s (natmap %g after %d)",
                   variants[s], fixtures[f].name, mcb_status_name(run.info.status),
                   run.final.val[MCB_M_NATMAP], run.info.iterations);
@@ -189,7 +194,10 @@ START_TEST(chebyshev_needs_fewer_iterations)
     int it[2];
     for (int s = 0; s < 2; s++) {
         mcb_run run;
-        run_law(P, s ? "cond-nocheb" : "cond", NULL, MCB_LAW_NCP, 20000, 1e-8, 1, &run);
+        const char *set[] = {"vn_update=10", NULL};
+        double prm[32];
+        params_with(s ? "cond-nocheb" : "cond", prm, set);
+        run_law(P, s ? "cond-nocheb" : "cond", prm, MCB_LAW_NCP, 20000, 1e-8, 1, &run);
         ck_assert_int_eq(run.info.status, MCB_ST_SOLVED);
         it[s] = run.info.iterations;
         mcb_run_clear(&run);
