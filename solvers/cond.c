@@ -252,6 +252,15 @@ static double nodal_block(const mcb_csc *JT, int r0, int nr, const int *owner, i
     return dmax;
 }
 
+/* 1 when the block's rows share one compliance r (all zero included):
+ * then G + R = (g + r) I3 on the nodal path. */
+static int uniform_compliance(const mcb_problem *P, const mcb_block *B)
+{
+    for (int r = B->row + 1; r < B->row + B->nrows; r++)
+        if (mcb_problem_r(P, r) != mcb_problem_r(P, B->row)) return 0;
+    return 1;
+}
+
 /* Classifies the blocks (nodal, or virtual rows), numbers the virtual
  * coordinates and sets g of nodal rows to s^2 (divided by ã later). The
  * DOFs of nodal block b are marked owner[j] = b. */
@@ -263,7 +272,9 @@ static void classify(cond_work *w, int *owner)
     for (int b = 0; b < P->nblocks; b++) {
         const mcb_block *B = &P->blocks[b];
         int C[6], nc = 0;
-        double s2 = w->prm.nodal ? nodal_block(w->JT, B->row, B->nrows, owner, C, &nc) : 0.0;
+        double s2 = w->prm.nodal && uniform_compliance(P, B)
+                        ? nodal_block(w->JT, B->row, B->nrows, owner, C, &nc)
+                        : 0.0;
         if (s2 > 0.0) {
             for (int a = 0; a < nc; a++) owner[C[a]] = b;
             for (int r = B->row; r < B->row + B->nrows; r++) w->vidx[r] = -1, w->g[r] = s2;
@@ -285,7 +296,10 @@ static double row_weight(const mcb_csc *JT, int r, const double *dA)
 }
 
 /* kappa_r = kappa / (J_r D^-1 J_r^T), a contact's three rows sharing the
- * mean of theirs; kappa itself for a zero row. */
+ * mean of theirs; kappa itself for a zero row. A compliant row (r_r > 0,
+ * Sec. III-E1) gets kappa_r = 1 / r_r: the virtual node's coupling is then
+ * exactly the regularization R, w_r = J_r v + r_r lambda_r at the fixed
+ * point, and the law on w_r + e_r is the compliant law. */
 static void set_kappa(cond_work *w, const double *dA)
 {
     const mcb_problem *P = w->P;
@@ -298,7 +312,8 @@ static void set_kappa(cond_work *w, const double *dA)
             for (int r = r0; r < r0 + 3; r++) qc += row_weight(w->JT, r, dA) / 3.0;
         for (int r = r0; r < r0 + B->nrows; r++) {
             double q = mcb_is_contact(B->type) ? qc : row_weight(w->JT, r, dA);
-            w->kap[r] = q > 0.0 ? w->prm.kappa / q : w->prm.kappa;
+            double rr = mcb_problem_r(P, r);
+            w->kap[r] = rr > 0.0 ? 1.0 / rr : q > 0.0 ? w->prm.kappa / q : w->prm.kappa;
         }
     }
 }
@@ -466,13 +481,21 @@ static double row_velocity(const cond_work *w, int r)
     return u;
 }
 
-/* (23) on block B, closed form (Prop. 4, 5): lambda = Proj(-y / g). */
+/* The block's surrogate Delassus weight with the regularization of the
+ * invertible contact model (Sec. III-E1): G + R = (g + r) I on the nodal
+ * path; a virtual row's coupling already is its compliance (set_kappa). */
+static double block_weight(const cond_work *w, int r)
+{
+    return w->vidx[r] < 0 ? w->g[r] + mcb_problem_r(w->P, r) : w->g[r];
+}
+
+/* (23) on block B, closed form (Prop. 4, 5): lambda = Proj(-y / (g + r)). */
 static void local_solve(cond_work *w, const mcb_block *B)
 {
     const double *e = w->P->e;
     int r0 = B->row;
     if (mcb_is_contact(B->type)) {
-        double z[3], l[3], g = w->g[r0];
+        double z[3], l[3], g = block_weight(w, r0);
         for (int a = 0; a < 3; a++) z[a] = -(row_velocity(w, r0 + a) + e[r0 + a]) / g;
         if (w->prm.prox || B->type == MCB_CONTACT_CCP) mcb_proj_cone(B->mu, z, l);
         else mcb_proj_strict(B->mu, z, l);
@@ -480,7 +503,7 @@ static void local_solve(cond_work *w, const mcb_block *B)
         return;
     }
     for (int r = r0; r < r0 + B->nrows; r++) {
-        double zr = row_velocity(w, r), g = w->g[r], l;
+        double zr = row_velocity(w, r), g = block_weight(w, r), l;
         switch (B->type) {
         case MCB_UNILATERAL: l = -(zr + e[r]) / g; l = l > 0.0 ? l : 0.0; break;
         case MCB_SOFT: l = -B->k * (e[r] + B->alpha * zr) / (1.0 + B->k * B->alpha * g); break;
@@ -548,7 +571,8 @@ static void chebyshev_step(cond_work *w, int l, double r)
 static void shift_virtual_law(cond_work *w, int it)
 {
     for (int r = 0; r < w->m; r++)
-        if (w->vidx[r] >= 0) w->lhat[r] = w->lambda[r] / w->kap[r];
+        if (w->vidx[r] >= 0 && mcb_problem_r(w->P, r) == 0.0) /* compliant: exact already */
+            w->lhat[r] = w->lambda[r] / w->kap[r];
     if (w->prm.cheb_restart) {
         memcpy(w->xprev, w->x, (size_t)w->N * sizeof(double));
         w->l0 = it;
@@ -607,7 +631,7 @@ static void cond_iterate(void *work, double *v, double *lambda)
         .name = NAME, .description = DESCRIPTION,                                          \
         .reference = "COND paper Alg. 1-3, eq. (20)-(26), (39); notes/cond.md",            \
         .accepts = MCB_ACCEPTS_PRIMAL, .params_size = sizeof(cond_params),                 \
-        .accepts_problem = mcb_accepts_no_compliance, /* r: not with virtual nodes' 1/kappa */ \
+        .accepts_problem = NULL, /* compliance r: Sec. III-E1, exact (set_kappa) */        \
         .default_params = DEFAULTS, .params = cond_desc,                                   \
         .nparams = (int)(sizeof cond_desc / sizeof cond_desc[0]),                          \
         .check_params = cond_check, .setup = cond_setup, .solve = cond_solve,              \

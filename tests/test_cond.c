@@ -20,6 +20,7 @@
 #include "fixtures.h"
 #include "problems/import_fclib.h"
 #include "harness/runner.h"
+#include "lib/mcb_cone.h"
 #include "solvers/solver.h"
 
 #include "alloc_count.h"
@@ -153,6 +154,47 @@ START_TEST(virtual_node_error_shrinks_with_kappa)
     ck_assert_int_eq(run.info.status, MCB_ST_SOLVED);
     mcb_run_clear(&run);
     mcb_problem_free(&P);
+}
+END_TEST
+
+/* The invertible contact model (Sec. III-E1): on the compliant point
+ * contact (r = (1, 0.25, 0.25): unequal, so virtual nodes with kappa_r =
+ * 1 / r_r) and on the same contact with r = 0.5 on every row (the nodal path,
+ * G + R = (g + r) I), cond converges to the compliant law's solution, the
+ * one pgs finds (and, for the fixture's r, the hand-computed one of
+ * tests/fixtures.c), and the impulse recovered from its velocity alone,
+ * lambda = P_strict(-(J v + e) / r) (mcb_contact_inverse), agrees with its
+ * forward lambda. Sticking and sliding. */
+START_TEST(invertible_contact_forward_equals_inverse)
+{
+    for (int st = FX_STICK; st <= FX_SLIP; st++)
+        for (int uni = 0; uni < 2; uni++) {
+            mcb_problem *P = fx_compliant(st);
+            if (uni)
+                for (int k = 0; k < 3; k++) P->r[k] = 0.5;
+            mcb_run run, ref;
+            run_law(P, "cond", NULL, MCB_LAW_NCP, 20000, 1e-12, 1, &run);
+            ck_assert_msg(run.info.status == MCB_ST_SOLVED, "state %d r %s: %s (%s)", st,
+                          uni ? "uniform" : "fixture", mcb_status_name(run.info.status),
+                          run.info.reason);
+            run_law(P, "pgs", NULL, MCB_LAW_NCP, 20000, 1e-13, 1, &ref);
+            ck_assert_int_eq(ref.info.status, MCB_ST_SOLVED);
+            double c[3], li[3];
+            memcpy(c, P->e, sizeof c);
+            mcb_csc_gaxpy(P->J, run.v, c);
+            ck_assert_int_eq(mcb_contact_inverse(0, P->blocks[0].mu, P->r, c, li), 0);
+            double v[3], l[3];
+            fx_compliant_solution(st, v, l);
+            for (int k = 0; k < 3; k++) {
+                ck_assert_double_eq_tol(run.lambda[k], ref.lambda[k], 1e-9);
+                ck_assert_double_eq_tol(li[k], run.lambda[k], 1e-9);
+                if (!uni) ck_assert_double_eq_tol(run.lambda[k], l[k], 1e-9);
+            }
+            ck_assert(st != FX_SLIP || fabs(run.lambda[1]) > 0.0); /* friction acts */
+            mcb_run_clear(&run);
+            mcb_run_clear(&ref);
+            mcb_problem_free(&P);
+        }
 }
 END_TEST
 
@@ -396,6 +438,7 @@ int main(void)
     tcase_add_test(tc, point_contact_exact_in_one_iteration);
     tcase_add_test(tc, strict_and_proximal_differ_on_sliding);
     tcase_add_test(tc, virtual_node_error_shrinks_with_kappa);
+    tcase_add_test(tc, invertible_contact_forward_equals_inverse);
     tcase_add_loop_test(tc, fixtures_solved_under_law, 0, NFIX * 3);
     tcase_add_test(tc, chebyshev_needs_fewer_iterations);
     tcase_add_test(tc, identical_across_threads);
