@@ -376,6 +376,16 @@ static mcb_rc cond_setup(const mcb_problem *P, const mcb_settings *s, const void
     if (rc) return rc;
     if (P->form != MCB_PRIMAL || !P->A || !P->J)
         return mcb_fail(err, MCB_E_INPUT, "cond: primal problems only");
+    const cond_params *prm = params;
+    for (int b = 0; b < P->nblocks; b++) /* Prop. 6 is the strict operator's */
+        if (mcb_is_contact(P->blocks[b].type) && mcb_problem_mu2(P, b) != P->blocks[b].mu &&
+            (prm->prox || P->blocks[b].type == MCB_CONTACT_CCP))
+            return mcb_fail(err, MCB_E_INPUT,
+                            "cond: contact block %d has anisotropic friction (mu %g, mu2 %g) "
+                            "under the proximal operator, which has no closed form on an "
+                            "elliptic cone: run cond-prox, which receives the isotropic "
+                            "equivalent (lib/mcb_aniso.h)",
+                            b, P->blocks[b].mu, mcb_problem_mu2(P, b));
     cond_work *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->P = P;
@@ -495,9 +505,10 @@ static void local_solve(cond_work *w, const mcb_block *B)
     const double *e = w->P->e;
     int r0 = B->row;
     if (mcb_is_contact(B->type)) {
-        double z[3], l[3], g = block_weight(w, r0);
+        double z[3], l[3], g = block_weight(w, r0), mu2 = mcb_problem_mu2(w->P, (int)(B - w->P->blocks));
         for (int a = 0; a < 3; a++) z[a] = -(row_velocity(w, r0 + a) + e[r0 + a]) / g;
         if (w->prm.prox || B->type == MCB_CONTACT_CCP) mcb_proj_cone(B->mu, z, l);
+        else if (mu2 != B->mu) mcb_proj_strict_aniso(B->mu, mu2, z, l); /* Prop. 6 */
         else mcb_proj_strict(B->mu, z, l);
         for (int a = 0; a < 3; a++) w->lambda[r0 + a] = l[a];
         return;
@@ -626,11 +637,13 @@ static void cond_iterate(void *work, double *v, double *lambda)
     if (v) memcpy(v, w->xhat, (size_t)w->n * sizeof(double));
 }
 
-#define COND_DEF(NAME, DEFAULTS, DESCRIPTION)                                              \
+/* ANISO: the strict operator's elliptic projection (Prop. 6); cond-prox
+ * receives the isotropic equivalent instead (lib/mcb_aniso.h). */
+#define COND_DEF(NAME, DEFAULTS, DESCRIPTION, ANISO)                                       \
     {                                                                                      \
         .name = NAME, .description = DESCRIPTION,                                          \
-        .reference = "COND paper Alg. 1-3, eq. (20)-(26), (39); notes/cond.md",            \
-        .accepts = MCB_ACCEPTS_PRIMAL, .params_size = sizeof(cond_params),                 \
+        .reference = "COND paper Alg. 1-3, eq. (20)-(26), (39), Sec. III-E; notes/cond.md", \
+        .accepts = MCB_ACCEPTS_PRIMAL | (ANISO), .params_size = sizeof(cond_params),       \
         .accepts_problem = NULL, /* compliance r: Sec. III-E1, exact (set_kappa) */        \
         .default_params = DEFAULTS, .params = cond_desc,                                   \
         .nparams = (int)(sizeof cond_desc / sizeof cond_desc[0]),                          \
@@ -642,14 +655,17 @@ const mcb_solver_def mcb_solver_cond =
     COND_DEF("cond", cond_defaults,
              "COND velocity fixed-point iteration: diagonal surrogate, closed-form strict "
              "per-contact solve in parallel, virtual nodes (gain kappa) or the nodal fast "
-             "path, Chebyshev acceleration; no factorization, no Delassus operator");
+             "path, Chebyshev acceleration; no factorization, no Delassus operator",
+             MCB_ACCEPTS_ANISO);
 const mcb_solver_def mcb_solver_cond_prox =
     COND_DEF("cond-prox", cond_prox_defaults,
-             "COND with the proximal operator (CCP solver: judge it with --law ccp)");
+             "COND with the proximal operator (CCP solver: judge it with --law ccp)", 0);
 const mcb_solver_def mcb_solver_cond_nocheb =
     COND_DEF("cond-nocheb", cond_nocheb_defaults,
-             "COND (strict operator) without Chebyshev acceleration (Table IX ablation)");
+             "COND (strict operator) without Chebyshev acceleration (Table IX ablation)",
+             MCB_ACCEPTS_ANISO);
 const mcb_solver_def mcb_solver_cond_shift =
     COND_DEF("cond-shift", cond_shift_defaults,
              "COND with an outer shift of the virtual-node law every 10 iterations (ours, not "
-             "in the paper): exact on J v + e at its fixed point");
+             "in the paper): exact on J v + e at its fixed point",
+             MCB_ACCEPTS_ANISO);

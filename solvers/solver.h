@@ -83,7 +83,10 @@ typedef struct {
     const char *help; /* meaning, and the default's rationale */
 } mcb_param_desc;
 
-enum { MCB_ACCEPTS_PRIMAL = 1, MCB_ACCEPTS_DUAL = 2 };
+/* MCB_ACCEPTS_ANISO: the solver handles anisotropic friction (a problem's
+ * mu2, lib/mcb_problem.h) itself; without it the runner hands it the
+ * isotropic equivalent (lib/mcb_aniso.h) and maps its lambda back. */
+enum { MCB_ACCEPTS_PRIMAL = 1, MCB_ACCEPTS_DUAL = 2, MCB_ACCEPTS_ANISO = 4 };
 
 typedef struct {
     const char *name;

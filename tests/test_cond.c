@@ -198,6 +198,68 @@ START_TEST(invertible_contact_forward_equals_inverse)
 }
 END_TEST
 
+/* Anisotropic friction with maximal dissipation (Prop. 6): the one-contact
+ * slide of tests/fixtures.c, whose MDP solution was computed by hand
+ * (lambda = (1, -0.6, -0.2): not opposite to the sliding u_t = (0.6, 3.2)).
+ * cond solves it natively with the elliptic strict operator (on the nodal
+ * path in one iteration, and on a virtual node with cond-shift), pgs and
+ * nnewton through the runner's isotropic equivalent (lib/mcb_aniso.h), all
+ * to the same lambda, judged by the elliptic law. cond with prox = 1 is
+ * refused (no closed form); cond-prox gets the equivalent and solves its
+ * CCP. */
+START_TEST(anisotropic_slide_is_the_mdp_solution)
+{
+    double v[3], l[3];
+    fx_aniso_slide_solution(v, l);
+    const struct {
+        const char *solver, *set;
+        double tol;
+    } runs[] = {{"cond", NULL, 1e-13},
+                {"cond-shift", "nodal=0", 1e-10},
+                {"pgs", NULL, 1e-12},
+                {"nnewton", NULL, 1e-12}};
+    for (int k = 0; k < 4; k++) {
+        mcb_problem *P = fx_aniso_slide();
+        const char *set[] = {runs[k].set, NULL};
+        double prm[32];
+        params_with(runs[k].solver, prm, set);
+        mcb_run run;
+        run_law(P, runs[k].solver, prm, MCB_LAW_NCP, 20000, runs[k].tol, 1, &run);
+        ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s: %s (%s)", runs[k].solver,
+                      mcb_status_name(run.info.status), run.info.reason);
+        if (k == 0) ck_assert_int_eq(run.info.iterations, 1);
+        for (int a = 0; a < 3; a++) {
+            ck_assert_double_eq_tol(run.lambda[a], l[a], 1e-8);
+            ck_assert_double_eq_tol(run.v[a], v[a], 1e-8);
+        }
+        mcb_run_clear(&run);
+        mcb_problem_free(&P);
+    }
+    mcb_problem *P = fx_aniso_slide();
+    const mcb_solver_def *def = mcb_solver_find("cond");
+    const char *set[] = {"prox=1", NULL};
+    double prm[32];
+    params_with("cond", prm, set);
+    mcb_settings st;
+    mcb_settings_default(&st);
+    void *work = NULL;
+    mcb_err err;
+    ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(work);
+    ck_assert_ptr_nonnull(strstr(err.msg, "anisotropic"));
+    /* the equivalent's rows diag(1, 1, 0.25) are not a rotation: a virtual
+     * node, exact with the outer shift */
+    const char *shift[] = {"vn_update=10", NULL};
+    params_with("cond-prox", prm, shift);
+    mcb_run run;
+    run_law(P, "cond-prox", prm, MCB_LAW_CCP, 20000, 1e-10, 1, &run);
+    ck_assert_msg(run.info.status == MCB_ST_SOLVED, "cond-prox: %s (%s)",
+                  mcb_status_name(run.info.status), run.info.reason);
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+}
+END_TEST
+
 /* Each variant with the outer shift (vn_update = 10) solves the small
  * fixtures to natmap 1e-8 under its law (without it: tests/test_solvers.c). */
 typedef mcb_problem *(*fixture_fn)(void);
@@ -439,6 +501,7 @@ int main(void)
     tcase_add_test(tc, strict_and_proximal_differ_on_sliding);
     tcase_add_test(tc, virtual_node_error_shrinks_with_kappa);
     tcase_add_test(tc, invertible_contact_forward_equals_inverse);
+    tcase_add_test(tc, anisotropic_slide_is_the_mdp_solution);
     tcase_add_loop_test(tc, fixtures_solved_under_law, 0, NFIX * 3);
     tcase_add_test(tc, chebyshev_needs_fewer_iterations);
     tcase_add_test(tc, identical_across_threads);

@@ -647,6 +647,44 @@ START_TEST(ellipse_projection_known_values)
 }
 END_TEST
 
+/* Metrics on the elliptic cone (a problem with mu2, judged through its
+ * isotropic equivalent): the hand-computed MDP solution of
+ * fx_aniso_slide has zero residuals; the frictionless lambda = (1, 0, 0),
+ * v = b + lambda (dynamics exact) has, on the equivalent (t2 scaled by
+ * 0.25), u' = (0, 1.2, 0.85), lambda' = lambda, w = lambda' - u' -
+ * (||u'_t||, 0, 0) = (1 - s, -1.2, -0.85) with s = ||u'_t|| = sqrt(2.1625);
+ * P_K1(w) = ((1 - s + s) / 2) (1, -1.2 / s, -0.85 / s), so the natural map
+ * is (0.5, 0.5 * 1.2 / s, 0.5 * 0.85 / s), of norm sqrt(0.5), divided by
+ * max(||lambda'||, ||u'||) = s. The isotropic reading (mu2 ignored) differs. */
+START_TEST(aniso_metrics_known_values)
+{
+    mcb_problem *P = fx_aniso_slide();
+    mcb_metrics_ws *ws = NULL;
+    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, NULL), MCB_OK);
+    double v[3], l[3];
+    fx_aniso_slide_solution(v, l);
+    mcb_metrics m;
+    mcb_metrics_compute(ws, v, l, &m);
+    ck_assert_double_le(m.val[MCB_M_NATMAP], 1e-15);
+    ck_assert_double_le(m.val[MCB_M_FB], 1e-15);
+    ck_assert_double_le(m.val[MCB_M_ZRES], 1e-15);
+    ck_assert_double_le(m.val[MCB_M_DYN_ABS], 1e-15);
+    double l0[3] = {1, 0, 0}, v0[3] = {0, 1.2, 3.4}, s = sqrt(2.1625);
+    mcb_metrics_compute(ws, v0, l0, &m);
+    ck_assert_double_eq_tol(m.val[MCB_M_NATMAP], sqrt(0.5) / s, 1e-14);
+    ck_assert_double_eq_tol(mcb_metrics_one(ws, MCB_M_NATMAP, v0, l0), sqrt(0.5) / s, 1e-14);
+    ck_assert_double_le(m.val[MCB_M_DYN_ABS], 1e-15);
+    mcb_metrics_ws_free(&ws);
+    free(P->mu2); /* the isotropic reading: the solution slides off its disk of radius 1 */
+    P->mu2 = NULL;
+    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, NULL), MCB_OK);
+    mcb_metrics_compute(ws, v, l, &m);
+    ck_assert_double_gt(m.val[MCB_M_NATMAP], 1e-3);
+    mcb_metrics_ws_free(&ws);
+    mcb_problem_free(&P);
+}
+END_TEST
+
 START_TEST(metric_names)
 {
     for (int k = 0; k < MCB_NMETRICS; k++)
@@ -668,6 +706,7 @@ int main(void)
     tcase_add_test(tc, cone_operators);
     tcase_add_test(tc, contact_inverse_known_values);
     tcase_add_test(tc, ellipse_projection_known_values);
+    tcase_add_test(tc, aniso_metrics_known_values);
     tcase_add_test(tc, metric_names);
     tcase_add_test(tc, ccp_sliding_is_exact_under_ccp_not_ncp);
     tcase_add_test(tc, ncp_sliding_is_exact_under_ncp_not_ccp);
