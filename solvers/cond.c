@@ -40,6 +40,14 @@
  * every iteration instead diverges: the shift then amplifies lambda by
  * ã_w / kappa >= 1.
  *
+ * Invertible contact (Sec. III-E1). The problem's per-row compliance r is
+ * the regularization R of (37): nodal blocks with one r solve with
+ * G + R = (g + r) I, compliant virtual rows get kappa_r = 1 / r_r (the
+ * coupling then is R exactly; set_kappa). Anisotropic friction (Sec.
+ * III-E2, Prop. 6): a contact with mu2 gets the strict operator on its
+ * elliptic cone (mcb_proj_strict_aniso), the maximal dissipation solution;
+ * the proximal operator has none in closed form (refused at setup).
+ *
  * Diagonalization. Ã is diagonal: the Gershgorin bound of A_aug
  * (sum_j |A_kj| + sum_r kappa_r |J_rk| (1 + sum_j |J_rj|) for a DOF,
  * kappa_r (1 + sum_j |J_rj|) for a virtual coordinate), so Ã - A_aug is
@@ -505,7 +513,8 @@ static void local_solve(cond_work *w, const mcb_block *B)
     const double *e = w->P->e;
     int r0 = B->row;
     if (mcb_is_contact(B->type)) {
-        double z[3], l[3], g = block_weight(w, r0), mu2 = mcb_problem_mu2(w->P, (int)(B - w->P->blocks));
+        double z[3], l[3], g = block_weight(w, r0);
+        double mu2 = mcb_problem_mu2(w->P, (int)(B - w->P->blocks));
         for (int a = 0; a < 3; a++) z[a] = -(row_velocity(w, r0 + a) + e[r0 + a]) / g;
         if (w->prm.prox || B->type == MCB_CONTACT_CCP) mcb_proj_cone(B->mu, z, l);
         else if (mu2 != B->mu) mcb_proj_strict_aniso(B->mu, mu2, z, l); /* Prop. 6 */
