@@ -139,6 +139,18 @@ mcb_problem *fx_aniso_slide(void)
     return P;
 }
 
+mcb_problem *fx_aniso_slide_dual(void)
+{
+    mcb_problem *P = fx_point_contact_dual(FX_SLIP);
+    P->q[0] = -1, P->q[1] = 1.2, P->q[2] = 3.4;
+    P->blocks[0].mu = 1.0;
+    P->mu2 = malloc(sizeof(double));
+    P->mu2[0] = 0.25;
+    free(P->name);
+    P->name = strdup("aniso_slide_dual");
+    return P;
+}
+
 void fx_aniso_slide_solution(double v[3], double lambda[3])
 {
     v[0] = 0, v[1] = 0.6, v[2] = 3.2;

@@ -33,6 +33,8 @@ mcb_problem *fx_compliant(int state);
  * in tests/fixtures.c; the friction is not opposite to the sliding. */
 mcb_problem *fx_aniso_slide(void);
 void fx_aniso_slide_solution(double v[3], double lambda[3]);
+/* Its dual form: W = I, q = (-1, 1.2, 3.4), the same lambda. */
+mcb_problem *fx_aniso_slide_dual(void);
 void fx_compliant_solution(int state, double v[3], double lambda[3]);
 /* The same in dual form: W = I, q as fx_point_contact_dual, the same r. */
 mcb_problem *fx_compliant_dual(int state);

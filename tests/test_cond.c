@@ -235,6 +235,15 @@ START_TEST(anisotropic_slide_is_the_mdp_solution)
         mcb_run_clear(&run);
         mcb_problem_free(&P);
     }
+    mcb_problem *D = fx_aniso_slide_dual(); /* the dual form, W scaled on both sides */
+    for (int k = 0; k < 2; k++) {
+        mcb_run run;
+        run_law(D, k ? "psor" : "pgs", NULL, MCB_LAW_NCP, 20000, 1e-12, 1, &run);
+        ck_assert_int_eq(run.info.status, MCB_ST_SOLVED);
+        for (int a = 0; a < 3; a++) ck_assert_double_eq_tol(run.lambda[a], l[a], 1e-8);
+        mcb_run_clear(&run);
+    }
+    mcb_problem_free(&D);
     mcb_problem *P = fx_aniso_slide();
     const mcb_solver_def *def = mcb_solver_find("cond");
     const char *set[] = {"prox=1", NULL};
