@@ -662,9 +662,10 @@ static void cond_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_cond =
     COND_DEF("cond", cond_defaults,
-             "COND velocity fixed-point iteration: diagonal surrogate, closed-form strict "
-             "per-contact solve in parallel, virtual nodes (gain kappa) or the nodal fast "
-             "path, Chebyshev acceleration; no factorization, no Delassus operator",
+             "COND as the paper defines it, velocity fixed-point iteration: diagonal "
+             "surrogate, closed-form strict per-contact solve in parallel, virtual nodes "
+             "(gain kappa) or the nodal fast path, Chebyshev acceleration; no "
+             "factorization, no Delassus operator",
              MCB_ACCEPTS_ANISO);
 const mcb_solver_def mcb_solver_cond_prox =
     COND_DEF("cond-prox", cond_prox_defaults,
