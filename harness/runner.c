@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "problems/formulation/formulation.h"
+#include "lib/mcb_aniso.h"
 #include "lib/mcb_chol.h"
 #include "lib/mcb_timer.h"
 
@@ -92,6 +93,9 @@ typedef struct {
     const mcb_problem *P;     /* the stored problem: the judged one */
     const mcb_problem *SP;    /* the one the solver receives: P or F(P) */
     mcb_formulation *F;       /* NULL for ncp */
+    mcb_problem *iso;         /* anisotropic P for a solver without native support: its
+                                 isotropic equivalent (lib/mcb_aniso.h), which F is built
+                                 on, or which the solver receives; NULL otherwise */
     double *vF, *zF;          /* the solver's iterate (c->v, c->lambda without F) */
     mcb_metrics_ws *ws;
     const mcb_solver_def *def;
@@ -152,11 +156,18 @@ typedef struct {
     double offset_s;
 } run_ctx;
 
-/* The solver's current iterate, mapped back to (v, lambda) of P. */
+/* The solver's current iterate, mapped back to (v, lambda) of P: through
+ * the formulation, then from the isotropic equivalent. */
 static void fetch(run_ctx *c)
 {
     c->def->iterate(c->work, c->vF, c->zF);
-    if (c->F) mcb_formulation_map_back(c->F, c->vF, c->zF, c->v, c->lambda);
+    if (c->F) {
+        mcb_formulation_map_back(c->F, c->vF, c->zF, c->v, c->lambda);
+    } else if (c->iso) {
+        memcpy(c->v, c->vF, (size_t)c->P->n * sizeof(double));
+        memcpy(c->lambda, c->zF, (size_t)c->P->m * sizeof(double));
+    }
+    if (c->iso) mcb_aniso_lambda_from_iso(c->P, c->lambda, c->lambda);
 }
 
 static int iterate_ok(const run_ctx *c)
@@ -766,14 +777,26 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     c.ws = ws;
     c.def = def;
     c.o = o;
-    /* the formulation: F(P) is what the solver receives */
+    /* anisotropic friction: a solver without native support receives the
+     * isotropic equivalent (lib/mcb_aniso.h), and its lambda is mapped back
+     * (fetch); then the formulation: F(that) is what the solver receives */
     double tf = mcb_now_s(), form_s = 0.0;
+    if (mcb_problem_is_aniso(P) && !(def->accepts & MCB_ACCEPTS_ANISO)) {
+        mcb_rc arc = mcb_aniso_isotropic(P, &c.iso, err);
+        if (arc) return arc;
+        c.SP = c.iso;
+        form_s = mcb_now_s() - tf;
+    }
     if (o->formulation != MCB_FORM_NCP) {
         mcb_err ferr;
         ferr.msg[0] = '\0';
-        mcb_rc frc = mcb_formulation_build(P, o->formulation, o->friction_dirs, &c.F, &ferr);
-        if (frc == MCB_E_NOMEM) return mcb_fail(err, frc, "%s", ferr.msg);
+        mcb_rc frc = mcb_formulation_build(c.SP, o->formulation, o->friction_dirs, &c.F, &ferr);
+        if (frc == MCB_E_NOMEM) {
+            mcb_problem_free(&c.iso);
+            return mcb_fail(err, frc, "%s", ferr.msg);
+        }
         if (frc) {
+            mcb_problem_free(&c.iso);
             run->info.status = MCB_ST_SKIPPED;
             snprintf(run->info.reason, sizeof run->info.reason, "formulation %s: %.900s",
                      mcb_formulation_name(o->formulation), ferr.msg);
@@ -786,11 +809,13 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     if (refuses(SP, def, run)) {
         run->info.status = MCB_ST_SKIPPED;
         mcb_formulation_free(&c.F);
+        mcb_problem_free(&c.iso);
         return MCB_OK;
     }
+    int own = c.F || c.iso; /* the solver's iterate in buffers of its own */
     c.v = mcb_calloc((size_t)P->n, sizeof(double));
     c.lambda = mcb_calloc((size_t)P->m, sizeof(double));
-    if (c.F) {
+    if (own) {
         c.vF = mcb_calloc((size_t)SP->n + 1, sizeof(double));
         c.zF = mcb_calloc((size_t)SP->m + 1, sizeof(double));
     } else {
@@ -800,7 +825,8 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     double *scratch = mcb_calloc((size_t)SP->n + (size_t)SP->m, sizeof(double));
     double *defaults = mcb_calloc(def->params_size / sizeof(double) + 1, sizeof(double));
     if (!c.v || !c.lambda || !c.vF || !c.zF || !scratch || !defaults) {
-        if (c.F) {
+        mcb_problem_free(&c.iso);
+        if (own) {
             free(c.vF);
             free(c.zF);
         }
@@ -853,11 +879,12 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     free(c.gap_snap);
     free(defaults);
     free(scratch);
-    if (c.F) {
+    if (own) {
         free(c.vF);
         free(c.zF);
-        mcb_formulation_free(&c.F);
     }
+    mcb_formulation_free(&c.F);
+    mcb_problem_free(&c.iso);
     run->checks = c.checks;
     run->measure_s = c.measure_s;
     run->trace = c.trace;

@@ -1,7 +1,7 @@
 /* mcb_io.c: problem files, HDF5 format v4 (docs/problem-format.md); reads
- * versions 2 to 4, writes version 4.
+ * versions 2 to 5, writes version 5.
  *
- *   /                    attrs format = "mcbench-problem", format_version = 4
+ *   /                    attrs format = "mcbench-problem", format_version = 5
  *   /problems/NNNNNN     one group per problem, in name order, attrs
  *                        name, source, scene, notes, h, step, form,
  *                        mass_ratio, cond_est (v3, optional: NaN = unknown),
@@ -366,6 +366,7 @@ static mcb_rc read_problem(hid_t g, const char *ctx, int validate, mcb_problem *
     if ((rc = read_optional(g, "init/lambda", P->m, &P->lambda0, ctx, err))) goto fail;
     if ((rc = read_optional(g, "reference/lambda", P->m, &P->lambda_ref, ctx, err))) goto fail;
     if ((rc = read_blocks(g, P, ctx, err))) goto fail;
+    if ((rc = read_optional(g, "constraints/mu2", P->nblocks, &P->mu2, ctx, err))) goto fail;
     if ((rc = read_bodies(g, P, ctx, err))) goto fail;
     if ((rc = read_mujoco(g, P, ctx, err))) goto fail;
     /* partition: inferred when absent, after A's structure has been checked */
@@ -771,6 +772,7 @@ static int write_problem(hid_t g, const mcb_problem *P)
         rc = write_csc(g, "W", P->W) || mcb_h5_write_doubles(g, "q", P->q, P->m);
     }
     if (!rc && P->r) rc = mcb_h5_write_doubles(g, "r", P->r, P->m);
+    if (!rc && P->mu2) rc = mcb_h5_write_doubles(g, "constraints/mu2", P->mu2, P->nblocks);
     if (!rc && P->lambda0) rc = mcb_h5_write_doubles(g, "init/lambda", P->lambda0, P->m);
     if (!rc && P->lambda_ref) rc = mcb_h5_write_doubles(g, "reference/lambda", P->lambda_ref, P->m);
     if (!rc && P->form == MCB_PRIMAL && P->nbodies > 0) {

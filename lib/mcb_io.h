@@ -1,5 +1,5 @@
 /* mcb_io.h: reading and writing problem files (HDF5 format v4, documented
- * in docs/problem-format.md; versions 2 to 4 are read, version 4 is
+ * in docs/problem-format.md; versions 2 to 5 are read, version 5 is
  * written). One file holds one or more problems. */
 #ifndef MCB_IO_H
 #define MCB_IO_H
@@ -7,7 +7,7 @@
 #include "lib/mcb_problem.h"
 
 #define MCB_FORMAT_NAME "mcbench-problem"
-#define MCB_FORMAT_VERSION 4     /* written */
+#define MCB_FORMAT_VERSION 5     /* written */
 #define MCB_FORMAT_VERSION_MIN 2 /* oldest read */
 
 /* Reads and validates every problem of a file. On failure *out is NULL and

@@ -59,6 +59,7 @@ void mcb_problem_free(mcb_problem **P)
     free(p->e);
     free(p->q);
     free(p->r);
+    free(p->mu2);
     free(p->blocks);
     free(p->sub_start);
     free(p->v0);
@@ -141,6 +142,13 @@ mcb_rc mcb_mujoco_check(const mcb_problem *P, const char *where, mcb_err *err)
     if (!isfinite(s->time))
         return mcb_fail(err, MCB_E_INPUT, "%s: mujoco time is not finite", where);
     return MCB_OK;
+}
+
+int mcb_problem_is_aniso(const mcb_problem *P)
+{
+    for (int b = 0; P && P->mu2 && b < P->nblocks; b++)
+        if (mcb_is_contact(P->blocks[b].type) && isfinite(P->mu2[b])) return 1;
+    return 0;
 }
 
 int mcb_problem_has_compliance(const mcb_problem *P)
@@ -237,6 +245,7 @@ mcb_problem *mcb_problem_copy(const mcb_problem *P)
     Q->e = dup_vec(P->e, P->m);
     Q->q = dup_vec(P->q, P->m);
     Q->r = dup_vec(P->r, P->m);
+    Q->mu2 = dup_vec(P->mu2, P->nblocks);
     Q->blocks = mcb_malloc((size_t)P->nblocks, sizeof(mcb_block));
     if (Q->blocks && P->nblocks)
         memcpy(Q->blocks, P->blocks, (size_t)P->nblocks * sizeof(mcb_block));
@@ -254,7 +263,7 @@ mcb_problem *mcb_problem_copy(const mcb_problem *P)
     int bad = !Q->name || !Q->source || !Q->scene || !Q->notes || !Q->blocks ||
               (P->A && !Q->A) || (P->J && !Q->J) || (P->W && !Q->W) ||
               (P->b && !Q->b) || (P->e && !Q->e) || (P->q && !Q->q) ||
-              (P->r && !Q->r) ||
+              (P->r && !Q->r) || (P->mu2 && !Q->mu2) ||
               (P->sub_start && !Q->sub_start) || (P->v0 && !Q->v0) ||
               (P->lambda0 && !Q->lambda0) || (P->v_ref && !Q->v_ref) ||
               (P->lambda_ref && !Q->lambda_ref) || (P->Jc && !Q->Jc) || (P->Jb && !Q->Jb) ||

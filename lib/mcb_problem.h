@@ -140,6 +140,16 @@ typedef struct {
      * (mcb_psd.h), measured on import; 0 when W is positive semidefinite
      * to working precision; NaN when unknown or primal */
     double psd_defect;
+
+    /* optional anisotropic friction (format 5; NULL when absent = every
+     * contact isotropic; last, as above): per block, the second friction
+     * coefficient of a contact's elliptic cone
+     *     ||diag(1/mu, 1/mu2) lambda_t|| <= lambda_n
+     * (mu along t1, mu2 along t2; COND paper eq. (12)) with the maximal
+     * dissipation principle; NaN = isotropic (mu2 = mu), NaN on every
+     * non-contact block. lib/mcb_aniso.h maps such a problem onto an
+     * isotropic one (docs/problem-format.md). */
+    double *mu2;
 } mcb_problem;
 
 mcb_problem *mcb_problem_new(void);
@@ -169,6 +179,15 @@ static inline double mcb_problem_r(const mcb_problem *P, int i)
 {
     return P->r ? P->r[i] : 0.0;
 }
+/* Block b's second friction coefficient: mu2[b], or mu when isotropic. */
+static inline double mcb_problem_mu2(const mcb_problem *P, int b)
+{
+    return P->mu2 && P->mu2[b] == P->mu2[b] ? P->mu2[b] : P->blocks[b].mu;
+}
+/* 1 when some contact block has a finite mu2 (even one equal to its mu:
+ * lib/mcb_aniso.h then maps it all the same). */
+int mcb_problem_is_aniso(const mcb_problem *P);
+
 /* 1 when some row has a nonzero compliance (an all-zero r counts as none). */
 int mcb_problem_has_compliance(const mcb_problem *P);
 

@@ -163,6 +163,30 @@ static mcb_rc check_compliance(const mcb_problem *P, const char *where, mcb_err 
     return MCB_OK;
 }
 
+/* Anisotropic friction (format 5): constraints/mu2 per block, NaN
+ * (isotropic) or finite and >= 0 on a contact block, NaN elsewhere. */
+static mcb_rc check_mu2(const mcb_problem *P, const char *where, mcb_err *err)
+{
+    for (int k = 0; P->mu2 && k < P->nblocks; k++) {
+        double x = P->mu2[k];
+        if (isnan(x)) continue;
+        if (!mcb_is_contact(P->blocks[k].type))
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: constraints/mu2[%d] = %g on a %s block (only contact blocks "
+                            "take a second friction coefficient; NaN elsewhere)",
+                            where, k, x, mcb_ctype_name(P->blocks[k].type));
+        if (!isfinite(x))
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: constraints/mu2[%d] is not finite (a friction coefficient "
+                            "must be finite and >= 0; NaN means isotropic)", where, k);
+        if (x < 0)
+            return mcb_fail(err, MCB_E_INPUT,
+                            "%s: constraints/mu2[%d] = %g is negative (a friction coefficient "
+                            "must be >= 0)", where, k, x);
+    }
+    return MCB_OK;
+}
+
 /* Format 3 descriptors: NaN (unknown) or a finite number >= 1. */
 static mcb_rc check_descriptor(double x, const char *where, const char *name, mcb_err *err)
 {
@@ -350,6 +374,7 @@ mcb_rc mcb_problem_validate(const mcb_problem *P, const char *where, mcb_err *er
     if ((rc = check_vec(P->lambda_ref, P->m, where, "reference/lambda", 0, err))) return rc;
     if ((rc = check_blocks(P, where, err))) return rc;
     if ((rc = check_compliance(P, where, err))) return rc;
+    if ((rc = check_mu2(P, where, err))) return rc;
     if ((rc = check_partition(P, where, err))) return rc;
     if ((rc = check_descriptor(P->mass_ratio, where, "mass_ratio", err))) return rc;
     if ((rc = check_descriptor(P->cond_est, where, "cond_est", err))) return rc;

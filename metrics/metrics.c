@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/mcb_aniso.h"
 #include "lib/mcb_chol.h"
 #include "lib/mcb_cone.h"
 
@@ -22,14 +23,36 @@ struct mcb_metrics_ws {
     double *vstar;    /* n: A^-1 (b + J^T lambda) */
     double *u;        /* m: J v + e + r∘lambda or W lambda + q + r∘lambda */
     double *ustar;    /* m: J vstar + e + r∘lambda */
+    const mcb_problem *orig; /* the problem as given; P is its isotropic equivalent when
+                                it has anisotropic friction (lib/mcb_aniso.h), else orig */
+    mcb_problem *iso;        /* that equivalent (owned), NULL when isotropic */
+    double *liso;            /* m: lambda mapped onto the equivalent */
 };
+
+/* lambda as the judged problem P sees it (mapped when anisotropic). */
+static const double *judged_lambda(mcb_metrics_ws *ws, const double *lambda)
+{
+    if (!ws->iso) return lambda;
+    mcb_aniso_lambda_to_iso(ws->orig, lambda, ws->liso);
+    return ws->liso;
+}
 
 mcb_rc mcb_metrics_ws_new(const mcb_problem *P, mcb_metrics_ws **out, mcb_err *err)
 {
     *out = NULL;
     mcb_metrics_ws *ws = calloc(1, sizeof *ws);
     if (!ws) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    ws->P = P;
+    ws->P = ws->orig = P;
+    if (mcb_problem_is_aniso(P)) { /* judged on the isotropic equivalent */
+        mcb_rc rc = mcb_aniso_isotropic(P, &ws->iso, err);
+        if (!rc && !(ws->liso = mcb_calloc((size_t)P->m + 1, sizeof(double))))
+            rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        if (rc) {
+            mcb_metrics_ws_free(&ws);
+            return rc;
+        }
+        P = ws->P = ws->iso;
+    }
     int n = P->n, m = P->m;
     ws->u = mcb_calloc((size_t)m, sizeof(double));
     ws->ustar = mcb_calloc((size_t)m, sizeof(double));
@@ -65,6 +88,8 @@ void mcb_metrics_ws_free(mcb_metrics_ws **ws)
     free((*ws)->vstar);
     free((*ws)->u);
     free((*ws)->ustar);
+    free((*ws)->liso);
+    mcb_problem_free(&(*ws)->iso);
     free(*ws);
     *ws = NULL;
 }
@@ -340,6 +365,7 @@ void mcb_metrics_compute(mcb_metrics_ws *ws, const double *v, const double *lamb
                          mcb_metrics *out)
 {
     const mcb_problem *P = ws->P;
+    lambda = judged_lambda(ws, lambda);
     double dyn = NAN, dscale = 0.0;
     if (P->form == MCB_PRIMAL) dyn = dynamics(ws, v, lambda, &dscale);
     local_velocity(ws, v, lambda, ws->u);
@@ -368,6 +394,7 @@ double mcb_metrics_one(mcb_metrics_ws *ws, int id, const double *v, const double
         mcb_metrics_compute(ws, v, lambda, &all);
         return all.val[id];
     }
+    lambda = judged_lambda(ws, lambda);
     double dyn = NAN, dscale = 0.0;
     /* the dynamics residual: its own metrics, and the global natural map's
      * first term */

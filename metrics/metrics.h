@@ -22,7 +22,13 @@
  * block is judged by its stored type; under MCB_LAW_CCP every `contact`
  * block is judged as `contact_ccp`. fb, fb_max, natmap and zres follow the
  * law; natmap_ncp and natmap_ccp do not (they report both laws for every
- * run: what the CCP relaxation costs under Coulomb, and the reverse). */
+ * run: what the CCP relaxation costs under Coulomb, and the reverse).
+ *
+ * Anisotropic friction (a problem with mu2, lib/mcb_problem.h): every
+ * metric is computed on the isotropic equivalent (lib/mcb_aniso.h) with
+ * lambda mapped onto it, so the cone, its dual and maximal dissipation are
+ * the elliptic ones; v, u_n, the dynamics and the penetration are unchanged,
+ * and the contact residuals are those of the scaled tangential rows. */
 #ifndef MCB_METRICS_H
 #define MCB_METRICS_H
 

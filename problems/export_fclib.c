@@ -70,6 +70,11 @@ mcb_rc mcb_export_fclib_check(const mcb_problem *P, int want, const char *where,
 {
     mcb_rc rc = check_blocks(P, where, err);
     if (rc) return rc;
+    if (mcb_problem_is_aniso(P))
+        return mcb_fail(err, MCB_E_INPUT,
+                        "%s: cannot be written as FCLIB: it has anisotropic friction "
+                        "(constraints/mu2), which FCLIB's one mu per contact cannot hold",
+                        where);
     int f = want;
     if (f == MCB_FCLIB_AUTO)
         f = P->form == MCB_PRIMAL && !mcb_problem_has_compliance(P) ? MCB_FCLIB_GLOBAL

@@ -1,12 +1,15 @@
 /* cond.c: COND, contact nodalization and diagonalization (the COND paper,
  * papers/cond.txt; its equations written out in notes/cond.md, which this
- * file follows). Three registered variants share this code:
- *   cond        strict operator (26) on `contact` blocks (solves the
- *               Signorini-Coulomb law; `contact_ccp` blocks get the
- *               proximal operator, whose fixed point is the CCP), Chebyshev on;
+ * file follows). Four registered variants share this code:
+ *   cond        the paper's method: strict operator (26) on `contact` blocks
+ *               (solves the Signorini-Coulomb law; `contact_ccp` blocks get
+ *               the proximal operator, whose fixed point is the CCP),
+ *               virtual-node law on w + e (vn_update = 0), Chebyshev on;
  *   cond-prox   proximal operator on every contact (the CCP relaxation of
  *               Prop. 5 / eq. (36): judge it with --law ccp), Chebyshev on;
- *   cond-nocheb `cond` without Chebyshev acceleration (Table IX's ablation).
+ *   cond-nocheb `cond` without Chebyshev acceleration (Table IX's ablation);
+ *   cond-shift  `cond` with our outer shift of the virtual-node law
+ *               (vn_update = 10, below): not in the paper.
  *
  * The iteration (V-FPI, Alg. 1) on the nodalized system x = [v; w]:
  *   (20) x_half = x - Ã^-1 (A_aug x - b_aug)
@@ -29,11 +32,21 @@
  * Eliminating w gives A v = b + J^T lambda exactly with w = J v + lambda/K
  * (Prop. 1-2): the law then holds for J v + e + lambda/kappa, a perturbation
  * that vanishes as kappa grows. With vn_update = K > 0 (an addition of
- * ours, not in the paper) every K iterations the law moves to
- * w + e - lambda_hat/kappa, lambda_hat the impulse at that moment (and the
- * Chebyshev sequence restarts): an outer proximal-point loop whose fixed
- * point has the law exactly on J v + e. Shifting at every iteration instead
- * diverges: the shift then amplifies lambda by ã_w / kappa >= 1.
+ * ours, not in the paper; `cond-shift`) every K iterations the law moves to
+ * w + e - lambda_hat/kappa, lambda_hat the impulse at that moment: an outer
+ * proximal-point loop whose fixed point has the law exactly on J v + e. The
+ * Chebyshev sequence carries on through a shift unless cheb_restart = 1
+ * (measured in docs/solver-cond.md: carrying on is faster). Shifting at
+ * every iteration instead diverges: the shift then amplifies lambda by
+ * ã_w / kappa >= 1.
+ *
+ * Invertible contact (Sec. III-E1). The problem's per-row compliance r is
+ * the regularization R of (37): nodal blocks with one r solve with
+ * G + R = (g + r) I, compliant virtual rows get kappa_r = 1 / r_r (the
+ * coupling then is R exactly; set_kappa). Anisotropic friction (Sec.
+ * III-E2, Prop. 6): a contact with mu2 gets the strict operator on its
+ * elliptic cone (mcb_proj_strict_aniso), the maximal dissipation solution;
+ * the proximal operator has none in closed form (refused at setup).
  *
  * Diagonalization. Ã is diagonal: the Gershgorin bound of A_aug
  * (sum_j |A_kj| + sum_r kappa_r |J_rk| (1 + sum_j |J_rj|) for a DOF,
@@ -83,7 +96,7 @@ static void cond_defaults(void *p)
     q->rho_max = 0.9999;
     q->rho = 0.0;
     q->kappa = 10.0;
-    q->vn_update = 10;
+    q->vn_update = 0;
     q->nodal = 1;
     q->ascale = 1.0;
     q->own_tol = 0.0;
@@ -100,6 +113,12 @@ static void cond_nocheb_defaults(void *p)
 {
     cond_defaults(p);
     ((cond_params *)p)->cheb = 0;
+}
+
+static void cond_shift_defaults(void *p)
+{
+    cond_defaults(p);
+    ((cond_params *)p)->vn_update = 10;
 }
 
 static const mcb_param_desc cond_desc[] = {
@@ -121,7 +140,8 @@ static const mcb_param_desc cond_desc[] = {
     {"vn_update", 'i', offsetof(cond_params, vn_update),
      "K > 0: every K iterations the virtual-node law shifts to w + e - lambda_hat / kappa, "
      "lambda_hat the impulse then (an outer proximal-point loop of ours, exact at its fixed "
-     "point); 0: the law on w + e as in the paper, error O(lambda / kappa) by Prop. 2 (10)"},
+     "point); 0: the law on w + e as in the paper, error O(lambda / kappa) by Prop. 2 (0; "
+     "cond-shift: 10)"},
     {"nodal", 'i', offsetof(cond_params, nodal),
      "1: contacts on 3-DOF nodes through a rotation use the nodal fast path; 0: virtual "
      "nodes for every contact (1)"},
@@ -240,6 +260,15 @@ static double nodal_block(const mcb_csc *JT, int r0, int nr, const int *owner, i
     return dmax;
 }
 
+/* 1 when the block's rows share one compliance r (all zero included):
+ * then G + R = (g + r) I3 on the nodal path. */
+static int uniform_compliance(const mcb_problem *P, const mcb_block *B)
+{
+    for (int r = B->row + 1; r < B->row + B->nrows; r++)
+        if (mcb_problem_r(P, r) != mcb_problem_r(P, B->row)) return 0;
+    return 1;
+}
+
 /* Classifies the blocks (nodal, or virtual rows), numbers the virtual
  * coordinates and sets g of nodal rows to s^2 (divided by ã later). The
  * DOFs of nodal block b are marked owner[j] = b. */
@@ -251,7 +280,9 @@ static void classify(cond_work *w, int *owner)
     for (int b = 0; b < P->nblocks; b++) {
         const mcb_block *B = &P->blocks[b];
         int C[6], nc = 0;
-        double s2 = w->prm.nodal ? nodal_block(w->JT, B->row, B->nrows, owner, C, &nc) : 0.0;
+        double s2 = w->prm.nodal && uniform_compliance(P, B)
+                        ? nodal_block(w->JT, B->row, B->nrows, owner, C, &nc)
+                        : 0.0;
         if (s2 > 0.0) {
             for (int a = 0; a < nc; a++) owner[C[a]] = b;
             for (int r = B->row; r < B->row + B->nrows; r++) w->vidx[r] = -1, w->g[r] = s2;
@@ -273,7 +304,10 @@ static double row_weight(const mcb_csc *JT, int r, const double *dA)
 }
 
 /* kappa_r = kappa / (J_r D^-1 J_r^T), a contact's three rows sharing the
- * mean of theirs; kappa itself for a zero row. */
+ * mean of theirs; kappa itself for a zero row. A compliant row (r_r > 0,
+ * Sec. III-E1) gets kappa_r = 1 / r_r: the virtual node's coupling is then
+ * exactly the regularization R, w_r = J_r v + r_r lambda_r at the fixed
+ * point, and the law on w_r + e_r is the compliant law. */
 static void set_kappa(cond_work *w, const double *dA)
 {
     const mcb_problem *P = w->P;
@@ -286,7 +320,8 @@ static void set_kappa(cond_work *w, const double *dA)
             for (int r = r0; r < r0 + 3; r++) qc += row_weight(w->JT, r, dA) / 3.0;
         for (int r = r0; r < r0 + B->nrows; r++) {
             double q = mcb_is_contact(B->type) ? qc : row_weight(w->JT, r, dA);
-            w->kap[r] = q > 0.0 ? w->prm.kappa / q : w->prm.kappa;
+            double rr = mcb_problem_r(P, r);
+            w->kap[r] = rr > 0.0 ? 1.0 / rr : q > 0.0 ? w->prm.kappa / q : w->prm.kappa;
         }
     }
 }
@@ -349,6 +384,16 @@ static mcb_rc cond_setup(const mcb_problem *P, const mcb_settings *s, const void
     if (rc) return rc;
     if (P->form != MCB_PRIMAL || !P->A || !P->J)
         return mcb_fail(err, MCB_E_INPUT, "cond: primal problems only");
+    const cond_params *prm = params;
+    for (int b = 0; b < P->nblocks; b++) /* Prop. 6 is the strict operator's */
+        if (mcb_is_contact(P->blocks[b].type) && mcb_problem_mu2(P, b) != P->blocks[b].mu &&
+            (prm->prox || P->blocks[b].type == MCB_CONTACT_CCP))
+            return mcb_fail(err, MCB_E_INPUT,
+                            "cond: contact block %d has anisotropic friction (mu %g, mu2 %g) "
+                            "under the proximal operator, which has no closed form on an "
+                            "elliptic cone: run cond-prox, which receives the isotropic "
+                            "equivalent (lib/mcb_aniso.h)",
+                            b, P->blocks[b].mu, mcb_problem_mu2(P, b));
     cond_work *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->P = P;
@@ -454,21 +499,31 @@ static double row_velocity(const cond_work *w, int r)
     return u;
 }
 
-/* (23) on block B, closed form (Prop. 4, 5): lambda = Proj(-y / g). */
+/* The block's surrogate Delassus weight with the regularization of the
+ * invertible contact model (Sec. III-E1): G + R = (g + r) I on the nodal
+ * path; a virtual row's coupling already is its compliance (set_kappa). */
+static double block_weight(const cond_work *w, int r)
+{
+    return w->vidx[r] < 0 ? w->g[r] + mcb_problem_r(w->P, r) : w->g[r];
+}
+
+/* (23) on block B, closed form (Prop. 4, 5): lambda = Proj(-y / (g + r)). */
 static void local_solve(cond_work *w, const mcb_block *B)
 {
     const double *e = w->P->e;
     int r0 = B->row;
     if (mcb_is_contact(B->type)) {
-        double z[3], l[3], g = w->g[r0];
+        double z[3], l[3], g = block_weight(w, r0);
+        double mu2 = mcb_problem_mu2(w->P, (int)(B - w->P->blocks));
         for (int a = 0; a < 3; a++) z[a] = -(row_velocity(w, r0 + a) + e[r0 + a]) / g;
         if (w->prm.prox || B->type == MCB_CONTACT_CCP) mcb_proj_cone(B->mu, z, l);
+        else if (mu2 != B->mu) mcb_proj_strict_aniso(B->mu, mu2, z, l); /* Prop. 6 */
         else mcb_proj_strict(B->mu, z, l);
         for (int a = 0; a < 3; a++) w->lambda[r0 + a] = l[a];
         return;
     }
     for (int r = r0; r < r0 + B->nrows; r++) {
-        double zr = row_velocity(w, r), g = w->g[r], l;
+        double zr = row_velocity(w, r), g = block_weight(w, r), l;
         switch (B->type) {
         case MCB_UNILATERAL: l = -(zr + e[r]) / g; l = l > 0.0 ? l : 0.0; break;
         case MCB_SOFT: l = -B->k * (e[r] + B->alpha * zr) / (1.0 + B->k * B->alpha * g); break;
@@ -530,12 +585,14 @@ static void chebyshev_step(cond_work *w, int l, double r)
     w->x = xn;
 }
 
-/* vn_update: the virtual law moves to w + e - lambda / kappa; the
- * Chebyshev sequence restarts from the current iterate. */
+/* vn_update: the virtual law moves to w + e - lambda / kappa; with
+ * cheb_restart = 1 the Chebyshev sequence restarts from the current
+ * iterate, otherwise it carries on (the default). */
 static void shift_virtual_law(cond_work *w, int it)
 {
     for (int r = 0; r < w->m; r++)
-        if (w->vidx[r] >= 0) w->lhat[r] = w->lambda[r] / w->kap[r];
+        if (w->vidx[r] >= 0 && mcb_problem_r(w->P, r) == 0.0) /* compliant: exact already */
+            w->lhat[r] = w->lambda[r] / w->kap[r];
     if (w->prm.cheb_restart) {
         memcpy(w->xprev, w->x, (size_t)w->N * sizeof(double));
         w->l0 = it;
@@ -589,12 +646,14 @@ static void cond_iterate(void *work, double *v, double *lambda)
     if (v) memcpy(v, w->xhat, (size_t)w->n * sizeof(double));
 }
 
-#define COND_DEF(NAME, DEFAULTS, DESCRIPTION)                                              \
+/* ANISO: the strict operator's elliptic projection (Prop. 6); cond-prox
+ * receives the isotropic equivalent instead (lib/mcb_aniso.h). */
+#define COND_DEF(NAME, DEFAULTS, DESCRIPTION, ANISO)                                       \
     {                                                                                      \
         .name = NAME, .description = DESCRIPTION,                                          \
-        .reference = "COND paper Alg. 1-3, eq. (20)-(26), (39); notes/cond.md",            \
-        .accepts = MCB_ACCEPTS_PRIMAL, .params_size = sizeof(cond_params),                 \
-        .accepts_problem = mcb_accepts_no_compliance, /* r: not with virtual nodes' 1/kappa */ \
+        .reference = "COND paper Alg. 1-3, eq. (20)-(26), (39), Sec. III-E; notes/cond.md", \
+        .accepts = MCB_ACCEPTS_PRIMAL | (ANISO), .params_size = sizeof(cond_params),       \
+        .accepts_problem = NULL, /* compliance r: Sec. III-E1, exact (set_kappa) */        \
         .default_params = DEFAULTS, .params = cond_desc,                                   \
         .nparams = (int)(sizeof cond_desc / sizeof cond_desc[0]),                          \
         .check_params = cond_check, .setup = cond_setup, .solve = cond_solve,              \
@@ -603,12 +662,20 @@ static void cond_iterate(void *work, double *v, double *lambda)
 
 const mcb_solver_def mcb_solver_cond =
     COND_DEF("cond", cond_defaults,
-             "COND velocity fixed-point iteration: diagonal surrogate, closed-form strict "
-             "per-contact solve in parallel, virtual nodes (gain kappa) or the nodal fast "
-             "path, Chebyshev acceleration; no factorization, no Delassus operator");
+             "COND as the paper defines it, velocity fixed-point iteration: diagonal "
+             "surrogate, closed-form strict per-contact solve in parallel, virtual nodes "
+             "(gain kappa) or the nodal fast path, Chebyshev acceleration; no "
+             "factorization, no Delassus operator",
+             MCB_ACCEPTS_ANISO);
 const mcb_solver_def mcb_solver_cond_prox =
     COND_DEF("cond-prox", cond_prox_defaults,
-             "COND with the proximal operator (CCP solver: judge it with --law ccp)");
+             "COND with the proximal operator (CCP solver: judge it with --law ccp)", 0);
 const mcb_solver_def mcb_solver_cond_nocheb =
     COND_DEF("cond-nocheb", cond_nocheb_defaults,
-             "COND (strict operator) without Chebyshev acceleration (Table IX ablation)");
+             "COND (strict operator) without Chebyshev acceleration (Table IX ablation)",
+             MCB_ACCEPTS_ANISO);
+const mcb_solver_def mcb_solver_cond_shift =
+    COND_DEF("cond-shift", cond_shift_defaults,
+             "COND with an outer shift of the virtual-node law every 10 iterations (ours, not "
+             "in the paper): exact on J v + e at its fixed point",
+             MCB_ACCEPTS_ANISO);

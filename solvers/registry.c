@@ -27,6 +27,7 @@
     X(cond)             \
     X(cond_prox)        \
     X(cond_nocheb)      \
+    X(cond_shift)       \
     X(ccs)              \
     X(al_trdogleg)      \
     X(al_dampedsn)      \

@@ -31,7 +31,9 @@
  * header changes incompatibly for compiled code (a struct's layout, a
  * function's signature or meaning, a function removed, an enum renumbered);
  * adding a function does not change it. Version 3 appended two fields to
- * mcb_problem, version 4 one more (psd_defect); what solvers read before
+ * mcb_problem, version 4 one more (psd_defect), version 5 one more (mu2,
+ * with the flag MCB_ACCEPTS_ANISO: a solver without it never sees mu2, the
+ * runner hands it the isotropic equivalent); what solvers read before
  * them is where it was: the solver interface version stays 2.
  * MCB_SOLVER_INTERFACE_VERSION goes up when what a solver sees changes
  * incompatibly (version 2 added the state functions to mcb_solver_def): mcb_solver_def, mcb_settings, mcb_info, the callback, the
@@ -39,7 +41,8 @@
  * reads (mcb_problem, mcb_block, mcb_csc, mcb_err). mcbench refuses a plugin
  * compiled against another interface version; such a change bumps the ABI
  * version too. */
-#define MCB_ABI_VERSION 4 /* 3: mcb_problem gained rank and rank_tol at its end; 4: psd_defect */
+#define MCB_ABI_VERSION 5 /* 3: mcb_problem gained rank and rank_tol at its end; 4: psd_defect;
+                             5: mu2 (anisotropic friction) */
 #define MCB_SOLVER_INTERFACE_VERSION 2
 
 /* The budget shared by every solver of a campaign. */
@@ -83,7 +86,10 @@ typedef struct {
     const char *help; /* meaning, and the default's rationale */
 } mcb_param_desc;
 
-enum { MCB_ACCEPTS_PRIMAL = 1, MCB_ACCEPTS_DUAL = 2 };
+/* MCB_ACCEPTS_ANISO: the solver handles anisotropic friction (a problem's
+ * mu2, lib/mcb_problem.h) itself; without it the runner hands it the
+ * isotropic equivalent (lib/mcb_aniso.h) and maps its lambda back. */
+enum { MCB_ACCEPTS_PRIMAL = 1, MCB_ACCEPTS_DUAL = 2, MCB_ACCEPTS_ANISO = 4 };
 
 typedef struct {
     const char *name;

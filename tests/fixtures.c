@@ -118,6 +118,45 @@ static mcb_problem *with_compliance(mcb_problem *P, const char *name)
     return P;
 }
 
+/* The ellipse of semi-axes (1, 0.25) (lambda_n = 1): the projection of
+ * p = -(1.2, 3.4) is x = (-0.6, -0.2) (0.36 + 16 * 0.04 = 1), with KKT
+ * multiplier t = 1: x_k = p_k a_k^2 / (a_k^2 + 1), i.e. -1.2 / 2 and
+ * -3.4 * 0.0625 / 1.0625. The sliding velocity u_t = (1.2, 3.4) + x =
+ * (0.6, 3.2) is the ellipse's outward normal (x_1 / 1, x_2 / 0.0625) times
+ * -1: maximal dissipation; u_n = -1 + 1 = 0. */
+mcb_problem *fx_aniso_slide(void)
+{
+    double A[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, b[3] = {-1, 1.2, 3.4}, e[3] = {0, 0, 0};
+    mcb_problem *P = fx_dense_primal(3, 3, A, b, A, e);
+    P->nblocks = 1;
+    P->blocks = calloc(1, sizeof(mcb_block));
+    P->blocks[0] = (mcb_block){MCB_CONTACT, 0, 3, 1.0, 0, 0};
+    P->mu2 = malloc(sizeof(double));
+    P->mu2[0] = 0.25;
+    mcb_problem_infer_subsystems(P, NULL);
+    free(P->name);
+    P->name = strdup("aniso_slide");
+    return P;
+}
+
+mcb_problem *fx_aniso_slide_dual(void)
+{
+    mcb_problem *P = fx_point_contact_dual(FX_SLIP);
+    P->q[0] = -1, P->q[1] = 1.2, P->q[2] = 3.4;
+    P->blocks[0].mu = 1.0;
+    P->mu2 = malloc(sizeof(double));
+    P->mu2[0] = 0.25;
+    free(P->name);
+    P->name = strdup("aniso_slide_dual");
+    return P;
+}
+
+void fx_aniso_slide_solution(double v[3], double lambda[3])
+{
+    v[0] = 0, v[1] = 0.6, v[2] = 3.2;
+    lambda[0] = 1, lambda[1] = -0.6, lambda[2] = -0.2;
+}
+
 mcb_problem *fx_compliant(int state)
 {
     return with_compliance(fx_point_contact(state), state == FX_OPEN    ? "compliant_open"

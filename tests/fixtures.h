@@ -27,6 +27,14 @@ mcb_problem *fx_point_contact_dual(int state);
  *   slip  lambda = (0.5, -0.25, 0), v = (1.75, 0, -0.5)
  * where the rigid solution (fx_point_solution) is wrong. */
 mcb_problem *fx_compliant(int state);
+/* One contact with anisotropic friction (mu 1 along t1, mu2 0.25 along t2;
+ * A = J = I, rows [n, t1, t2], free velocity (-1, 1.2, 3.4)): the maximal
+ * dissipation solution lambda = (1, -0.6, -0.2), v = (0, 0.6, 3.2), by hand
+ * in tests/fixtures.c; the friction is not opposite to the sliding. */
+mcb_problem *fx_aniso_slide(void);
+void fx_aniso_slide_solution(double v[3], double lambda[3]);
+/* Its dual form: W = I, q = (-1, 1.2, 3.4), the same lambda. */
+mcb_problem *fx_aniso_slide_dual(void);
 void fx_compliant_solution(int state, double v[3], double lambda[3]);
 /* The same in dual form: W = I, q as fx_point_contact_dual, the same r. */
 mcb_problem *fx_compliant_dual(int state);

@@ -20,6 +20,7 @@
 #include "fixtures.h"
 #include "problems/import_fclib.h"
 #include "harness/runner.h"
+#include "lib/mcb_cone.h"
 #include "solvers/solver.h"
 
 #include "alloc_count.h"
@@ -88,7 +89,7 @@ START_TEST(strict_and_proximal_differ_on_sliding)
     const double v_ncp[3] = {1.5, 0, 0}, l_ncp[3] = {1, -0.5, 0};
     const double v_ccp[3] = {1.2, 0, 0.6}, l_ccp[3] = {1.6, -0.8, 0};
     for (int path = 0; path < 2; path++) {
-        const char *set[] = {path ? "nodal=0" : NULL, NULL};
+        const char *set[] = {path ? "nodal=0" : NULL, "vn_update=10", NULL};
         double tol = path ? 1e-10 : 1e-13;
         for (int s = 0; s < 2; s++) {
             double prm[32];
@@ -120,7 +121,8 @@ END_TEST
 
 /* Prop. 2: on the virtual-node path with the paper's law on w + e
  * (vn_update = 0) the fixed point is perturbed, by less as kappa grows;
- * the outer shift (vn_update = 10, the default) removes the perturbation. */
+ * the outer shift (vn_update = 10, cond-shift's default) removes the
+ * perturbation. */
 START_TEST(virtual_node_error_shrinks_with_kappa)
 {
     const char *kappas[3] = {"kappa=1", "kappa=10", "kappa=100"};
@@ -145,17 +147,130 @@ START_TEST(virtual_node_error_shrinks_with_kappa)
     ck_assert_double_lt(err[2], err[1] / 5);
     const char *set[] = {"nodal=0", NULL};
     double prm[32];
-    params_with("cond", prm, set);
+    params_with("cond-shift", prm, set);
     mcb_problem *P = fx_point_contact(FX_STICK);
     mcb_run run;
-    run_law(P, "cond", prm, MCB_LAW_NCP, 20000, 1e-12, 1, &run);
+    run_law(P, "cond-shift", prm, MCB_LAW_NCP, 20000, 1e-12, 1, &run);
     ck_assert_int_eq(run.info.status, MCB_ST_SOLVED);
     mcb_run_clear(&run);
     mcb_problem_free(&P);
 }
 END_TEST
 
-/* Each variant solves the small fixtures to natmap 1e-8 under its law. */
+/* The invertible contact model (Sec. III-E1): on the compliant point
+ * contact (r = (1, 0.25, 0.25): unequal, so virtual nodes with kappa_r =
+ * 1 / r_r) and on the same contact with r = 0.5 on every row (the nodal path,
+ * G + R = (g + r) I), cond converges to the compliant law's solution, the
+ * one pgs finds (and, for the fixture's r, the hand-computed one of
+ * tests/fixtures.c), and the impulse recovered from its velocity alone,
+ * lambda = P_strict(-(J v + e) / r) (mcb_contact_inverse), agrees with its
+ * forward lambda. Sticking and sliding. */
+START_TEST(invertible_contact_forward_equals_inverse)
+{
+    for (int st = FX_STICK; st <= FX_SLIP; st++)
+        for (int uni = 0; uni < 2; uni++) {
+            mcb_problem *P = fx_compliant(st);
+            if (uni)
+                for (int k = 0; k < 3; k++) P->r[k] = 0.5;
+            mcb_run run, ref;
+            run_law(P, "cond", NULL, MCB_LAW_NCP, 20000, 1e-12, 1, &run);
+            ck_assert_msg(run.info.status == MCB_ST_SOLVED, "state %d r %s: %s (%s)", st,
+                          uni ? "uniform" : "fixture", mcb_status_name(run.info.status),
+                          run.info.reason);
+            run_law(P, "pgs", NULL, MCB_LAW_NCP, 20000, 1e-13, 1, &ref);
+            ck_assert_int_eq(ref.info.status, MCB_ST_SOLVED);
+            double c[3], li[3];
+            memcpy(c, P->e, sizeof c);
+            mcb_csc_gaxpy(P->J, run.v, c);
+            ck_assert_int_eq(mcb_contact_inverse(0, P->blocks[0].mu, P->r, c, li), 0);
+            double v[3], l[3];
+            fx_compliant_solution(st, v, l);
+            for (int k = 0; k < 3; k++) {
+                ck_assert_double_eq_tol(run.lambda[k], ref.lambda[k], 1e-9);
+                ck_assert_double_eq_tol(li[k], run.lambda[k], 1e-9);
+                if (!uni) ck_assert_double_eq_tol(run.lambda[k], l[k], 1e-9);
+            }
+            ck_assert(st != FX_SLIP || fabs(run.lambda[1]) > 0.0); /* friction acts */
+            mcb_run_clear(&run);
+            mcb_run_clear(&ref);
+            mcb_problem_free(&P);
+        }
+}
+END_TEST
+
+/* Anisotropic friction with maximal dissipation (Prop. 6): the one-contact
+ * slide of tests/fixtures.c, whose MDP solution was computed by hand
+ * (lambda = (1, -0.6, -0.2): not opposite to the sliding u_t = (0.6, 3.2)).
+ * cond solves it natively with the elliptic strict operator (on the nodal
+ * path in one iteration, and on a virtual node with cond-shift), pgs and
+ * nnewton through the runner's isotropic equivalent (lib/mcb_aniso.h), all
+ * to the same lambda, judged by the elliptic law. cond with prox = 1 is
+ * refused (no closed form); cond-prox gets the equivalent and solves its
+ * CCP. */
+START_TEST(anisotropic_slide_is_the_mdp_solution)
+{
+    double v[3], l[3];
+    fx_aniso_slide_solution(v, l);
+    const struct {
+        const char *solver, *set;
+        double tol;
+    } runs[] = {{"cond", NULL, 1e-13},
+                {"cond-shift", "nodal=0", 1e-10},
+                {"pgs", NULL, 1e-12},
+                {"nnewton", NULL, 1e-12}};
+    for (int k = 0; k < 4; k++) {
+        mcb_problem *P = fx_aniso_slide();
+        const char *set[] = {runs[k].set, NULL};
+        double prm[32];
+        params_with(runs[k].solver, prm, set);
+        mcb_run run;
+        run_law(P, runs[k].solver, prm, MCB_LAW_NCP, 20000, runs[k].tol, 1, &run);
+        ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s: %s (%s)", runs[k].solver,
+                      mcb_status_name(run.info.status), run.info.reason);
+        if (k == 0) ck_assert_int_eq(run.info.iterations, 1);
+        for (int a = 0; a < 3; a++) {
+            ck_assert_double_eq_tol(run.lambda[a], l[a], 1e-8);
+            ck_assert_double_eq_tol(run.v[a], v[a], 1e-8);
+        }
+        mcb_run_clear(&run);
+        mcb_problem_free(&P);
+    }
+    mcb_problem *D = fx_aniso_slide_dual(); /* the dual form, W scaled on both sides */
+    for (int k = 0; k < 2; k++) {
+        mcb_run run;
+        run_law(D, k ? "psor" : "pgs", NULL, MCB_LAW_NCP, 20000, 1e-12, 1, &run);
+        ck_assert_int_eq(run.info.status, MCB_ST_SOLVED);
+        for (int a = 0; a < 3; a++) ck_assert_double_eq_tol(run.lambda[a], l[a], 1e-8);
+        mcb_run_clear(&run);
+    }
+    mcb_problem_free(&D);
+    mcb_problem *P = fx_aniso_slide();
+    const mcb_solver_def *def = mcb_solver_find("cond");
+    const char *set[] = {"prox=1", NULL};
+    double prm[32];
+    params_with("cond", prm, set);
+    mcb_settings st;
+    mcb_settings_default(&st);
+    void *work = NULL;
+    mcb_err err;
+    ck_assert_int_eq(def->setup(P, &st, prm, &work, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(work);
+    ck_assert_ptr_nonnull(strstr(err.msg, "anisotropic"));
+    /* the equivalent's rows diag(1, 1, 0.25) are not a rotation: a virtual
+     * node, exact with the outer shift */
+    const char *shift[] = {"vn_update=10", NULL};
+    params_with("cond-prox", prm, shift);
+    mcb_run run;
+    run_law(P, "cond-prox", prm, MCB_LAW_CCP, 20000, 1e-10, 1, &run);
+    ck_assert_msg(run.info.status == MCB_ST_SOLVED, "cond-prox: %s (%s)",
+                  mcb_status_name(run.info.status), run.info.reason);
+    mcb_run_clear(&run);
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* Each variant with the outer shift (vn_update = 10) solves the small
+ * fixtures to natmap 1e-8 under its law (without it: tests/test_solvers.c). */
 typedef mcb_problem *(*fixture_fn)(void);
 static const struct {
     const char *name;
@@ -171,7 +286,10 @@ START_TEST(fixtures_solved_under_law)
     int f = _i / 3, s = _i % 3;
     mcb_problem *P = fixtures[f].make();
     mcb_run run;
-    run_law(P, variants[s], NULL, variant_law[s], 20000, 1e-8, 1, &run);
+    const char *set[] = {"vn_update=10", NULL}; /* the outer shift: exact on J v + e */
+    double prm[32];
+    params_with(variants[s], prm, set);
+    run_law(P, variants[s], prm, variant_law[s], 20000, 1e-8, 1, &run);
     ck_assert_msg(run.info.status == MCB_ST_SOLVED, "%s on %s: %s (natmap %g after %d)",
                   variants[s], fixtures[f].name, mcb_status_name(run.info.status),
                   run.final.val[MCB_M_NATMAP], run.info.iterations);
@@ -189,7 +307,10 @@ START_TEST(chebyshev_needs_fewer_iterations)
     int it[2];
     for (int s = 0; s < 2; s++) {
         mcb_run run;
-        run_law(P, s ? "cond-nocheb" : "cond", NULL, MCB_LAW_NCP, 20000, 1e-8, 1, &run);
+        const char *set[] = {"vn_update=10", NULL};
+        double prm[32];
+        params_with(s ? "cond-nocheb" : "cond", prm, set);
+        run_law(P, s ? "cond-nocheb" : "cond", prm, MCB_LAW_NCP, 20000, 1e-8, 1, &run);
         ck_assert_int_eq(run.info.status, MCB_ST_SOLVED);
         it[s] = run.info.iterations;
         mcb_run_clear(&run);
@@ -388,6 +509,8 @@ int main(void)
     tcase_add_test(tc, point_contact_exact_in_one_iteration);
     tcase_add_test(tc, strict_and_proximal_differ_on_sliding);
     tcase_add_test(tc, virtual_node_error_shrinks_with_kappa);
+    tcase_add_test(tc, invertible_contact_forward_equals_inverse);
+    tcase_add_test(tc, anisotropic_slide_is_the_mdp_solution);
     tcase_add_loop_test(tc, fixtures_solved_under_law, 0, NFIX * 3);
     tcase_add_test(tc, chebyshev_needs_fewer_iterations);
     tcase_add_test(tc, identical_across_threads);

@@ -276,6 +276,8 @@ START_TEST(refusals)
     assert_refused(P, MCB_FCLIB_AUTO, "contact_ccp");
     assert_refused(fx_point_contact_dual(FX_OPEN), MCB_FCLIB_GLOBAL, "local FCLIB problem only");
     assert_refused(fx_compliant(FX_STICK), MCB_FCLIB_GLOBAL, "compliance");
+    assert_refused(fx_aniso_slide(), MCB_FCLIB_AUTO, "anisotropic friction");
+    assert_refused(fx_aniso_slide(), MCB_FCLIB_LOCAL, "constraints/mu2");
     P = fx_one_row(MCB_UNILATERAL, 1, 0, 0, 0, 0);
     P->nblocks = 0; /* checked before validation: the block list alone */
     assert_refused(P, MCB_FCLIB_AUTO, "no contact");

@@ -517,13 +517,13 @@ START_TEST(round_trip_format3)
     ck_assert_int_eq(S->items[1]->nbodies, 0);
     ck_assert_ptr_null(S->items[1]->Jc);
     mcb_problem_set_free(&S);
-    /* the file says the version written (4 since compliance) */
+    /* the file says the version written (5 since anisotropic friction) */
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     long v = 0;
     ck_assert_int_eq(mcb_h5_attr_get_int(f, "format_version", "t", &v, NULL), MCB_OK);
     H5Fclose(f);
     ck_assert_int_eq(v, MCB_FORMAT_VERSION);
-    ck_assert_int_eq(v, 4);
+    ck_assert_int_eq(v, 5);
     mcb_problem_free(&a);
     unlink(path);
 }
@@ -742,7 +742,7 @@ static void write_compliant(void)
     mcb_problem_free(&P[1]);
 }
 
-/* r round-trips exactly, survives a copy, and the file says version 4; a
+/* r round-trips exactly, survives a copy, and the file says version 5; a
  * problem written without r reads back without it. */
 START_TEST(round_trip_compliance)
 {
@@ -765,7 +765,7 @@ START_TEST(round_trip_compliance)
     long v = 0;
     ck_assert_int_eq(mcb_h5_attr_get_int(f, "format_version", "t", &v, NULL), MCB_OK);
     H5Fclose(f);
-    ck_assert_int_eq(v, 4);
+    ck_assert_int_eq(v, 5);
     unlink(path);
     write_good();
     ck_assert_msg(mcb_read_problems(path, &S, &err) == MCB_OK, "%s", err.msg);
@@ -803,6 +803,81 @@ START_TEST(reads_version3)
 END_TEST
 
 #define G1 "/problems/000001/"
+
+/* --- format 5: anisotropic friction mu2 --------------------------------- */
+
+/* fx_mixed (blocks bilateral, unilateral, soft, contact) with mu2 0.1 on
+ * its contact, and the anisotropic slide (mu2 0.25). */
+static void write_aniso(void)
+{
+    snprintf(path, sizeof path, "/tmp/mcb_test_io5_%ld.h5", (long)getpid());
+    mcb_problem *P[2] = {fx_mixed(), fx_aniso_slide()};
+    double m0[4] = {NAN, NAN, NAN, 0.1};
+    P[0]->mu2 = malloc(sizeof m0);
+    memcpy(P[0]->mu2, m0, sizeof m0);
+    ck_assert_int_eq(mcb_problem_validate(P[0], "mixed", NULL), MCB_OK);
+    ck_assert_int_eq(mcb_write_problems(path, P, 2, NULL), MCB_OK);
+    mcb_problem_free(&P[0]);
+    mcb_problem_free(&P[1]);
+}
+
+/* mu2 round-trips exactly (NaN: isotropic), survives a copy, makes the
+ * problem anisotropic; a problem without it reads back without it; a
+ * version 4 file (before mu2) is still read. */
+START_TEST(round_trip_aniso)
+{
+    write_aniso();
+    mcb_problem_set *S = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_read_problems(path, &S, &err) == MCB_OK, "%s", err.msg);
+    double m0[4] = {NAN, NAN, NAN, 0.1}, m1[1] = {0.25};
+    arrays_equal(S->items[0]->mu2, m0, 4);
+    arrays_equal(S->items[1]->mu2, m1, 1);
+    ck_assert(mcb_problem_is_aniso(S->items[0]) && mcb_problem_is_aniso(S->items[1]));
+    ck_assert(mcb_problem_mu2(S->items[0], 3) == 0.1);
+    ck_assert(mcb_problem_mu2(S->items[0], 1) == S->items[0]->blocks[1].mu); /* NaN: mu */
+    mcb_problem *C = mcb_problem_copy(S->items[1]);
+    ck_assert_ptr_nonnull(C);
+    ck_assert_ptr_ne(C->mu2, S->items[1]->mu2);
+    arrays_equal(C->mu2, m1, 1);
+    mcb_problem_free(&C);
+    mcb_problem_set_free(&S);
+    hid_t f = open_rw();
+    ck_assert_int_eq(mcb_h5_attr_write_int(f, "format_version", 4), 0);
+    H5Ldelete(f, "/problems/000000/constraints/mu2", H5P_DEFAULT);
+    H5Fclose(f);
+    ck_assert_msg(mcb_read_problems(path, &S, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_ptr_null(S->items[0]->mu2);
+    ck_assert(!mcb_problem_is_aniso(S->items[0]));
+    ck_assert(mcb_problem_mu2(S->items[0], 3) == S->items[0]->blocks[3].mu);
+    mcb_problem_set_free(&S);
+    unlink(path);
+    ck_assert(!mcb_problem_is_aniso(NULL));
+}
+END_TEST
+
+/* Bad mu2: the file, the problem, the dataset and the reason. */
+START_TEST(bad_aniso)
+{
+    write_aniso();
+    switch (_i) {
+    case 0: { double m[1] = {-0.5}; replace_doubles(G1 "constraints/mu2", m, 1); }
+        expect_error("/problems/000001: constraints/mu2[0] = -0.5 is negative", ">= 0");
+        break;
+    case 1: { double m[1] = {INFINITY}; replace_doubles(G1 "constraints/mu2", m, 1); }
+        expect_error("/problems/000001: constraints/mu2[0] is not finite", NULL);
+        break;
+    case 2: { double m[4] = {NAN, 0.3, NAN, 0.1}; replace_doubles(G "constraints/mu2", m, 4); }
+        expect_error("/problems/000000: constraints/mu2[1] = 0.3 on a unilateral block",
+                     "only contact blocks");
+        break;
+    case 3: { double m[2] = {0.1, 0.2}; replace_doubles(G1 "constraints/mu2", m, 2); }
+        expect_error("/problems/000001: dataset constraints/mu2 has 2 elements, expected 1",
+                     NULL);
+        break;
+    }
+}
+END_TEST
 
 /* Bad compliance: the file, the problem, the dataset and the reason. */
 START_TEST(bad_compliance)
@@ -1191,6 +1266,8 @@ int main(void)
     tcase_add_test(tc, round_trip_compliance);
     tcase_add_test(tc, reads_version3);
     tcase_add_loop_test(tc, bad_compliance, 0, 6);
+    tcase_add_test(tc, round_trip_aniso);
+    tcase_add_loop_test(tc, bad_aniso, 0, 4);
     tcase_add_test(tc, validate_compliance);
     tcase_add_test(tc, add_diag);
 #if !defined(__SANITIZE_ADDRESS__)

@@ -558,6 +558,133 @@ START_TEST(cone_operators)
 }
 END_TEST
 
+/* The invertible contact model's inverse map, by hand: mu 0.5, r = 2,
+ * c = (-4, 2, 0): -c/r = (2, -1, 0) inside the disk 0.5 * 2; c = (-4, 6, 8):
+ * -c/r = (2, -3, -4) slides, lambda_t = 1 * (-0.6, -0.8), and u = c + r
+ * lambda = (0, 4.8, 6.4) is opposite to lambda_t with u_n = 0; the CCP
+ * projects (2, -3, -4) on K_0.5: n = (2 + 0.5 * 5) / 1.25 = 3.6, t = -0.36 *
+ * (3, 4). A non-positive r, or unequal tangential ones, refused. */
+START_TEST(contact_inverse_known_values)
+{
+    double l[3], r2[3] = {2, 2, 2};
+    ck_assert_int_eq(mcb_contact_inverse(0, 0.5, r2, (double[3]){-4, 2, 0}, l), 0);
+    ck_assert_double_eq_tol(l[0], 2.0, 1e-15);
+    ck_assert_double_eq_tol(l[1], -1.0, 1e-15);
+    ck_assert_double_eq(l[2], 0.0);
+    ck_assert_int_eq(mcb_contact_inverse(0, 0.5, r2, (double[3]){-4, 6, 8}, l), 0);
+    ck_assert_double_eq_tol(l[0], 2.0, 1e-15);
+    ck_assert_double_eq_tol(l[1], -0.6, 1e-15);
+    ck_assert_double_eq_tol(l[2], -0.8, 1e-15);
+    ck_assert_int_eq(mcb_contact_inverse(1, 0.5, r2, (double[3]){-4, 6, 8}, l), 0);
+    ck_assert_double_eq_tol(l[0], 3.6, 1e-15);
+    ck_assert_double_eq_tol(l[1], -1.08, 1e-15);
+    ck_assert_double_eq_tol(l[2], -1.44, 1e-15);
+    /* r_n != r_t: Coulomb's inverse still holds (normal and tangent apart) */
+    ck_assert_int_eq(mcb_contact_inverse(0, 0.5, (double[3]){1, 0.25, 0.25},
+                                         (double[3]){-0.5, 0.1, 0}, l), 0);
+    ck_assert_double_eq_tol(l[0], 0.5, 1e-15);
+    ck_assert_double_eq_tol(l[1], -0.25, 1e-15); /* -0.4 clamped to 0.25 */
+    l[0] = 7.0;
+    ck_assert_int_eq(mcb_contact_inverse(1, 0.5, (double[3]){1, 0.25, 0.25},
+                                         (double[3]){-1, 0, 0}, l), -1);
+    ck_assert_int_eq(mcb_contact_inverse(0, 0.5, (double[3]){0, 1, 1}, (double[3]){-1, 0, 0}, l),
+                     -1);
+    ck_assert_int_eq(mcb_contact_inverse(0, 0.5, (double[3]){1, 1, 2}, (double[3]){-1, 0, 0}, l),
+                     -1);
+    ck_assert_double_eq(l[0], 7.0);
+}
+END_TEST
+
+/* The projection on the ellipse (x1/a1)^2 + (x2/a2)^2 <= 1 (Prop. 6's
+ * strict operator): inside, on an axis, degenerate semi-axes, and a generic
+ * point checked against the KKT conditions (on the boundary, p - x along
+ * the outward normal (x1/a1^2, x2/a2^2) with a positive multiplier) and
+ * against a dense search of the boundary. */
+START_TEST(ellipse_projection_known_values)
+{
+    double x[2];
+    mcb_proj_ellipse(2, 1, (double[2]){1, 0.5}, x); /* inside */
+    ck_assert(x[0] == 1.0 && x[1] == 0.5);
+    mcb_proj_ellipse(2, 1, (double[2]){3, 0}, x); /* on an axis */
+    ck_assert_double_eq_tol(x[0], 2.0, 1e-15);
+    ck_assert_double_eq(x[1], 0.0);
+    mcb_proj_ellipse(2, 1, (double[2]){0, -5}, x);
+    ck_assert_double_eq(x[0], 0.0);
+    ck_assert_double_eq_tol(x[1], -1.0, 1e-15);
+    mcb_proj_ellipse(0, 1, (double[2]){3, 2}, x); /* a segment */
+    ck_assert(x[0] == 0.0 && x[1] == 1.0);
+    mcb_proj_ellipse(0.5, 0, (double[2]){-3, 2}, x);
+    ck_assert(x[0] == -0.5 && x[1] == 0.0);
+    mcb_proj_ellipse(0, 0, (double[2]){3, 2}, x); /* the origin */
+    ck_assert(x[0] == 0.0 && x[1] == 0.0);
+    const double P[3][4] = {{2, 1, 3, 2}, {0.3, 1.7, -0.9, 4}, {1e-3, 2e-3, 5, -7}};
+    for (int c = 0; c < 3; c++) {
+        double a1 = P[c][0], a2 = P[c][1], p[2] = {P[c][2], P[c][3]};
+        mcb_proj_ellipse(a1, a2, p, x);
+        double g1 = x[0] / (a1 * a1), g2 = x[1] / (a2 * a2), d1 = p[0] - x[0], d2 = p[1] - x[1];
+        double s = fmax(fabs(p[0]), fabs(p[1]));
+        ck_assert_double_eq_tol(x[0] * x[0] / (a1 * a1) + x[1] * x[1] / (a2 * a2), 1.0, 1e-14);
+        ck_assert_double_le(fabs(d1 * g2 - d2 * g1), 1e-12 * s * mcb_hypot(g1, g2));
+        ck_assert_double_gt(d1 * g1 + d2 * g2, 0.0);
+        double best = mcb_hypot(d1, d2);
+        for (int k = 0; k < 100000; k++) {
+            double th = 8.0 * atan(1.0) * k / 100000.0;
+            ck_assert_double_ge(mcb_hypot(p[0] - a1 * cos(th), p[1] - a2 * sin(th)),
+                                best * (1.0 - 1e-12));
+        }
+    }
+    /* the strict operator on the elliptic cone: n <- max(n, 0); mu1 = mu2 is
+     * the isotropic strict operator; n <= 0 gives 0 */
+    double o[3], q[3];
+    mcb_proj_strict_aniso(0.5, 0.5, (double[3]){2, 3, 4}, o);
+    mcb_proj_strict(0.5, (double[3]){2, 3, 4}, q);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(o[k], q[k], 1e-15);
+    mcb_proj_strict_aniso(0.5, 0.2, (double[3]){-1, 3, 4}, o);
+    ck_assert(o[0] == 0.0 && o[1] == 0.0 && o[2] == 0.0);
+    mcb_proj_strict_aniso(1.0, 0.5, (double[3]){2, 3, 2}, o); /* = ellipse (2, 1), (3, 2) */
+    mcb_proj_ellipse(2, 1, (double[2]){3, 2}, x);
+    ck_assert(o[0] == 2.0 && o[1] == x[0] && o[2] == x[1]);
+}
+END_TEST
+
+/* Metrics on the elliptic cone (a problem with mu2, judged through its
+ * isotropic equivalent): the hand-computed MDP solution of
+ * fx_aniso_slide has zero residuals; the frictionless lambda = (1, 0, 0),
+ * v = b + lambda (dynamics exact) has, on the equivalent (t2 scaled by
+ * 0.25), u' = (0, 1.2, 0.85), lambda' = lambda, w = lambda' - u' -
+ * (||u'_t||, 0, 0) = (1 - s, -1.2, -0.85) with s = ||u'_t|| = sqrt(2.1625);
+ * P_K1(w) = ((1 - s + s) / 2) (1, -1.2 / s, -0.85 / s), so the natural map
+ * is (0.5, 0.5 * 1.2 / s, 0.5 * 0.85 / s), of norm sqrt(0.5), divided by
+ * max(||lambda'||, ||u'||) = s. The isotropic reading (mu2 ignored) differs. */
+START_TEST(aniso_metrics_known_values)
+{
+    mcb_problem *P = fx_aniso_slide();
+    mcb_metrics_ws *ws = NULL;
+    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, NULL), MCB_OK);
+    double v[3], l[3];
+    fx_aniso_slide_solution(v, l);
+    mcb_metrics m;
+    mcb_metrics_compute(ws, v, l, &m);
+    ck_assert_double_le(m.val[MCB_M_NATMAP], 1e-15);
+    ck_assert_double_le(m.val[MCB_M_FB], 1e-15);
+    ck_assert_double_le(m.val[MCB_M_ZRES], 1e-15);
+    ck_assert_double_le(m.val[MCB_M_DYN_ABS], 1e-15);
+    double l0[3] = {1, 0, 0}, v0[3] = {0, 1.2, 3.4}, s = sqrt(2.1625);
+    mcb_metrics_compute(ws, v0, l0, &m);
+    ck_assert_double_eq_tol(m.val[MCB_M_NATMAP], sqrt(0.5) / s, 1e-14);
+    ck_assert_double_eq_tol(mcb_metrics_one(ws, MCB_M_NATMAP, v0, l0), sqrt(0.5) / s, 1e-14);
+    ck_assert_double_le(m.val[MCB_M_DYN_ABS], 1e-15);
+    mcb_metrics_ws_free(&ws);
+    free(P->mu2); /* the isotropic reading: the solution slides off its disk of radius 1 */
+    P->mu2 = NULL;
+    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, NULL), MCB_OK);
+    mcb_metrics_compute(ws, v, l, &m);
+    ck_assert_double_gt(m.val[MCB_M_NATMAP], 1e-3);
+    mcb_metrics_ws_free(&ws);
+    mcb_problem_free(&P);
+}
+END_TEST
+
 START_TEST(metric_names)
 {
     for (int k = 0; k < MCB_NMETRICS; k++)
@@ -577,6 +704,9 @@ int main(void)
     tcase_add_test(tc, scalar_rows_known_values);
     tcase_add_loop_test(tc, scalar_row_known_values, 0, (int)(sizeof rows / sizeof rows[0]));
     tcase_add_test(tc, cone_operators);
+    tcase_add_test(tc, contact_inverse_known_values);
+    tcase_add_test(tc, ellipse_projection_known_values);
+    tcase_add_test(tc, aniso_metrics_known_values);
     tcase_add_test(tc, metric_names);
     tcase_add_test(tc, ccp_sliding_is_exact_under_ccp_not_ncp);
     tcase_add_test(tc, ncp_sliding_is_exact_under_ncp_not_ccp);

@@ -774,10 +774,11 @@ static const mcb_cli_cmd solvers_cmd = {
 
 static int list_solver(const mcb_solver_def *d)
 {
-    printf("%s: %s\n  reference: %s\n  accepts: %s%s%s\n", d->name, d->description, d->reference,
+    printf("%s: %s\n  reference: %s\n  accepts: %s%s%s%s\n", d->name, d->description, d->reference,
            d->accepts & MCB_ACCEPTS_PRIMAL ? "primal" : "",
-           d->accepts == (MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL) ? ", " : "",
-           d->accepts & MCB_ACCEPTS_DUAL ? "dual" : "");
+           (d->accepts & 3) == (MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL) ? ", " : "",
+           d->accepts & MCB_ACCEPTS_DUAL ? "dual" : "",
+           d->accepts & MCB_ACCEPTS_ANISO ? "; anisotropic friction natively" : "");
     if (mcb_plugin_origin(d)) printf("  plugin: %s\n", mcb_plugin_origin(d));
     double *params = calloc(1, d->params_size + sizeof(double));
     if (!params) return 1;

@@ -150,6 +150,9 @@ static void run_solver(const mcb_world *w, const char *name, const mcb_problem *
     if (!def || !(def->accepts & MCB_ACCEPTS_PRIMAL)) return;
     char reason[256];
     if (def->accepts_problem && !def->accepts_problem(P, reason, sizeof reason)) return;
+    /* anisotropic friction: only a solver that handles it itself (the
+     * runner's isotropic equivalent, lib/mcb_aniso.h, is not applied here) */
+    if (mcb_problem_is_aniso(P) && !(def->accepts & MCB_ACCEPTS_ANISO)) return;
     mcb_settings s;
     mcb_settings_default(&s);
     s.max_iters = w->o.max_iters;
