@@ -432,6 +432,24 @@ START_TEST(piling_and_assembly_hold)
 }
 END_TEST
 
+/* A scene whose push does work (cube-push: 200 N for 0.2 s, about 780 J
+ * gained) is not failed by the energy bound: its bound counts the work. */
+START_TEST(pushed_cube_runs_through)
+{
+    mcb_loop_instance I;
+    char *ca[] = {"--steps", "200", "--push", "200"};
+    instance_of(&I, "cube-push", 4, ca);
+    mcb_campaign_opts o;
+    budget_iters(&o, 200);
+    mcb_run r;
+    run_loop(&I, mcb_solver_find("pgs"), &o, &r);
+    ck_assert_msg(r.info.status == MCB_ST_SOLVED, "%s", r.info.reason);
+    ck_assert_int_eq(r.step_rows, 200);
+    mcb_run_clear(&r);
+    mcb_loop_instance_clear(&I);
+}
+END_TEST
+
 /* loop_fold_soft (franka-cable): the solver sees the step without its
  * soft rows (folded into A), exactly the recorded step's rows less its
  * soft ones; the soft rows' impulses come back from their law, so the
@@ -481,6 +499,7 @@ int main(void)
     tcase_add_test(tc, campaign_stores_the_steps);
     tcase_add_test(tc, piling_and_assembly_hold);
     tcase_add_test(tc, folded_soft_rows_in_the_loop);
+    tcase_add_test(tc, pushed_cube_runs_through);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
