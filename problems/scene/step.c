@@ -206,10 +206,13 @@ static mcb_rc solve_free(const mcb_problem *P, double *v, mcb_err *err)
  * and the problem P2 = (A', b', J_o, e_o) keeps the other rows (hard,
  * contacts) with P's blocks renumbered; afterwards lambda_s =
  * -k (e_s + alpha J_s v^). A' couples the subsystems the soft rows join,
- * so P2 is one subsystem. docs/stepping.md "Solve". */
-static mcb_rc fold_soft(mcb_world *w, const mcb_problem *P, mcb_problem **out, mcb_err *err)
+ * so P2 is one subsystem. docs/stepping.md "Solve". *lq receives a zeroed
+ * buffer for P2's impulses (the caller frees it). */
+static mcb_rc fold_soft(mcb_world *w, const mcb_problem *P, mcb_problem **out, double **lq,
+                        mcb_err *err)
 {
     *out = NULL;
+    *lq = NULL;
     mcb_csc *JT = mcb_csc_transpose(P->J); /* column r = row r of J */
     mcb_problem *Q = mcb_problem_new();
     int *keep = mcb_malloc((size_t)P->m + 1, sizeof(int));
@@ -270,6 +273,8 @@ static mcb_rc fold_soft(mcb_world *w, const mcb_problem *P, mcb_problem **out, m
             Q->blocks[Q->nblocks] = P->blocks[b];
             Q->blocks[Q->nblocks++].row = keep[P->blocks[b].row];
         }
+    /* the folded problem's impulses, for the solver to write */
+    if (!(*lq = mcb_calloc((size_t)Q->m + 1, sizeof(double)))) goto nomem;
     mcb_csc_free(&JT);
     free(keep);
     *out = Q;
@@ -360,9 +365,7 @@ static mcb_rc solve(mcb_world *w, mcb_problem *P, mcb_step_info *info, mcb_err *
     int it[2];
     mcb_rc rc = MCB_OK;
     if (has_soft(P)) {
-        rc = fold_soft(w, P, &Q, err);
-        if (!rc && !(lq = mcb_calloc((size_t)Q->m + 1, sizeof(double))))
-            rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        rc = fold_soft(w, P, &Q, &lq, err);
         if (!rc) rc = solve_q(w, Q, P->v_ref, lq, info, r, it, err);
         if (!rc) unfold_soft(P, P->v_ref, lq, P->lambda_ref);
     } else {
@@ -484,9 +487,7 @@ static mcb_rc solve_hooked(mcb_world *w, mcb_problem *P, mcb_step_info *info, mc
     double *lq = NULL;
     mcb_rc rc = MCB_OK;
     if (w->o.loop_fold_soft && has_soft(P)) {
-        rc = fold_soft(w, P, &Q, err);
-        if (!rc && !(lq = mcb_calloc((size_t)Q->m + 1, sizeof(double))))
-            rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        rc = fold_soft(w, P, &Q, &lq, err);
         if (!rc && Q->m == 0) rc = solve_free(Q, P->v_ref, err);
         else if (!rc) rc = w->o.loop->solve(w->o.loop->ctx, Q, P->v_ref, lq, err);
         if (!rc) unfold_soft(P, P->v_ref, lq, P->lambda_ref);
