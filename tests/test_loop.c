@@ -480,6 +480,16 @@ START_TEST(folded_soft_rows_in_the_loop)
     ck_assert_int_eq(r.step_rows, 3);
     ck_assert_int_eq((int)r.steps[MCB_SC_M], first->m - soft);
     ck_assert_int_eq((int)r.steps[MCB_SC_N], first->n);
+    /* the soft rows' impulses come back from their law: the outcome (the
+     * force at the held end, read from the weld's impulses) follows the
+     * reference's */
+    for (int k = 0; k < r.step_rows; k++) {
+        const double *row = r.steps + (size_t)k * MCB_STEP_COLS;
+        ck_assert_msg(row[MCB_SC_OUTCOME] > 0 &&
+                          row[MCB_SC_OUTCOME_ERR] <= 1e-2 * row[MCB_SC_OUTCOME],
+                      "step %d: ee_force %g N, %g N from the reference's", k,
+                      row[MCB_SC_OUTCOME], row[MCB_SC_OUTCOME_ERR]);
+    }
     mcb_run_clear(&r);
     mcb_problem_free(&first);
     mcb_loop_instance_clear(&I);
