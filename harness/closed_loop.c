@@ -11,10 +11,8 @@
  * is recorded as failed-in-loop at that step with the reason. The
  * reference trajectory is the same generator with the world's own solve,
  * its poses after every step cached in a small checksummed file. */
-#define _GNU_SOURCE /* dladdr */
 #include "harness/closed_loop.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -24,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/context.h"
 #include "lib/mcb_sha256.h"
 #include "lib/mcb_timer.h"
 #include "problems/scene/world.h"
@@ -117,31 +116,11 @@ static mcb_rc ref_after(void *c, mcb_world *w, const mcb_step_info *info, mcb_er
     return MCB_OK;
 }
 
-/* This build: the SHA-256 of the file holding the engine's code (the
- * mcbench executable, or libmcbench.so for a program linked with it), so
- * that any change to the code, the compiler or its flags makes a new key
- * while an unchanged build keeps reusing its references. Computed once. */
-static const char *build_digest(void)
-{
-    static char hex[65];
-    if (hex[0]) return hex;
-    Dl_info info;
-    mcb_err err;
-    /* the file holding this code: the shared library, or the program (whose
-     * name dladdr gives as it was started, argv[0], which need not be a
-     * path: then the running program itself) */
-    if ((!dladdr((void *)mcb_loop_reference, &info) || !info.dli_fname ||
-         mcb_sha256_file(info.dli_fname, hex, &err)) &&
-        mcb_sha256_file("/proc/self/exe", hex, &err))
-        snprintf(hex, sizeof hex, "unknown");
-    return hex;
-}
-
 /* The cache key: the scene's arguments and this build. A build whose
  * digest cannot be read ("unknown") caches nothing (ref_path). */
 static void ref_key(const mcb_loop_instance *I, char *key, size_t len)
 {
-    snprintf(key, len, "%s\nbuild sha256 %s", I->args, build_digest());
+    snprintf(key, len, "%s\nbuild sha256 %s", I->args, mcb_build_digest());
 }
 
 static void ref_path(const mcb_loop_instance *I, const char *dir, const char *key, char *path,
@@ -274,7 +253,7 @@ mcb_rc mcb_loop_reference(mcb_loop_instance *I, const char *cache_dir, mcb_probl
     mcb_loop_instance_clear(I);
     char key[2048], path[4200] = "";
     ref_key(I, key, sizeof key);
-    if (cache_dir && strcmp(build_digest(), "unknown")) ref_path(I, cache_dir, key, path, sizeof path);
+    if (cache_dir && strcmp(mcb_build_digest(), "unknown")) ref_path(I, cache_dir, key, path, sizeof path);
     mcb_rc rc = MCB_OK;
     if (!(path[0] && ref_read(I, path, key))) {
         ref_acc R = {0};

@@ -3,14 +3,17 @@
  * and CPU model recorded in the results file, and the record view of a run
  * the runner made. The results format itself (lib/mcb_results.h) knows none
  * of the harness's types. */
+#define _GNU_SOURCE /* dladdr */
 #include "harness/context.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/mcb_sha256.h"
 #include "problems/formulation/formulation.h"
 #include "harness/mcb_build.h"
 
@@ -140,4 +143,20 @@ mcb_rc mcb_results_context(const char *command, const mcb_campaign_opts *o, int 
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
     return MCB_OK;
+}
+
+const char *mcb_build_digest(void)
+{
+    static char hex[65];
+    if (hex[0]) return hex;
+    Dl_info info;
+    mcb_err err;
+    /* the file holding this code: the shared library, or the program (whose
+     * name dladdr gives as it was started, argv[0], which need not be a
+     * path: then the running program itself) */
+    if ((!dladdr((void *)mcb_results_context, &info) || !info.dli_fname ||
+         mcb_sha256_file(info.dli_fname, hex, &err)) &&
+        mcb_sha256_file("/proc/self/exe", hex, &err))
+        snprintf(hex, sizeof hex, "unknown");
+    return hex;
 }

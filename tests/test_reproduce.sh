@@ -6,7 +6,7 @@
 # the expected verdicts (iterations are exact: reproduced against the
 # published count, not reproduced against a wrong one; a time against its
 # reference row is a ratio, never a raw time); a second invocation keeps
-# the complete campaigns, a changed budget reruns them; an interrupted
+# the complete campaigns, a changed budget or another build reruns them; an interrupted
 # campaign (only its journal) is resumed; --dry-run runs nothing; and, with
 # MCB_REPRODUCE_ALL=1 (the ctest `reproduce_quick`), `--all --quick` runs
 # every shipped spec's quick variant and writes reproduction.md.
@@ -122,6 +122,17 @@ sed -i 's/iters: 40/iters: 30/' "$d/xp/tiny.yaml"
 run tiny-changed "$mcb" reproduce tiny -o "$d/r"
 grep -q "kept" "$d/err" && bad "tiny-changed: kept an outdated campaign" || ok
 has tiny-30 "$md" "| pgs | iterations | 40 iterations | 30 iterations | 0.75 | reproduced |"
+# another build (an executable that differs) never keeps this build's
+# problems and campaigns, and keeps its own
+cp "$mcb" "$d/mcbench-other" && printf 'x' >>"$d/mcbench-other"
+np=$(ls "$d"/r/problems/*.h5 | wc -l)
+run tiny-other-build "$d/mcbench-other" reproduce tiny -o "$d/r"
+grep -q "kept" "$d/err" && bad "tiny-other-build: kept another build's campaign" || ok
+[ "$(ls "$d"/r/problems/*.h5 | wc -l)" -eq $((np + 1)) ] && ok ||
+  bad "tiny-other-build: reused another build's problem file"
+run tiny-other-again "$d/mcbench-other" reproduce tiny -o "$d/r"
+[ "$(grep -c kept "$d/err")" -eq 2 ] && ok || bad "tiny-other-again: its own campaigns were not kept"
+rm -f "$d/mcbench-other"
 # interrupted: SIGINT leaves the campaign's journal; the next invocation
 # resumes it (pj runs each of the 2 problems 2 s, to its time limit)
 sed -e 's/^name: tiny/name: slow/' -e 's/budget: {iters: 30, tol: 0, time_s: 20}/budget: {iters: 100000000, tol: 0, time_s: 2}/' \

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "harness/cli/cli.h"
+#include "harness/context.h"
 #include "harness/experiment.h"
 #include "lib/mcb_paths.h"
 #include "lib/mcb_sha256.h"
@@ -263,14 +264,18 @@ static mcb_rc group_scene(const mcb_xp_problems *g, int quick, char *scene, size
 }
 
 /* The problem file of a replay group built from a scene: DIR/problems/
- * SCENE-HASH.h5, HASH the first 10 hex digits of the options' SHA-256 (so
- * items that use the same scene and options share one file). */
+ * SCENE-HASH.h5, HASH the first 10 hex digits of the SHA-256 of the options
+ * and this build (mcb_build_digest), so that items that use the same scene
+ * and options share one file and a build whose code changed makes its own. */
 static void problem_stem(const char *scene, const char *args, char *stem, size_t size)
 {
     mcb_sha256 h;
     char hex[65];
+    const char *build = mcb_build_digest();
     mcb_sha256_init(&h);
     mcb_sha256_update(&h, args, strlen(args));
+    mcb_sha256_update(&h, "\nbuild ", 7);
+    mcb_sha256_update(&h, build, strlen(build));
     mcb_sha256_hex(&h, hex);
     snprintf(stem, size, "%s-%.10s", scene, hex);
 }
@@ -404,7 +409,9 @@ static int link_runs(const char *h5, const char *camp)
 
 /* The key of a campaign: the SHA-256 of its command with the -o DIR prefix
  * written "$DIR" and the --fclib DIR prefix "$FCLIB", so that a campaign is
- * found again whatever path DIR or the FCLIB files were given by. */
+ * found again whatever path DIR or the FCLIB files were given by, and of
+ * this build (mcb_build_digest): a campaign run by other code (a solver's
+ * default changed, a scene fixed) is never kept as this build's result. */
 static void campaign_key(const repro_ctx *c, const argvec *a, char hex[65])
 {
     mcb_sha256 hs;
@@ -422,6 +429,9 @@ static void campaign_key(const repro_ctx *c, const argvec *a, char hex[65])
         }
         mcb_sha256_update(&hs, w, strlen(w));
     }
+    const char *build = mcb_build_digest();
+    mcb_sha256_update(&hs, "\nbuild ", 7);
+    mcb_sha256_update(&hs, build, strlen(build));
     mcb_sha256_hex(&hs, hex);
 }
 
