@@ -350,11 +350,19 @@ static mcb_rc loop_solve(void *cp, const mcb_problem *P, double *v, double *lamb
     if ((rc = mcb_metrics_ws_new(P, &ws, err))) return rc;
     mcb_run r = {0};
     rc = mcb_run_one(P, ws, c->def, c->params, &c->o, &r, err);
-    mcb_metrics_ws_free(&ws);
     if (rc) {
+        mcb_metrics_ws_free(&ws);
         mcb_run_clear(&r);
         return rc;
     }
+    /* the invertible contact model's forward and inverse contact forces
+     * (COND's Fig. 13), where the contacts are compliant */
+    double f[2];
+    if (r.v && r.lambda && mcb_metrics_contact_forces(ws, r.v, r.lambda, f) && P->h > 0) {
+        row[MCB_SC_CONTACT_FORCE_N] = f[0] / P->h;
+        row[MCB_SC_INVERSE_FORCE_N] = f[1] / P->h;
+    }
+    mcb_metrics_ws_free(&ws);
     int st = r.info.status;
     row[MCB_SC_STATUS] = st;
     row[MCB_SC_ITERS] = r.info.iterations;

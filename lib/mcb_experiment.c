@@ -98,6 +98,9 @@ static const struct {
     {"outcome_error", MCB_XQ_OUTCOME_ERR, 0, "outcome", MCB_XV_ACCURACY},
     {"outcome_end", MCB_XQ_OUTCOME_END, 0, "outcome", MCB_XV_ACCURACY},
     {"outcome_at", MCB_XQ_OUTCOME_AT, 'x', "outcome", MCB_XV_ACCURACY},
+    {"contact_force", MCB_XQ_CONTACT_FORCE, 0, "N", MCB_XV_ACCURACY},
+    {"inverse_force", MCB_XQ_INVERSE_FORCE, 0, "N", MCB_XV_ACCURACY},
+    {"inverse_error", MCB_XQ_INVERSE_ERR, 0, "", MCB_XV_ACCURACY},
 };
 #define NQUANTITIES (int)(sizeof quantities / sizeof quantities[0])
 
@@ -192,7 +195,8 @@ int mcb_xp_quantity_loop_only(const mcb_xp_quantity *q)
 {
     return q && (q->id == MCB_XQ_ENGINE_MS || q->id == MCB_XQ_DEPTH_MM ||
                  q->id == MCB_XQ_OUTCOME_ERR || q->id == MCB_XQ_OUTCOME_END ||
-                 q->id == MCB_XQ_OUTCOME_AT);
+                 q->id == MCB_XQ_OUTCOME_AT || q->id == MCB_XQ_CONTACT_FORCE ||
+                 q->id == MCB_XQ_INVERSE_FORCE || q->id == MCB_XQ_INVERSE_ERR);
 }
 
 static int of_y(const mcb_xp_quantity *q)

@@ -109,6 +109,11 @@ typedef enum {
                               e.g. against an analytic solution: COND's Table I) */
     MCB_XQ_OUTCOME_AT,     /* closed loop: the same after step arg (0: the first step; a run
                               that ended before it does not count) */
+    MCB_XQ_CONTACT_FORCE,  /* closed loop: mean over the steps of ||J_c^T lambda_c|| / h over the
+                              compliant contacts, N (COND's Fig. 13, "forward") */
+    MCB_XQ_INVERSE_FORCE,  /* closed loop: the same of the impulses the invertible contact model
+                              gives from the velocity, N (Fig. 13, "inverse") */
+    MCB_XQ_INVERSE_ERR,    /* closed loop: mean over the steps of |inverse - forward| / forward */
     MCB_XQ_COUNT
 } mcb_xp_quantity_id;
 

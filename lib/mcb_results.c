@@ -419,7 +419,8 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
     }
     if (mcb_h5_exists(g, "steps")) {
         long rows = 0;
-        /* mcbench < 0.20 wrote the steps without depth_m and outcome_err */
+        /* mcbench < 0.20 wrote the steps without depth_m and outcome_err,
+         * < 0.21 without contact_force_N and inverse_force_N: NaN there */
         if ((rc = mcb_h5_read_table_min(g, "steps", MCB_SC_DEPTH_M, MCB_STEP_COLS, ctx, &rows,
                                         &r->steps, err)))
             return rc;

@@ -74,7 +74,8 @@ const char *mcb_step_column(int k)
         "contacts", "n", "m"};
     static const char *const tail[MCB_STEP_COLS - MCB_SC_KINETIC_J] = {
         "kinetic_J", "potential_J", "elastic_J", "drift", "soft_drift",
-        "div_rms_m", "div_max_m", "div_rot_rad", "outcome", "depth_m", "outcome_err"};
+        "div_rms_m", "div_max_m", "div_rot_rad", "outcome", "depth_m", "outcome_err",
+        "contact_force_N", "inverse_force_N"};
     if (k >= 0 && k < MCB_SC_METRICS) return head[k];
     if (k >= MCB_SC_METRICS && k < MCB_SC_KINETIC_J) return mcb_metric_name(k - MCB_SC_METRICS);
     if (k >= MCB_SC_KINETIC_J && k < MCB_STEP_COLS) return tail[k - MCB_SC_KINETIC_J];
@@ -91,9 +92,11 @@ void mcb_loop_summarize(const double *rows, int nrows, mcb_loop_summary *s)
     s->steps = nrows;
     s->energy0 = s->energy_drift = s->outcome_end = NAN;
     s->depth_mean_m = s->depth_max_m = s->outcome_err_mean = NAN;
+    s->contact_force_mean_N = s->inverse_force_mean_N = s->inverse_err_mean = NAN;
     if (nrows <= 0 || !rows) return;
     double iters = 0.0, pen = 0.0, div2 = 0.0, depth = 0.0, oerr = 0.0;
-    int npen = 0, ndiv = 0, ndepth = 0, noerr = 0;
+    double ffwd = 0.0, finv = 0.0, ierr = 0.0;
+    int npen = 0, ndiv = 0, ndepth = 0, noerr = 0, nforce = 0, nierr = 0;
     s->energy_max_gain = -INFINITY;
     for (int k = 0; k < nrows; k++) {
         const double *r = rows + (size_t)k * MCB_STEP_COLS;
@@ -131,7 +134,19 @@ void mcb_loop_summarize(const double *rows, int nrows, mcb_loop_summary *s)
             oerr += r[MCB_SC_OUTCOME_ERR];
             noerr++;
         }
+        double f = r[MCB_SC_CONTACT_FORCE_N], fi = r[MCB_SC_INVERSE_FORCE_N];
+        if (!isnan(f) && !isnan(fi)) {
+            ffwd += f;
+            finv += fi;
+            nforce++;
+            if (f > 0) {
+                ierr += fabs(fi - f) / f;
+                nierr++;
+            }
+        }
     }
+    if (nforce) s->contact_force_mean_N = ffwd / nforce, s->inverse_force_mean_N = finv / nforce;
+    if (nierr) s->inverse_err_mean = ierr / nierr;
     if (ndepth) s->depth_mean_m = depth / ndepth;
     if (noerr) s->outcome_err_mean = oerr / noerr;
     if (isinf(s->energy_max_gain) && s->energy_max_gain < 0) s->energy_max_gain = NAN;

@@ -95,6 +95,10 @@ enum {
     MCB_SC_OUTCOME,
     MCB_SC_DEPTH_M,     /* the penetration depth the step leaves: h x pen_max (m) */
     MCB_SC_OUTCOME_ERR, /* |outcome - the reference trajectory's outcome at this step| */
+    MCB_SC_CONTACT_FORCE_N, /* ||J_c^T lambda_c|| / h over the compliant contacts (N; NaN:
+                               none), and the same of the impulses the invertible contact
+                               model gives from v (metrics.h: mcb_metrics_contact_forces) */
+    MCB_SC_INVERSE_FORCE_N,
     MCB_STEP_COLS
 };
 const char *mcb_step_column(int k);
@@ -112,6 +116,8 @@ typedef struct {
     double outcome_end;
     double depth_mean_m, depth_max_m;  /* of the steps' depth_m (COND's MP: the mean) */
     double outcome_err_mean;           /* mean of the steps' outcome_err (COND's IE / FE) */
+    double contact_force_mean_N, inverse_force_mean_N; /* means of the steps' (COND's Fig. 13) */
+    double inverse_err_mean; /* mean over those steps of |inverse - contact| / contact */
 } mcb_loop_summary;
 void mcb_loop_summarize(const double *rows, int nrows, mcb_loop_summary *s);
 

@@ -416,3 +416,39 @@ double mcb_metrics_one(mcb_metrics_ws *ws, int id, const double *v, const double
     default: return natmap(ws, S.nat2, dyn, dscale, natmap_scale(ws, lambda));
     }
 }
+
+int mcb_metrics_contact_forces(mcb_metrics_ws *ws, const double *v, const double *lambda,
+                               double out[2])
+{
+    out[0] = out[1] = NAN;
+    if (!ws || !v || !lambda || ws->iso || ws->P->form != MCB_PRIMAL || !ws->P->r) return 0;
+    const mcb_problem *P = ws->P;
+    double *c = ws->u, *lfwd = ws->ustar;
+    /* c = J v + e, then, block by block, the inverse impulses in its place;
+     * both impulse vectors zero off the measured blocks */
+    memcpy(c, P->e, (size_t)P->m * sizeof(double));
+    mcb_csc_gatxpy(ws->Jt, v, c);
+    memset(lfwd, 0, (size_t)P->m * sizeof(double));
+    int nb = 0;
+    for (int b = 0; b < P->nblocks; b++) {
+        const mcb_block *B = &P->blocks[b];
+        int ccp = B->type == MCB_CONTACT_CCP || (B->type == MCB_CONTACT && ws->law == MCB_LAW_CCP);
+        int r0 = B->row;
+        double li[3];
+        if ((B->type == MCB_CONTACT || B->type == MCB_CONTACT_CCP) &&
+            !mcb_contact_inverse(ccp, B->mu, P->r + r0, c + r0, li)) {
+            for (int k = 0; k < 3; k++) lfwd[r0 + k] = lambda[r0 + k], c[r0 + k] = li[k];
+            nb++;
+        } else {
+            for (int k = 0; k < B->nrows; k++) c[r0 + k] = 0.0;
+        }
+    }
+    if (!nb) return 0;
+    memset(ws->Av, 0, (size_t)P->n * sizeof(double));
+    memset(ws->JTl, 0, (size_t)P->n * sizeof(double));
+    mcb_csc_gatxpy(P->J, lfwd, ws->Av);
+    mcb_csc_gatxpy(P->J, c, ws->JTl);
+    out[0] = mcb_norm2(P->n, ws->Av);
+    out[1] = mcb_norm2(P->n, ws->JTl);
+    return nb;
+}

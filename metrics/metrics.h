@@ -59,4 +59,18 @@ void mcb_metrics_compute(mcb_metrics_ws *ws, const double *v, const double *lamb
 /* One metric (cheaper: computes only what it needs). */
 double mcb_metrics_one(mcb_metrics_ws *ws, int id, const double *v, const double *lambda);
 
+/* COND's invertible contact model, measured (COND paper Sec. III-E1, V-F,
+ * Fig. 13): on the contact blocks with a positive compliance r on every row
+ * (contact_ccp, or contact under MCB_LAW_CCP: r_n = r_t1 = r_t2; contact:
+ * r_t1 = r_t2), out[0] = ||J_c^T lambda_c||, the contact impulses the solver
+ * returned applied to the DOFs ("forward"), and out[1] = ||J_c^T lambda_inv||,
+ * lambda_inv = mcb_contact_inverse(J v + e) per block: the impulses the
+ * model determines from the velocity alone ("inverse"), both in N s. They
+ * agree when (v, lambda) satisfy the compliant law. Returns the number of
+ * such blocks; 0 (out NaN) when there are none, for dual-form problems and
+ * for problems with anisotropic friction (not measured). Uses ws's
+ * scratch. */
+int mcb_metrics_contact_forces(mcb_metrics_ws *ws, const double *v, const double *lambda,
+                               double out[2]);
+
 #endif

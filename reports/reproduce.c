@@ -217,7 +217,8 @@ static mcb_rc measure_runs(const mcb_xp_spec *S, const mcb_results_data *D,
         case MCB_XQ_INNER:
             sum += r->inner_iterations;
             den += 1;
-            break;        case MCB_XQ_ENGINE_MS:
+            break;
+        case MCB_XQ_ENGINE_MS:
             if (loop) {
                 sum += 1000 * L.engine_s;
                 den += L.steps;
@@ -236,11 +237,17 @@ static mcb_rc measure_runs(const mcb_xp_spec *S, const mcb_results_data *D,
         }
         case MCB_XQ_DEPTH_MM:
         case MCB_XQ_OUTCOME_ERR:
-        case MCB_XQ_OUTCOME_END: {
-            double x = !loop                       ? NAN
-                       : q->id == MCB_XQ_DEPTH_MM  ? 1000 * L.depth_mean_m
-                       : q->id == MCB_XQ_OUTCOME_END ? L.outcome_end
-                                                     : L.outcome_err_mean;
+        case MCB_XQ_OUTCOME_END:
+        case MCB_XQ_CONTACT_FORCE:
+        case MCB_XQ_INVERSE_FORCE:
+        case MCB_XQ_INVERSE_ERR: {
+            double x = !loop                            ? NAN
+                       : q->id == MCB_XQ_DEPTH_MM       ? 1000 * L.depth_mean_m
+                       : q->id == MCB_XQ_OUTCOME_END    ? L.outcome_end
+                       : q->id == MCB_XQ_CONTACT_FORCE  ? L.contact_force_mean_N
+                       : q->id == MCB_XQ_INVERSE_FORCE  ? L.inverse_force_mean_N
+                       : q->id == MCB_XQ_INVERSE_ERR    ? L.inverse_err_mean
+                                                        : L.outcome_err_mean;
             if (!isnan(x)) {
                 sum += x;
                 den += 1;
@@ -315,7 +322,7 @@ static double compared(const mcb_xp_cell *c, double x)
 {
     int residual = c->q->id == MCB_XQ_RESIDUAL || c->q->id == MCB_XQ_DEPTH_MM ||
                    c->q->id == MCB_XQ_OUTCOME_ERR || c->q->id == MCB_XQ_OUTCOME_END ||
-                   c->q->id == MCB_XQ_OUTCOME_AT ||
+                   c->q->id == MCB_XQ_OUTCOME_AT || c->q->id == MCB_XQ_INVERSE_ERR ||
                    ((c->q->id == MCB_XQ_Y_AT || c->q->id == MCB_XQ_Y_FINAL) &&
                     c->cls == MCB_XV_ACCURACY && strcmp(c->unit ? c->unit : "", "-log10") != 0);
     return residual ? (x > 0 ? log10(x) : -INFINITY) : x;

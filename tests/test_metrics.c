@@ -595,6 +595,49 @@ START_TEST(contact_inverse_known_values)
 }
 END_TEST
 
+/* The invertible model's forward and inverse contact forces (COND's Fig.
+ * 13) on the compliant point contact (r = (1, 0.25, 0.25), mu 0.5, J's rows
+ * z, x, y): at the exact stick solution v = (0.02, 0, -0.5), lambda =
+ * (0.5, -0.08, 0), c = J v + e = (-0.5, 0.02, 0) gives back lambda_inv =
+ * (0.5, -0.08, 0): both norms sqrt(0.2564); with the rigid impulse (1, -0.1,
+ * 0) at the same v the forward norm is sqrt(1.01), the inverse unchanged.
+ * Not measured (0, NaN): no compliance, the dual form, and a CCP law whose
+ * inverse needs r_n = r_t. */
+START_TEST(contact_forces_forward_inverse)
+{
+    mcb_problem *P = fx_compliant(FX_STICK);
+    mcb_metrics_ws *ws = NULL;
+    mcb_err err;
+    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, &err), MCB_OK);
+    double v[3], l[3], f[2];
+    fx_compliant_solution(FX_STICK, v, l);
+    ck_assert_int_eq(mcb_metrics_contact_forces(ws, v, l, f), 1);
+    ck_assert_double_eq_tol(f[0], sqrt(0.2564), 1e-15);
+    ck_assert_double_eq_tol(f[1], sqrt(0.2564), 1e-15);
+    double rigid[3] = {1, -0.1, 0};
+    ck_assert_int_eq(mcb_metrics_contact_forces(ws, v, rigid, f), 1);
+    ck_assert_double_eq_tol(f[0], sqrt(1.01), 1e-15);
+    ck_assert_double_eq_tol(f[1], sqrt(0.2564), 1e-15);
+    mcb_metrics_ws_set_law(ws, MCB_LAW_CCP);
+    ck_assert_int_eq(mcb_metrics_contact_forces(ws, v, l, f), 0);
+    ck_assert(isnan(f[0]) && isnan(f[1]));
+    mcb_metrics_ws_free(&ws);
+    mcb_problem_free(&P);
+    P = fx_point_contact(FX_STICK);
+    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, &err), MCB_OK);
+    ck_assert_int_eq(mcb_metrics_contact_forces(ws, v, l, f), 0);
+    ck_assert(isnan(f[0]) && isnan(f[1]));
+    mcb_metrics_ws_free(&ws);
+    mcb_problem_free(&P);
+    P = fx_compliant_dual(FX_STICK);
+    ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, &err), MCB_OK);
+    ck_assert_int_eq(mcb_metrics_contact_forces(ws, v, l, f), 0);
+    mcb_metrics_ws_free(&ws);
+    mcb_problem_free(&P);
+    ck_assert_int_eq(mcb_metrics_contact_forces(NULL, v, l, f), 0);
+}
+END_TEST
+
 /* The projection on the ellipse (x1/a1)^2 + (x2/a2)^2 <= 1 (Prop. 6's
  * strict operator): inside, on an axis, degenerate semi-axes, and a generic
  * point checked against the KKT conditions (on the boundary, p - x along
@@ -705,6 +748,7 @@ int main(void)
     tcase_add_loop_test(tc, scalar_row_known_values, 0, (int)(sizeof rows / sizeof rows[0]));
     tcase_add_test(tc, cone_operators);
     tcase_add_test(tc, contact_inverse_known_values);
+    tcase_add_test(tc, contact_forces_forward_inverse);
     tcase_add_test(tc, ellipse_projection_known_values);
     tcase_add_test(tc, aniso_metrics_known_values);
     tcase_add_test(tc, metric_names);

@@ -381,6 +381,11 @@ mcb_rc mcb_world_assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err
         P->e[3 * c] += w->o.erp * C->gap / h;
         P->blocks[c] = (mcb_block){MCB_CONTACT, 3 * c, 3, C->mu, 0.0, 0.0};
     }
+    if (nc && w->o.contact_compliance > 0) { /* the invertible contact model */
+        if (!(P->r = mcb_calloc((size_t)m, sizeof(double))))
+            return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        for (int i = 0; i < 3 * nc; i++) P->r[i] = w->o.contact_compliance;
+    }
     if (!assemble_joints(w, P, &t)) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     P->Jc = mcb_csc_from_triplets(m, 6 * nb, t, w->ti, w->tj, w->tx);
     if (!P->Jc) return mcb_fail(err, MCB_E_NOMEM, "out of memory");

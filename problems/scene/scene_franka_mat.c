@@ -66,7 +66,7 @@
 #define PI_ 3.14159265358979323846
 
 /* Options in table order (scenes.c). */
-enum { OPT_CX, OPT_CY, OPT_STEPS, OPT_DT, OPT_SEED };
+enum { OPT_CX, OPT_CY, OPT_STEPS, OPT_DT, OPT_SEED, OPT_COMPLIANCE };
 
 /* The material drawn from the seed. */
 typedef struct {
@@ -193,6 +193,7 @@ mcb_rc mcb_scene_franka_mat(const double *vals, const struct mcb_world_loop *loo
     o.max_iters = MAT_MAX_ITERS;
     o.solver = "subadmm"; /* pgs needs thousands of iterations on the resting mat */
     o.fallback = "pgs";
+    o.contact_compliance = vals[OPT_COMPLIANCE];
 
     mcb_world *w = NULL;
     mcb_arm_track tr;

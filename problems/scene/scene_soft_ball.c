@@ -58,7 +58,7 @@
 enum { L_X, L_Y, L_Z, L_YAW, L_PITCH, L_PALM, L_LEFT, L_RIGHT, NLINKS };
 
 /* Options in table order (scenes.c). */
-enum { OPT_CELLS, OPT_STEPS, OPT_STIFFNESS, OPT_SEED, OPT_DT };
+enum { OPT_CELLS, OPT_STEPS, OPT_STIFFNESS, OPT_SEED, OPT_DT, OPT_COMPLIANCE };
 
 typedef struct {
     mcb_fem *ball;     /* the world's */
@@ -174,6 +174,7 @@ mcb_rc mcb_scene_soft_ball(const double *vals, const struct mcb_world_loop *loop
     o.h_s = h;
     o.tol = SB_TOL;
     o.max_iters = SB_MAX_ITERS;
+    o.contact_compliance = vals[OPT_COMPLIANCE];
     mcb_world *w = NULL;
     mcb_robot *grip = NULL;
     mcb_fem *ball = NULL;

@@ -268,8 +268,15 @@ static mcb_rc fold_soft(mcb_world *w, const mcb_problem *P, mcb_problem **out, d
     }
     Q->J = mcb_csc_from_triplets(m2, P->n, t, w->ti, w->tj, w->tx);
     if (!Q->J) goto nomem;
+    /* the kept rows' compliance and the kept blocks' second friction
+     * coefficients (the soft rows have neither) */
+    if (P->r && !(Q->r = mcb_calloc((size_t)m2 + 1, sizeof(double)))) goto nomem;
+    if (P->mu2 && !(Q->mu2 = mcb_malloc((size_t)nb2 + 1, sizeof(double)))) goto nomem;
+    for (int r = 0; r < P->m && Q->r; r++)
+        if (keep[r] >= 0) Q->r[keep[r]] = P->r[r];
     for (int b = 0; b < P->nblocks; b++)
         if (P->blocks[b].type != MCB_SOFT) {
+            if (Q->mu2) Q->mu2[Q->nblocks] = P->mu2[b];
             Q->blocks[Q->nblocks] = P->blocks[b];
             Q->blocks[Q->nblocks++].row = keep[P->blocks[b].row];
         }

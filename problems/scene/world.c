@@ -71,6 +71,9 @@ static mcb_rc check_opts(const mcb_world_opts *o, mcb_err *err)
     if (!(o->tol > 0) || !isfinite(o->tol))
         return mcb_fail(err, MCB_E_INPUT, "world: tol = %g must be > 0", o->tol);
     if (o->max_iters < 1) return mcb_fail(err, MCB_E_INPUT, "world: max_iters must be >= 1");
+    if (!(o->contact_compliance >= 0) || !isfinite(o->contact_compliance))
+        return mcb_fail(err, MCB_E_INPUT, "world: contact compliance %g must be finite and >= 0",
+                        o->contact_compliance);
     if (!(o->fail_pen_m >= 0) || !(o->fail_energy_J >= 0))
         return mcb_fail(err, MCB_E_INPUT, "world: the closed loop's failure bounds must be >= 0");
     if (!o->solver || !mcb_solver_find(o->solver))

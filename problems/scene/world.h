@@ -67,6 +67,12 @@ typedef struct {
                              part of the dynamics, COND's eq. (1)), their
                              impulses recovered from their law; 0 (default):
                              the soft rows as constraint rows */
+    double contact_compliance; /* r (1/kg) on every contact row: the law holds
+                             for u = J v + e + r lambda (lib/mcb_problem.h's
+                             per-row compliance), COND's invertible contact
+                             model (Sec. III-E1): the impulse is then a
+                             function of the velocity (mcb_contact_inverse).
+                             0 (default): hard contacts */
 } mcb_world_opts;
 
 void mcb_world_defaults(mcb_world_opts *o);
