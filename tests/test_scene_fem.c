@@ -19,6 +19,7 @@
 #include "lib/mcb_chol.h"
 #include "lib/mcb_problem.h"
 #include "lib/mcb_sparse.h"
+#include "metrics/metrics.h"
 #include "problems/scene/scenes.h"
 #include "problems/scene/spatial.h"
 
@@ -882,6 +883,62 @@ static mcb_problem_set *gen_named(const char *name, int argc, char **argv)
     return S;
 }
 
+/* --compliance r (COND's invertible contact model, Sec. III-E1): every
+ * contact row of every recorded step carries r, the pinch's bilateral rows
+ * none; the engine's own solve honoured it (its reference solution meets
+ * the compliant law, natmap judged with r, and the impulses the model gives
+ * from its velocity are its impulses: forward and inverse forces agree);
+ * and compliant contacts let the mat sink where hard ones do not (J_n v + e
+ * < 0 at some contact). A negative compliance is refused by the option's
+ * range. On franka-mat and soft-ball alike. */
+START_TEST(compliant_contacts_recorded)
+{
+    const char *scene = _i == 0 ? "franka-mat" : "soft-ball";
+    char *mat[] = {"--cells-x", "4", "--cells-y", "4", "--steps", "3", "--compliance", "2"};
+    char *ball[] = {"--cells", "3", "--steps", "3", "--compliance", "2"};
+    mcb_problem_set *S = _i == 0 ? gen_named(scene, 8, mat) : gen_named(scene, 6, ball);
+    int sank = 0;
+    for (int k = 0; k < S->count; k++) {
+        const mcb_problem *P = S->items[k];
+        mcb_err err;
+        ck_assert_msg(mcb_problem_validate(P, scene, &err) == MCB_OK, "%s", err.msg);
+        ck_assert(P->r != NULL);
+        int con = 0;
+        for (int b = 0; b < P->nblocks; b++)
+            for (int i = P->blocks[b].row; i < P->blocks[b].row + P->blocks[b].nrows; i++) {
+                double want = P->blocks[b].type == MCB_CONTACT ? 2.0 : 0.0;
+                ck_assert_msg(P->r[i] == want, "%s step %d row %d: r %g", scene, k, i, P->r[i]);
+                con += P->blocks[b].type == MCB_CONTACT && i == P->blocks[b].row;
+            }
+        ck_assert_int_gt(con, 0);
+        mcb_metrics_ws *ws = NULL;
+        ck_assert_int_eq(mcb_metrics_ws_new(P, &ws, &err), MCB_OK);
+        double nat = mcb_metrics_one(ws, MCB_M_NATMAP, P->v_ref, P->lambda_ref), f[2];
+        ck_assert_msg(nat < 1e-6, "%s step %d: the reference's natmap %g", scene, k, nat);
+        ck_assert_int_eq(mcb_metrics_contact_forces(ws, P->v_ref, P->lambda_ref, f), con);
+        ck_assert_msg(f[0] > 0 && fabs(f[1] - f[0]) <= 1e-6 * f[0], "%s step %d: forward %g, inverse %g",
+                      scene, k, f[0], f[1]);
+        mcb_metrics_ws_free(&ws);
+        /* the geometric normal velocity J_n v + e of a loaded contact */
+        double *u = calloc((size_t)P->m, sizeof(double));
+        memcpy(u, P->e, (size_t)P->m * sizeof(double));
+        mcb_csc_gaxpy(P->J, P->v_ref, u);
+        for (int b = 0; b < P->nblocks; b++)
+            if (P->blocks[b].type == MCB_CONTACT && P->lambda_ref[P->blocks[b].row] > 0)
+                sank |= u[P->blocks[b].row] < -1e-12;
+        free(u);
+    }
+    ck_assert_msg(sank, "%s: no compliant contact sank", scene);
+    mcb_problem_set_free(&S);
+    const mcb_scene_def *def = mcb_scene_find(scene);
+    double vals[MCB_SCENE_MAX_OPTS];
+    mcb_err err = {{0}};
+    char *neg[] = {"--compliance", "-1"};
+    ck_assert_int_ne(mcb_scene_parse(def, 2, neg, vals, &err), MCB_OK);
+    ck_assert_msg(strstr(err.msg, "compliance"), "%s", err.msg);
+}
+END_TEST
+
 /* 4 x 4 cells, 3 steps: (4 + 1)^2 x 2 = 50 nodes, DOF 3 x 50 + 7 = 157
  * (the paper's 1477 x 3 + 7 at its size), 2 subsystems (the arm, the
  * mat), the pinch: the far edge's 2 middle nodes (top and bottom, y = 0;
@@ -906,7 +963,9 @@ START_TEST(franka_mat_scene_structure)
         ck_assert_int_eq(P->sub_start[1], 7);
         ck_assert_int_eq(P->step, k);
         ck_assert_double_eq(P->h, 0.01);
-        ck_assert_str_eq(P->source, "franka-mat --cells-x 4 --cells-y 4 --steps 3 --dt 0.01 --seed 1");
+        ck_assert_str_eq(P->source,
+                         "franka-mat --cells-x 4 --cells-y 4 --steps 3 --dt 0.01 --seed 1 --compliance 0");
+        ck_assert(P->r == NULL); /* hard contacts by default */
         ck_assert_msg(strstr(P->notes, "COND paper Sec. V-C3") && strstr(P->notes, "(seed 1)"), "%s",
                       P->notes);
         int bil = 0, con = 0;
@@ -967,6 +1026,7 @@ static Suite *suite(void)
     tcase_add_test(tc, beam_scene_structure);
     tcase_add_test(tc, elastic_force_known_answers);
     tcase_add_test(tc, franka_mat_scene_structure);
+    tcase_add_loop_test(tc, compliant_contacts_recorded, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -213,6 +213,65 @@ START_TEST(soft_spring_static_extension)
 }
 END_TEST
 
+/* Compliant contacts (world contact_compliance r, COND's invertible model)
+ * in a step that has soft rows, which the engine folds into A for its own
+ * solve: a sphere (m, radius R) on the floor hangs from a soft vertical
+ * spring K whose rest puts the sphere just on the floor. At rest the
+ * compliant law u_n = e_n + r lambda_n = 0 with e_n = -d / h (d the depth)
+ * and lambda_n = h N, N = m g - K d, gives d = h^2 r m g / (1 + h^2 r K); a
+ * hard contact would give d = 0. Every recorded row of the contact carries
+ * r, the spring's none. */
+START_TEST(compliant_contact_with_soft_rows)
+{
+    double h = 0.01, m = 2.0, R = 0.05, K = 100.0, r = 5.0;
+    mcb_world_opts o;
+    mcb_world_defaults(&o);
+    o.h_s = h;
+    o.tol = 1e-12;
+    o.max_iters = 50000;
+    o.contact_compliance = r;
+    mcb_world *w = NULL;
+    mcb_err err = {{0}};
+    ck_assert_msg(mcb_world_new(&o, &w, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(mcb_world_add_primitive(w, NULL, MCB_SHAPE_PLANE, (double[3]){0, 0, 0}, 0.5,
+                                             NULL, &err), MCB_OK);
+    mcb_rigid b;
+    memset(&b, 0, sizeof b);
+    b.mass_kg = m;
+    b.inertia[0] = b.inertia[4] = b.inertia[8] = 0.4 * m * R * R;
+    b.quat[0] = 1.0;
+    b.pos[2] = R;
+    int s = -1;
+    ck_assert_int_eq(mcb_world_add_primitive(w, &b, MCB_SHAPE_SPHERE, (double[3]){R, 0, 0}, 0.5, &s,
+                                             &err), MCB_OK);
+    mcb_wjoint j;
+    memset(&j, 0, sizeof j);
+    j.kind = MCB_WJ_POINT;
+    j.body_a = -1;
+    j.body_b = s;
+    j.pa[2] = R; /* the sphere's centre at rest height R */
+    j.mask = 4;
+    j.soft = 1;
+    j.stiffness[2] = K;
+    j.damping[2] = 50.0;
+    add_joint(w, &j);
+    for (int k = 0; k < 600; k++) {
+        mcb_problem *P = NULL;
+        step(w, k == 599 ? &P : NULL);
+        if (P) {
+            ck_assert(P->r != NULL);
+            for (int b2 = 0; b2 < P->nblocks; b2++)
+                for (int i = P->blocks[b2].row; i < P->blocks[b2].row + P->blocks[b2].nrows; i++)
+                    ck_assert_double_eq(P->r[i], P->blocks[b2].type == MCB_CONTACT ? r : 0.0);
+            mcb_problem_free(&P);
+        }
+    }
+    double d = R - mcb_world_body(w, s)->pos[2], want = h * h * r * m * G / (1 + h * h * r * K);
+    ck_assert_msg(fabs(d - want) <= 1e-3 * want, "depth %.9g m, expected %.9g m", d, want);
+    mcb_world_free(&w);
+}
+END_TEST
+
 /* A torsion spring about z (soft angular joint to the world) against a
  * constant torque tau: the angle settles at tau / K. */
 START_TEST(torsion_spring_static_angle)
@@ -514,6 +573,7 @@ int main(void)
     tcase_add_test(tc, hanging_body_is_still);
     tcase_add_test(tc, pendulum_period);
     tcase_add_test(tc, soft_spring_static_extension);
+    tcase_add_test(tc, compliant_contact_with_soft_rows);
     tcase_add_test(tc, torsion_spring_static_angle);
     tcase_add_test(tc, weld_moves_as_one);
     tcase_add_test(tc, wheel_rolls_without_slipping);
