@@ -416,6 +416,38 @@ START_TEST(floating_integration_keeps_unit_quaternion)
 }
 END_TEST
 
+/* The Panda's links carry Franka Robotics' published inertials
+ * (franka_description, Gaz et al.'s identification): spot values of the
+ * published tables (link 1's ixx and iyz, link 4's ixy, link 7's izz, link
+ * 1's centre of mass), and every tensor symmetric, positive definite and
+ * physically feasible (each principal moment at most the sum of the other
+ * two, checked on the diagonal and by the trace rule 2 max(I_kk) <= tr I). */
+START_TEST(panda_published_inertials)
+{
+    mcb_robot *r = NULL;
+    mcb_err err;
+    mcb_xform base = mcb_xform_identity();
+    ck_assert_int_eq(mcb_robot_arm7(&base, &r, &err), MCB_OK);
+    const mcb_link *l1 = mcb_robot_link(r, 0), *l4 = mcb_robot_link(r, 3), *l7 = mcb_robot_link(r, 6);
+    ck_assert_double_eq(l1->inertia[0], 0.70337);
+    ck_assert_double_eq(l1->inertia[5], 0.019169);
+    ck_assert_double_eq(l1->inertia[7], 0.019169);
+    ck_assert_double_eq(l4->inertia[1], 0.007796);
+    ck_assert_double_eq(l7->inertia[8], 0.004815);
+    ck_assert_double_eq(l1->com[2], -0.04762);
+    ck_assert_double_eq(l1->mass_kg, 4.970684);
+    for (int k = 0; k < 7; k++) {
+        const double *I = mcb_robot_link(r, k)->inertia;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) ck_assert_double_eq(I[3 * i + j], I[3 * j + i]);
+        double tr = I[0] + I[4] + I[8];
+        for (int i = 0; i < 3; i++) ck_assert_double_le(2 * I[4 * i], tr);
+        ck_assert_msg(cholesky_ok(I, 3), "link %d: inertia not positive definite", k + 1);
+    }
+    mcb_robot_free(&r);
+}
+END_TEST
+
 /* The built-in robots: DOF counts, H symmetric positive definite at two
  * configurations, total masses as docs/robots.md states. */
 START_TEST(builtin_robots)
@@ -615,6 +647,7 @@ static Suite *dyn_suite(void)
     tcase_add_loop_test(tc, rnea_velocity_terms, 0, 4);
     tcase_add_loop_test(tc, jacobian_matches_finite_differences, 0, 4);
     tcase_add_test(tc, floating_integration_keeps_unit_quaternion);
+    tcase_add_test(tc, panda_published_inertials);
     tcase_add_loop_test(tc, builtin_robots, 0, 4);
     tcase_add_test(tc, bad_input_is_rejected);
     tcase_add_loop_test(tc, ik_reaches_a_reachable_pose, 0, 2);

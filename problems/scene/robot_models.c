@@ -250,15 +250,27 @@ static mcb_rc finish(build *b, const char *name, int floating, const mcb_xform *
 static const double PANDA_DH[8][3] = {{0, 0.333, 0},       {0, 0, -PI / 2},     {0, 0.316, PI / 2},
                                       {0.0825, 0, PI / 2}, {-0.0825, 0.384, -PI / 2},
                                       {0, 0, PI / 2},      {0.088, 0, PI / 2},  {0, 0.107, 0}};
-/* Link masses (kg) and centres of mass (link frame) identified by Gaz et al.
- * (IEEE RA-L 4(4), 2019), rounded. */
+/* Link masses (kg), centres of mass (link frame, m) and inertia tensors
+ * about the centre of mass in the link frame's axes (kg m^2: ixx, iyy, izz,
+ * ixy, ixz, iyz, the tensor's entries) as Franka Robotics publishes them
+ * (the <inertial> elements of its franka_description URDF for links 1-7),
+ * which are the identified, physically feasible parameters of C. Gaz et
+ * al., IEEE RA-L 4(4), 2019. */
 static const double PANDA_MASS_KG[7] = {4.970684, 0.646926, 3.228604, 3.587895,
                                         1.225946, 1.666555, 0.735522};
 static const double PANDA_COM[7][3] = {
-    {0.003875, 0.002081, -0.1750},    {-0.003141, -0.02872, 0.003495},
+    {0.003875, 0.002081, -0.04762},   {-0.003141, -0.02872, 0.003495},
     {0.027518, 0.039252, -0.066502},  {-0.05317, 0.104419, 0.027454},
     {-0.011953, 0.041065, -0.038437}, {0.060149, -0.014117, -0.010517},
     {0.010517, -0.004252, 0.061597}};
+static const double PANDA_INERTIA[7][6] = {
+    {0.70337, 0.70661, 0.009117, -0.000139, 0.006772, 0.019169},
+    {0.007962, 0.02811, 0.025995, -0.003925, 0.010254, 0.000704},
+    {0.037242, 0.036155, 0.01083, -0.004761, -0.011396, -0.012805},
+    {0.025853, 0.019552, 0.028323, 0.007796, -0.001332, 0.008641},
+    {0.035549, 0.029474, 0.008627, -0.002117, -0.004037, 0.000229},
+    {0.001964, 0.004354, 0.005433, 0.000109, -0.001158, 0.000341},
+    {0.012516, 0.010027, 0.004815, -0.000428, -0.001196, -0.000741}};
 #define PANDA_HAND_KG 0.73
 
 mcb_rc mcb_robot_arm7(const mcb_xform *base, mcb_robot **out, mcb_err *err)
@@ -279,8 +291,8 @@ mcb_rc mcb_robot_arm7(const mcb_xform *base, mcb_robot **out, mcb_err *err)
         mcb_xform next = dh(PANDA_DH[k + 1][0], PANDA_DH[k + 1][1], PANDA_DH[k + 1][2]);
         memcpy(nx, next.p, sizeof nx);
         if (k == 0) nx[0] = nx[1] = 0, nx[2] = -PANDA_DH[0][1] + rad_m;
-        double I[9];
-        inertia_rod(PANDA_MASS_KG[k], o, nx, rad_m, I);
+        const double *t = PANDA_INERTIA[k];
+        double I[9] = {t[0], t[3], t[4], t[3], t[1], t[5], t[4], t[5], t[2]};
         int l = add_link(b, name, k - 1, MCB_JOINT_REVOLUTE, 0, 0, 1,
                          dh(PANDA_DH[k][0], PANDA_DH[k][1], PANDA_DH[k][2]), PANDA_MASS_KG[k],
                          PANDA_COM[k], I);
