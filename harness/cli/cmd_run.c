@@ -11,6 +11,7 @@
 
 #include "harness/campaign.h"
 #include "harness/cli/cli.h"
+#include "harness/whole_step.h"
 #include "problems/formulation/formulation.h"
 #include "lib/mcb_paths.h"
 #include "harness/mpi_campaign.h"
@@ -177,9 +178,14 @@ static int select_solvers(const char *cmd, const mcb_cli_strings *list, mcb_solv
     }
     for (int k = 0; k < list->n; k++) {
         const char *name = list->v[k];
-        const mcb_solver_def *d = mcb_solver_find(name);
+        /* a closed loop also runs the whole-step methods (xpbd) */
+        const mcb_solver_def *d =
+            strcmp(cmd, "simulate") ? mcb_solver_find(name) : mcb_loop_method_find(name);
         if (!d)
-            return mcb_cli_usage_error(cmd, "unknown solver '%s' (see 'mcbench solvers')", name);
+            return mcb_cli_usage_error(cmd, "unknown solver '%s' (see 'mcbench solvers')%s", name,
+                                       mcb_whole_step_find(name)
+                                           ? ": a whole-step method, for mcbench simulate only"
+                                           : "");
         for (int s = 0; s < *ns; s++)
             if (choice[s].def == d)
                 return mcb_cli_usage_error(cmd, "solver '%s' is listed twice in --solvers (use "
