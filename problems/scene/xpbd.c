@@ -31,9 +31,10 @@
  * friction: the tangential part dp_t of the points' relative motion over
  * the substep is undone, dlambda_t = -|dp_t| / w_t, only while
  * |lambda_t + dlambda_t| < mu lambda_n (M20 eq. (26)-(28)); the velocity
- * pass: dv = -v_t / |v_t| min(mu lambda_n / h_s, |v_t|) - n v_n (M20 eq.
- * (30)-(31), (34) with restitution e = 0: the engine's contacts are
- * plastic), applied as the impulse dv / (w_a + w_b).
+ * pass: the normal relative velocity removed (M20 eq. (34), restitution
+ * e = 0: the engine's contacts are plastic), then dynamic friction as an
+ * impulse against v_t bounded by mu lambda_n / h_s (M20 eq. (30)-(31) read
+ * as Coulomb's impulse bound: contact_velocity says why).
  * The hard and soft joints' multipliers are summed over the substeps as
  * impulses (lambda / h_s each) into the world's joint impulses, so that a
  * scene's outcome that reads them (franka-cable's hand force) is measured
@@ -395,35 +396,61 @@ static void point_vel(const struct mcb_xpbd_ws *s, int b, const double p[3], dou
     for (int k = 0; k < 3; k++) u[k] = s->v[3 * b + k] + c[k];
 }
 
-/* The velocity pass at an active contact (M20 eq. (30)-(31), (34), e = 0). */
-static void contact_velocity(const mcb_world *w, struct mcb_xpbd_ws *s, int c, double hs)
+/* An impulse of magnitude p along dir at the contact's points (+ on a,
+ * - on b); ma, mb from contact_row. */
+static void impulse(struct mcb_xpbd_ws *s, int a, int b, const double ma[6], const double mb[6],
+                    double p)
 {
-    int a = w->con[c].body_a, b = w->con[c].body_b;
-    const double *n = s->n + 3 * c;
-    double pa[3], pb[3], ua[3], ub[3], u[3], vt[3], dv[3];
-    contact_points(w, s, c, 0, pa, pb);
-    point_vel(s, a, pa, ua);
-    point_vel(s, b, pb, ub);
-    for (int k = 0; k < 3; k++) u[k] = ua[k] - ub[k];
-    double vn = mcb_v3_dot(u, n);
-    for (int k = 0; k < 3; k++) vt[k] = u[k] - vn * n[k];
-    double nt = mcb_v3_norm(vt), f = nt > 0.0 ? fmin(s->mu[c] * s->ln[c] / hs, nt) / nt : 0.0;
-    for (int k = 0; k < 3; k++) dv[k] = -f * vt[k] - vn * n[k];
-    double m = mcb_v3_norm(dv);
-    if (!(m > 0.0)) return;
-    double dir[3] = {dv[0] / m, dv[1] / m, dv[2] / m}, ma[6], mb[6];
-    double wsum = contact_row(s, a, b, dir, pa, pb, ma, mb);
-    if (!(wsum > 0.0)) return;
-    double p = m / wsum; /* impulse magnitude along dir */
     for (int i = 0; i < 2; i++) {
         int bb = i ? b : a;
-        double sg = i ? -p : p, *mj = i ? mb : ma;
+        double sg = i ? -p : p;
+        const double *mj = i ? mb : ma;
         if (bb < 0 || !s->dyn[bb]) continue;
         for (int k = 0; k < 3; k++) {
             s->v[3 * bb + k] += sg * mj[k];
             s->w[3 * bb + k] += sg * mj[3 + k];
         }
     }
+}
+
+/* The relative velocity of the contact's points into u. */
+static void contact_velocity_rel(const mcb_world *w, const struct mcb_xpbd_ws *s, int c,
+                                 double pa[3], double pb[3], double u[3])
+{
+    double ua[3], ub[3];
+    contact_points(w, s, c, 0, pa, pb);
+    point_vel(s, w->con[c].body_a, pa, ua);
+    point_vel(s, w->con[c].body_b, pb, ub);
+    for (int k = 0; k < 3; k++) u[k] = ua[k] - ub[k];
+}
+
+/* The velocity pass at an active contact (M20 eq. (30)-(34), restitution
+ * e = 0: the engine's contacts are plastic): first the normal velocity
+ * removed, -v_n / w_n along n; then dynamic friction against the
+ * tangential velocity v_t, as an impulse bounded by mu times the normal
+ * impulse of the substep, mu lambda_n / h_s: min(mu lambda_n / h_s,
+ * |v_t| / w_t). M20 eq. (30) writes the bound on the velocity change as
+ * h_s mu |f_n| with f_n = lambda_n / h_s^2, an impulse where a velocity is
+ * meant; the two agree for a unit point mass; the impulse form is
+ * Coulomb's law (a box slides to rest at mu g, test_xpbd). */
+static void contact_velocity(const mcb_world *w, struct mcb_xpbd_ws *s, int c, double hs)
+{
+    int a = w->con[c].body_a, b = w->con[c].body_b;
+    const double *n = s->n + 3 * c;
+    double pa[3], pb[3], u[3], ma[6], mb[6];
+    contact_velocity_rel(w, s, c, pa, pb, u);
+    double vn = mcb_v3_dot(u, n), wn = contact_row(s, a, b, n, pa, pb, ma, mb);
+    double pn = wn > 0.0 ? -vn / wn : 0.0;
+    impulse(s, a, b, ma, mb, pn);
+    contact_velocity_rel(w, s, c, pa, pb, u);
+    vn = mcb_v3_dot(u, n);
+    double t[3] = {u[0] - vn * n[0], u[1] - vn * n[1], u[2] - vn * n[2]};
+    double vt = mcb_v3_norm(t);
+    if (!(vt > 0.0)) return;
+    for (int k = 0; k < 3; k++) t[k] /= vt;
+    double wt = contact_row(s, a, b, t, pa, pb, ma, mb);
+    double pnt = fmax(s->ln[c] / hs + pn, 0.0); /* the substep's normal impulse */
+    if (wt > 0.0) impulse(s, a, b, ma, mb, -fmin(s->mu[c] * pnt, vt / wt));
 }
 
 /* ---------- the substeps (M19 Alg. 1, M20 Alg. 2) ---------- */
