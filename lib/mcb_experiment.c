@@ -98,6 +98,7 @@ static const struct {
     {"outcome_error", MCB_XQ_OUTCOME_ERR, 0, "outcome", MCB_XV_ACCURACY},
     {"outcome_end", MCB_XQ_OUTCOME_END, 0, "outcome", MCB_XV_ACCURACY},
     {"outcome_at", MCB_XQ_OUTCOME_AT, 'x', "outcome", MCB_XV_ACCURACY},
+    {"step_ms", MCB_XQ_STEP_MS, 0, "ms", MCB_XV_TIME},
 };
 #define NQUANTITIES (int)(sizeof quantities / sizeof quantities[0])
 
@@ -190,7 +191,7 @@ mcb_xp_class mcb_xp_quantity_class(const mcb_xp_quantity *q)
 
 int mcb_xp_quantity_loop_only(const mcb_xp_quantity *q)
 {
-    return q && (q->id == MCB_XQ_ENGINE_MS || q->id == MCB_XQ_DEPTH_MM ||
+    return q && (q->id == MCB_XQ_ENGINE_MS || q->id == MCB_XQ_STEP_MS || q->id == MCB_XQ_DEPTH_MM ||
                  q->id == MCB_XQ_OUTCOME_ERR || q->id == MCB_XQ_OUTCOME_END ||
                  q->id == MCB_XQ_OUTCOME_AT);
 }

@@ -109,6 +109,9 @@ typedef enum {
                               e.g. against an analytic solution: COND's Table I) */
     MCB_XQ_OUTCOME_AT,     /* closed loop: the same after step arg (0: the first step; a run
                               that ended before it does not count) */
+    MCB_XQ_STEP_MS,        /* closed loop: mean total time per step, engine + solver (setup +
+                              solve), ms (COND's TT: a whole-step method's and a solver's
+                              steps on one footing) */
     MCB_XQ_COUNT
 } mcb_xp_quantity_id;
 
