@@ -48,8 +48,9 @@
  * over the substeps (position interpolated linearly, orientation by
  * normalised quaternion interpolation): the cable's reaction on the arm is
  * neglected (the cable's ~13 g against the arm's high-gain PD).
- * Refused (MCB_E_INPUT, naming the reason): meshes (FEM nodes), rolling
- * joints. No allocation inside the substep loop (one workspace grown per
+ * The world's theta (eq. (2)) applies to the robots only: the free bodies
+ * take XPBD's own implicit position update. Refused (MCB_E_INPUT, naming
+ * the reason): meshes (FEM nodes), rolling joints. No allocation inside the substep loop (one workspace grown per
  * step); deterministic (sequential, fixed order). */
 #include "problems/scene/xpbd.h"
 
