@@ -18,7 +18,9 @@
  * Joint rows (world.h: point rows along body a's axes, angular rows of the
  * rotation vector) are the engine's own rows (joint.c: violation C = phi,
  * gradient the row of J on the two bodies' twists), projected per joint as
- * one block (M20 Sec. 3.3 applies a joint's correction as one vector):
+ * one block (M20 Sec. 3.3 applies a joint's correction as one vector; a
+ * point joint and the angular joint after it on the same bodies, a weld
+ * or a rod's coupling, together as one block of six rows: block_joints):
  *   [(1 + gamma) W + diag(alpha~)] dlambda = -C - alpha~ lambda - gamma (C - C_0)
  * with W = J_a M_a^-1 J_a^T + J_b M_b^-1 J_b^T (M20 eq. (2)-(3), the
  * generalized inverse masses), alpha~ = 1 / (K h_s^2) (X16 eq. (18); 0 for
@@ -230,35 +232,52 @@ static void point_row(const double dir[3], const double p[3], const double o[3],
 
 /* ---------- joints (X16 eq. (18), (26); M20 Sec. 3.3) ---------- */
 
-/* Solves the n x n system A x = r (n <= 3) by Gaussian elimination with
- * partial pivoting; 0 when singular. */
-static int solve_small(int n, double A[9], double r[3], double x[3])
+#define BLOCK_MAX 6 /* a weld: a point and an angular joint's rows */
+
+/* Solves the n x n system A x = r (n <= BLOCK_MAX, row stride BLOCK_MAX)
+ * by Gaussian elimination with partial pivoting; 0 when singular. */
+static int solve_small(int n, double *A, double *r, double *x)
 {
     for (int c = 0; c < n; c++) {
         int p = c;
         for (int i = c + 1; i < n; i++)
-            if (fabs(A[3 * i + c]) > fabs(A[3 * p + c])) p = i;
-        if (!(fabs(A[3 * p + c]) > 0.0)) return 0;
+            if (fabs(A[BLOCK_MAX * i + c]) > fabs(A[BLOCK_MAX * p + c])) p = i;
+        if (!(fabs(A[BLOCK_MAX * p + c]) > 0.0)) return 0;
         if (p != c) {
             for (int k = 0; k < n; k++) {
-                double t = A[3 * c + k];
-                A[3 * c + k] = A[3 * p + k], A[3 * p + k] = t;
+                double t = A[BLOCK_MAX * c + k];
+                A[BLOCK_MAX * c + k] = A[BLOCK_MAX * p + k], A[BLOCK_MAX * p + k] = t;
             }
             double t = r[c];
             r[c] = r[p], r[p] = t;
         }
         for (int i = c + 1; i < n; i++) {
-            double f = A[3 * i + c] / A[3 * c + c];
-            for (int k = c; k < n; k++) A[3 * i + k] -= f * A[3 * c + k];
+            double f = A[BLOCK_MAX * i + c] / A[BLOCK_MAX * c + c];
+            for (int k = c; k < n; k++) A[BLOCK_MAX * i + k] -= f * A[BLOCK_MAX * c + k];
             r[i] -= f * r[c];
         }
     }
     for (int c = n - 1; c >= 0; c--) {
         double t = r[c];
-        for (int k = c + 1; k < n; k++) t -= A[3 * c + k] * x[k];
-        x[c] = t / A[3 * c + c];
+        for (int k = c + 1; k < n; k++) t -= A[BLOCK_MAX * c + k] * x[k];
+        x[c] = t / A[BLOCK_MAX * c + c];
     }
     return 1;
+}
+
+/* Joints projected together from joint q: 2 for a point joint followed by
+ * an angular one on the same two bodies (a weld, a rod's coupling: one
+ * linearized solve of its six rows, so that the point correction, made at
+ * a short lever arm mostly by rotation, and the angular correction do not
+ * work against each other within the iteration), else 1. */
+static int block_joints(const mcb_world *w, int q)
+{
+    if (q + 1 >= w->njoints) return 1;
+    const mcb_wjoint *J = &w->joints[q], *K = &w->joints[q + 1];
+    return J->kind == MCB_WJ_POINT && K->kind == MCB_WJ_ANGULAR && J->body_a == K->body_a &&
+                   J->body_b == K->body_b
+               ? 2
+               : 1;
 }
 
 /* Joint rows' violations at the current poses into c (the substep's C_0). */
@@ -274,36 +293,45 @@ static void joint_values(mcb_world *w, struct mcb_xpbd_ws *s, double *c)
     }
 }
 
-/* One projection of joint q's rows as a block. */
-static void project_joint(mcb_world *w, struct mcb_xpbd_ws *s, int q, double hs)
+/* One projection of the rows of joints q .. q + nj - 1 (same bodies) as
+ * one block. */
+static void project_joints(mcb_world *w, struct mcb_xpbd_ws *s, int q, int nj, double hs)
 {
-    const mcb_wjoint *J = &w->joints[q];
-    int a = J->body_a, b = J->body_b;
+    int a = w->joints[q].body_a, b = w->joints[q].body_b;
     if (!((a >= 0 && s->dyn[a]) || (b >= 0 && s->dyn[b]))) return;
     mcb_xform Xa, Xb;
     body_xform(s, a, &Xa);
     body_xform(s, b, &Xb);
-    mcb_wjoint_eval(J, &Xa, &Xb, w->jr);
-    int nr = mcb_wjoint_nrows(J), r0 = w->joint_row[q];
-    double ma[3][6], mb[3][6], A[9], rhs[3], dl[3] = {0, 0, 0};
+    mcb_wjoint_row rows[BLOCK_MAX];
+    int soft[BLOCK_MAX], lam[BLOCK_MAX], nr = 0;
+    for (int k = q; k < q + nj; k++) {
+        const mcb_wjoint *J = &w->joints[k];
+        mcb_wjoint_eval(J, &Xa, &Xb, rows + nr);
+        for (int r = 0; r < mcb_wjoint_nrows(J); r++, nr++) {
+            soft[nr] = J->soft;
+            lam[nr] = w->joint_row[k] + r;
+        }
+    }
+    double ma[BLOCK_MAX][6], mb[BLOCK_MAX][6], A[BLOCK_MAX * BLOCK_MAX], rhs[BLOCK_MAX],
+        dl[BLOCK_MAX] = {0};
     for (int r = 0; r < nr; r++) {
-        minv(s, a, w->jr[r].ja, ma[r]);
-        minv(s, b, w->jr[r].jb, mb[r]);
+        minv(s, a, rows[r].ja, ma[r]);
+        minv(s, b, rows[r].jb, mb[r]);
     }
     for (int r = 0; r < nr; r++) {
-        const mcb_wjoint_row *R = &w->jr[r];
-        double at = J->soft ? 1.0 / (R->K * hs * hs) : 0.0;
-        double ga = J->soft ? R->D / (R->K * hs) : 0.0;
+        const mcb_wjoint_row *R = &rows[r];
+        double at = soft[r] ? 1.0 / (R->K * hs * hs) : 0.0;
+        double ga = soft[r] ? R->D / (R->K * hs) : 0.0;
         for (int c = 0; c < nr; c++)
-            A[3 * r + c] = (1.0 + ga) * (dot6(R->ja, ma[c]) + dot6(R->jb, mb[c])) +
-                           (r == c ? at : 0.0);
-        rhs[r] = -R->phi - at * s->lam[r0 + r] - ga * (R->phi - s->c0[r0 + r]);
+            A[BLOCK_MAX * r + c] = (1.0 + ga) * (dot6(R->ja, ma[c]) + dot6(R->jb, mb[c])) +
+                                   (r == c ? at : 0.0);
+        rhs[r] = -R->phi - at * s->lam[lam[r]] - ga * (R->phi - s->c0[lam[r]]);
     }
     if (!solve_small(nr, A, rhs, dl)) return;
     for (int r = 0; r < nr; r++) {
         apply(s, a, ma[r], dl[r]);
         apply(s, b, mb[r], dl[r]);
-        s->lam[r0 + r] += dl[r];
+        s->lam[lam[r]] += dl[r];
     }
 }
 
@@ -614,7 +642,8 @@ mcb_rc mcb_world_xpbd_advance(mcb_world *w, const mcb_xpbd_opts *o, const double
         memset(s->ln, 0, (size_t)s->nc * sizeof(double));
         memset(s->lt, 0, (size_t)s->nc * sizeof(double));
         for (int it = 0; it < o->iters; it++) {
-            for (int q = 0; q < w->njoints; q++) project_joint(w, s, q, hs);
+            for (int q = 0, nj; q < w->njoints; q += nj)
+                project_joints(w, s, q, nj = block_joints(w, q), hs);
             for (int c = 0; c < s->nc; c++) project_contact(w, s, c);
         }
         update_velocities(s, hs);
