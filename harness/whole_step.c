@@ -44,7 +44,10 @@ static int xpbd_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *c
     return MCB_ST_SKIPPED;
 }
 
-static void xpbd_iterate(void *work, double *v, double *lambda) { (void)work, (void)v, (void)lambda; }
+static void xpbd_iterate(void *work, double *v, double *lambda)
+{
+    (void)work, (void)v, (void)lambda;
+}
 static void xpbd_free(void **work)
 {
     if (work) *work = NULL;
@@ -81,7 +84,10 @@ static const mcb_solver_def *const methods[] = {&xpbd_def};
 #define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
 
 int mcb_whole_step_count(void) { return NMETHODS; }
-const mcb_solver_def *mcb_whole_step_at(int k) { return k >= 0 && k < NMETHODS ? methods[k] : NULL; }
+const mcb_solver_def *mcb_whole_step_at(int k)
+{
+    return k >= 0 && k < NMETHODS ? methods[k] : NULL;
+}
 
 const mcb_solver_def *mcb_whole_step_find(const char *name)
 {

@@ -3,40 +3,44 @@
  * COND paper's PBD baseline (Sec. V-E2, Table VIII) follows its reference
  * [68], Macklin et al. 2019 "Small steps in physics simulation" (M19): the
  * step h is cut into N substeps of h_s = h / N with one constraint
- * iteration each (Algorithm 1 of M19), and the rigid-body constraints and
+ * iteration each (M19's algorithm), and the rigid-body constraints and
  * contacts of Müller et al. 2020 "Detailed rigid body simulation with
  * extended position based dynamics" (M20). Compliant rows follow Macklin,
  * Müller, Chentanez 2016 "XPBD" (X16). Per substep:
- *   1. predict (M20 Alg. 2): v += h_s f_ext / m, x += h_s v;
+ *   1. predict (M20's substep loop): v += h_s f_ext / m, x += h_s v;
  *      w += h_s I^-1 (tau_ext - w x I w), q += h_s / 2 [w, 0] q, normalised;
  *      kinematic bodies (robot links, scripted bodies) placed on their path;
  *   2. `iters` times: every joint, then every contact (below);
- *   3. velocities from positions (M20 Alg. 2): v = (x - x_prev) / h_s,
+ *   3. velocities from positions (M20's substep loop): v = (x - x_prev) / h_s,
  *      w = 2 vec(q q_prev^-1) / h_s (sign of its real part);
- *   4. velocity pass (M20 Sec. 3.6): dynamic friction and restitution at
+ *   4. velocity pass (M20, its velocity solve): dynamic friction and restitution at
  *      the contacts that were active.
  * Joint rows (world.h: point rows along body a's axes, angular rows of the
  * rotation vector) are the engine's own rows (joint.c: violation C = phi,
  * gradient the row of J on the two bodies' twists), projected per joint as
- * one block (M20 Sec. 3.3 applies a joint's correction as one vector; a
+ * one block (M20 applies a joint's positional correction as one vector; a
  * point joint and the angular joint after it on the same bodies, a weld
  * or a rod's coupling, together as one block of six rows: block_joints):
  *   [(1 + gamma) W + diag(alpha~)] dlambda = -C - alpha~ lambda - gamma (C - C_0)
- * with W = J_a M_a^-1 J_a^T + J_b M_b^-1 J_b^T (M20 eq. (2)-(3), the
+ * with W = J_a M_a^-1 J_a^T + J_b M_b^-1 J_b^T (M20's
  * generalized inverse masses), alpha~ = 1 / (K h_s^2) (X16 eq. (18); 0 for
  * a hard row), gamma = alpha~ (D h_s^2) / h_s = D / (K h_s) (X16 eq. (26),
  * Rayleigh damping; C_0 the row at the substep's start), then
- * x += M^-1 J^T dlambda, q += 1/2 [I^-1 J_ang^T dlambda, 0] q (M20 eq.
- * (6)-(8)). A contact (M20 Sec. 3.5): the two points r_a, r_b fixed in their
- * bodies at detection and the normal n of the step's detection;
+ * x += M^-1 J^T dlambda, q += 1/2 [I^-1 J_ang^T dlambda, 0] q (M20's
+ * position and quaternion updates). A contact (M20, contacts and
+ * friction): the two points r_a, r_b fixed in their bodies at detection
+ * and the normal n of the step's detection;
  * d = (p_a - p_b) . n; when d < 0, dlambda_n = -d / w (alpha = 0); static
  * friction: the tangential part dp_t of the points' relative motion over
  * the substep is undone, dlambda_t = -|dp_t| / w_t, only while
- * |lambda_t + dlambda_t| < mu lambda_n (M20 eq. (26)-(28)); the velocity
- * pass: the normal relative velocity removed (M20 eq. (34), restitution
+ * |lambda_t + dlambda_t| < mu lambda_n (M20's static friction); the velocity
+ * pass: the normal relative velocity removed (M20's restitution rule with
  * e = 0: the engine's contacts are plastic), then dynamic friction as an
- * impulse against v_t bounded by mu lambda_n / h_s (M20 eq. (30)-(31) read
- * as Coulomb's impulse bound: contact_velocity says why).
+ * impulse against v_t bounded by mu times the substep's normal impulse
+ * (M20's dynamic friction read as Coulomb's impulse bound:
+ * contact_velocity says why). M20 is
+ * cited by its rules, not its equation numbers (our copy of the paper was
+ * not at hand to check them).
  * The hard and soft joints' multipliers are summed over the substeps as
  * impulses (lambda / h_s each) into the world's joint impulses, so that a
  * scene's outcome that reads them (franka-cable's hand force) is measured
@@ -52,8 +56,9 @@
  * neglected (the cable's ~13 g against the arm's high-gain PD).
  * The world's theta (eq. (2)) applies to the robots only: the free bodies
  * take XPBD's own implicit position update. Refused (MCB_E_INPUT, naming
- * the reason): meshes (FEM nodes), rolling joints. No allocation inside the substep loop (one workspace grown per
- * step); deterministic (sequential, fixed order). */
+ * the reason): meshes (FEM nodes), rolling joints. No allocation inside
+ * the substep loop (one workspace grown per step); deterministic
+ * (sequential, fixed order). */
 #include "problems/scene/xpbd.h"
 
 #include <math.h>
@@ -147,7 +152,7 @@ static void quat_normalise(double *q)
     for (int k = 0; k < 4; k++) q[k] /= s;
 }
 
-/* q += 1/2 [d, 0] q, normalised (M20 eq. (8)): a small world rotation d. */
+/* q += 1/2 [d, 0] q, normalised (M20's quaternion update): a small world rotation d. */
 static void quat_rotate(double *q, const double d[3])
 {
     double w = q[0], x = q[1], y = q[2], z = q[3];
@@ -211,7 +216,7 @@ static double dot6(const double a[6], const double b[6])
     return t;
 }
 
-/* The correction x += M^-1 j dl (M20 eq. (6)-(8)) on a dynamic body. */
+/* The correction x += M^-1 j dl (M20's updates) on a dynamic body. */
 static void apply(struct mcb_xpbd_ws *s, int b, const double mj[6], double dl)
 {
     if (b < 0 || !s->dyn[b]) return;
@@ -230,7 +235,7 @@ static void point_row(const double dir[3], const double p[3], const double o[3],
     for (int k = 0; k < 3; k++) j[k] = sign * dir[k], j[3 + k] = sign * c[k];
 }
 
-/* ---------- joints (X16 eq. (18), (26); M20 Sec. 3.3) ---------- */
+/* ---------- joints (X16 eq. (18), (26); M20's joints) ---------- */
 
 #define BLOCK_MAX 6 /* a weld: a point and an angular joint's rows */
 
@@ -335,7 +340,7 @@ static void project_joints(mcb_world *w, struct mcb_xpbd_ws *s, int q, int nj, d
     }
 }
 
-/* ---------- contacts (M20 Sec. 3.5-3.6) ---------- */
+/* ---------- contacts (M20's contacts, friction, velocity solve) ---------- */
 
 /* Contact c's points p_a, p_b at the current poses, or at the substep's
  * start (prev = 1). */
@@ -378,7 +383,7 @@ static double contact_row(const struct mcb_xpbd_ws *s, int a, int b, const doubl
     return dot6(ja, ma) + dot6(jb, mb);
 }
 
-/* Non-penetration, then static friction (M20 eq. (26)-(28)). */
+/* Non-penetration, then static friction (M20). */
 static void project_contact(const mcb_world *w, struct mcb_xpbd_ws *s, int c)
 {
     int a = w->con[c].body_a, b = w->con[c].body_b;
@@ -453,12 +458,13 @@ static void contact_velocity_rel(const mcb_world *w, const struct mcb_xpbd_ws *s
     for (int k = 0; k < 3; k++) u[k] = ua[k] - ub[k];
 }
 
-/* The velocity pass at an active contact (M20 eq. (30)-(34), restitution
+/* The velocity pass at an active contact (M20's velocity solve, restitution
  * e = 0: the engine's contacts are plastic): first the normal velocity
  * removed, -v_n / w_n along n; then dynamic friction against the
  * tangential velocity v_t, as an impulse bounded by mu times the normal
- * impulse of the substep, mu lambda_n / h_s: min(mu lambda_n / h_s,
- * |v_t| / w_t). M20 eq. (30) writes the bound on the velocity change as
+ * impulse of the substep (the positional lambda_n / h_s plus the normal
+ * impulse p_n just applied): min(mu (lambda_n / h_s + p_n), |v_t| / w_t).
+ * M20 writes the bound on the velocity change as
  * h_s mu |f_n| with f_n = lambda_n / h_s^2, an impulse where a velocity is
  * meant; the two agree for a unit point mass; the impulse form is
  * Coulomb's law (a box slides to rest at mu g, test_xpbd). */
@@ -482,7 +488,7 @@ static void contact_velocity(const mcb_world *w, struct mcb_xpbd_ws *s, int c, d
     if (wt > 0.0) impulse(s, a, b, ma, mb, -fmin(s->mu[c] * pnt, vt / wt));
 }
 
-/* ---------- the substeps (M19 Alg. 1, M20 Alg. 2) ---------- */
+/* ---------- the substeps (M19's and M20's substep loop) ---------- */
 
 /* Kinematic body b at fraction u of the step. */
 static void place_kinematic(struct mcb_xpbd_ws *s, int b, double u)
@@ -521,7 +527,7 @@ static void predict(mcb_world *w, struct mcb_xpbd_ws *s, double hs, double u)
     }
 }
 
-/* v = (x - x_prev) / h_s, w = 2 vec(q q_prev^-1) / h_s (M20 Alg. 2). */
+/* v = (x - x_prev) / h_s, w = 2 vec(q q_prev^-1) / h_s (M20's substep loop). */
 static void update_velocities(struct mcb_xpbd_ws *s, double hs)
 {
     for (int b = 0; b < s->nb; b++) {
