@@ -396,7 +396,7 @@ static void project_contact(const mcb_world *w, struct mcb_xpbd_ws *s, int c)
     if (!(wn > 0.0)) return;
     double dl = -d / wn;
     apply(s, a, ma, dl);
-    apply(s, b, mb, -dl);
+    apply(s, b, mb, dl); /* mb carries b's sign */
     s->ln[c] += dl;
     /* static friction: the tangential relative motion over the substep */
     double qa[3], qb[3], dp[3], t[3];
@@ -413,7 +413,7 @@ static void project_contact(const mcb_world *w, struct mcb_xpbd_ws *s, int c)
     double dt = -ct / wt;
     if (fabs(s->lt[c] + dt) < s->mu[c] * s->ln[c]) {
         apply(s, a, ma, dt);
-        apply(s, b, mb, -dt);
+        apply(s, b, mb, dt);
         s->lt[c] += dt;
     }
 }
@@ -437,7 +437,7 @@ static void impulse(struct mcb_xpbd_ws *s, int a, int b, const double ma[6], con
 {
     for (int i = 0; i < 2; i++) {
         int bb = i ? b : a;
-        double sg = i ? -p : p;
+        double sg = p; /* mb carries b's sign */
         const double *mj = i ? mb : ma;
         if (bb < 0 || !s->dyn[bb]) continue;
         for (int k = 0; k < 3; k++) {
