@@ -3,6 +3,7 @@
  * merge, and the progress display (see campaign.h). */
 #define _GNU_SOURCE /* memfd_create */
 #include "harness/campaign.h"
+#include "harness/whole_step.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -285,7 +286,7 @@ static int wants_isolation(const mcb_campaign *C, const mcb_solver_def *def)
     if (C->isolate == MCB_ISOLATE_NEVER) return 0;
     /* auto: what mcbench cannot vouch for runs in a child: a black box, a
      * plugin (a runtime addition) and a def from outside the registry */
-    return def->black_box || !mcb_solver_is_builtin(def);
+    return def->black_box || (!mcb_solver_is_builtin(def) && !mcb_whole_step_is(def));
 }
 
 typedef struct {

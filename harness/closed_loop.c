@@ -25,7 +25,9 @@
 #include "harness/context.h"
 #include "lib/mcb_sha256.h"
 #include "lib/mcb_timer.h"
+#include "harness/whole_step.h"
 #include "problems/scene/world.h"
+#include "problems/scene/xpbd.h"
 
 #define POSE_DOUBLES 12 /* rotation (row-major) and position per body */
 #define REF_MAGIC "mcbench-reference 2" /* 2: the outcome after each step follows the poses */
@@ -257,7 +259,7 @@ mcb_rc mcb_loop_reference(mcb_loop_instance *I, const char *cache_dir, mcb_probl
     mcb_rc rc = MCB_OK;
     if (!(path[0] && ref_read(I, path, key))) {
         ref_acc R = {0};
-        mcb_world_loop L = {NULL, ref_after, &R};
+        mcb_world_loop L = {NULL, ref_after, &R, NULL};
         mcb_problem_set *S = NULL;
         double t0 = mcb_now_s();
         rc = I->scene->generate(I->vals, &L, &S, err);
@@ -297,6 +299,7 @@ typedef struct {
     double *cur;          /* the row of the step being taken */
     int failed;           /* 1: stopped in the loop */
     int skipped;          /* 1: the solver does not take the scene's problems */
+    int whole_step;       /* 1: a whole-step method (xpbd): the world advances by it */
     char reason[400];
 } loop_ctx;
 
@@ -421,7 +424,20 @@ static mcb_rc loop_after(void *cp, mcb_world *w, const mcb_step_info *info, mcb_
 {
     loop_ctx *c = cp;
     int k = c->nrows - 1;
-    if (k < 0 || !c->cur) { /* a step without unknowns or rows: the world solved it */
+    if (c->whole_step) { /* the method advanced the step: its row from the step's info */
+        mcb_rc rc = new_row(c, err);
+        if (rc) return rc;
+        c->cur[MCB_SC_STATUS] = MCB_ST_SOLVED;
+        c->cur[MCB_SC_CONTACTS] = info->contacts;
+        c->cur[MCB_SC_N] = mcb_world_ndof(w);
+        c->cur[MCB_SC_M] = 0; /* no subproblem: its metrics stay NaN */
+        c->cur[MCB_SC_ITERS] = info->iterations;
+        c->cur[MCB_SC_SETUP_S] = c->cur[MCB_SC_MEASURE_S] = 0;
+        c->cur[MCB_SC_SOLVE_S] = info->solve_s;
+        c->status_count[MCB_ST_SOLVED]++;
+        c->h_s = mcb_world_options(w)->h_s;
+        k = c->nrows++;
+    } else if (k < 0 || !c->cur) { /* a step without unknowns or rows: the world solved it */
         mcb_rc rc = new_row(c, err);
         if (rc) return rc;
         c->cur[MCB_SC_STATUS] = MCB_ST_SOLVED;
@@ -470,8 +486,9 @@ static mcb_rc loop_after(void *cp, mcb_world *w, const mcb_step_info *info, mcb_
     }
     if (!finite_vec(c->pose, nb * POSE_DOUBLES) || !isfinite(Et))
         return stop(c, err, "step %d: the state is not finite", k);
-    /* the penetration the step leaves (velocity level: depth = h u_n) */
-    double depth = c->h_s * row[MCB_SC_METRICS + MCB_M_PEN_MAX];
+    /* the penetration the step leaves (velocity level: depth = h u_n; a
+     * whole-step method: measured at its final poses by the world) */
+    double depth = c->whole_step ? info->depth_m : c->h_s * row[MCB_SC_METRICS + MCB_M_PEN_MAX];
     row[MCB_SC_DEPTH_M] = depth;
     if (depth > c->pen_bound_m)
         return stop(c, err, "step %d: penetration %.3g m (h x pen_max) past the scene's bound "
@@ -544,7 +561,15 @@ mcb_rc mcb_loop_run(const mcb_loop_instance *I, const mcb_solver_def *def, const
     c.o = *o;
     c.o.save_solutions = 1;
     c.o.repeat = 1;
-    mcb_world_loop L = {loop_solve, loop_after, &c};
+    mcb_world_loop L = {loop_solve, loop_after, &c, NULL};
+    mcb_xpbd_opts xo;
+    if (mcb_whole_step_is(def)) { /* the world advances by it: no subproblem to solve */
+        c.whole_step = 1;
+        if (params) memcpy(&xo, params, sizeof xo);
+        else mcb_xpbd_defaults(&xo);
+        L.solve = NULL;
+        L.xpbd = &xo;
+    }
     mcb_problem_set *S = NULL;
     mcb_err e2;
     e2.msg[0] = '\0';

@@ -15,13 +15,14 @@
 #include "problems/formulation/formulation.h"
 #include "problems/scene/scenes.h"
 #include "problems/sets.h"
+#include "harness/whole_step.h"
 #include "solvers/solver.h"
 
 static int check_solver(const char *name, const mcb_xp_param *params, int nparams, int *which,
                         char *msg, size_t size)
 {
     *which = -1;
-    const mcb_solver_def *def = mcb_solver_find(name);
+    const mcb_solver_def *def = mcb_loop_method_find(name); /* whole-step methods too */
     if (!def) {
         snprintf(msg, size, "unknown solver '%s' (see 'mcbench solvers')", name);
         return 1;

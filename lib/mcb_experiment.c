@@ -101,6 +101,7 @@ static const struct {
     {"contact_force", MCB_XQ_CONTACT_FORCE, 0, "N", MCB_XV_ACCURACY},
     {"inverse_force", MCB_XQ_INVERSE_FORCE, 0, "N", MCB_XV_ACCURACY},
     {"inverse_error", MCB_XQ_INVERSE_ERR, 0, "", MCB_XV_ACCURACY},
+    {"step_ms", MCB_XQ_STEP_MS, 0, "ms", MCB_XV_TIME},
 };
 #define NQUANTITIES (int)(sizeof quantities / sizeof quantities[0])
 
@@ -193,7 +194,7 @@ mcb_xp_class mcb_xp_quantity_class(const mcb_xp_quantity *q)
 
 int mcb_xp_quantity_loop_only(const mcb_xp_quantity *q)
 {
-    return q && (q->id == MCB_XQ_ENGINE_MS || q->id == MCB_XQ_DEPTH_MM ||
+    return q && (q->id == MCB_XQ_ENGINE_MS || q->id == MCB_XQ_STEP_MS || q->id == MCB_XQ_DEPTH_MM ||
                  q->id == MCB_XQ_OUTCOME_ERR || q->id == MCB_XQ_OUTCOME_END ||
                  q->id == MCB_XQ_OUTCOME_AT || q->id == MCB_XQ_CONTACT_FORCE ||
                  q->id == MCB_XQ_INVERSE_FORCE || q->id == MCB_XQ_INVERSE_ERR);

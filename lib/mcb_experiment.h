@@ -114,6 +114,9 @@ typedef enum {
     MCB_XQ_INVERSE_FORCE,  /* closed loop: the same of the impulses the invertible contact model
                               gives from the velocity, N (Fig. 13, "inverse") */
     MCB_XQ_INVERSE_ERR,    /* closed loop: mean over the steps of |inverse - forward| / forward */
+    MCB_XQ_STEP_MS,        /* closed loop: mean total time per step, engine + solver (setup +
+                              solve), ms (COND's TT: a whole-step method's and a solver's
+                              steps on one footing) */
     MCB_XQ_COUNT
 } mcb_xp_quantity_id;
 

@@ -219,8 +219,10 @@ static mcb_rc measure_runs(const mcb_xp_spec *S, const mcb_results_data *D,
             den += 1;
             break;
         case MCB_XQ_ENGINE_MS:
+        case MCB_XQ_STEP_MS:
             if (loop) {
-                sum += 1000 * L.engine_s;
+                double solver = q->id == MCB_XQ_STEP_MS ? L.setup_s + L.solve_s : 0.0;
+                sum += 1000 * (L.engine_s + solver);
                 den += L.steps;
             }
             break;

@@ -185,7 +185,7 @@ int main(int argc, char **argv)
     printf("# engine-time %s (pgs %d iterations, tol 0, 1 thread)\n", args, p.iters);
     printf("# step contacts detect_ms assemble_ms advance_ms engine_ms pgs%d_ms engine/pgs\n",
            p.iters);
-    mcb_world_loop loop = {loop_solve, loop_after, &p};
+    mcb_world_loop loop = {loop_solve, loop_after, &p, NULL};
     mcb_problem_set *S = NULL;
     mcb_rc rc = def->generate(vals, &loop, &S, &err);
     mcb_problem_set_free(&S);

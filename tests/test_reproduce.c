@@ -702,8 +702,9 @@ START_TEST(closed_loop_per_step)
 }
 END_TEST
 
-/* engine_ms, depth_mm and outcome_error: means per step, then over the
- * runs (COND's DT, MP and IE); depth and outcome error compared in decades. */
+/* engine_ms, step_ms, depth_mm and outcome_error: means per step, then
+ * over the runs (COND's DT, TT, MP and IE); depth and outcome error
+ * compared in decades. */
 START_TEST(closed_loop_state_quantities)
 {
     char item[] = "/tmp/mcb_xsXXXXXX";
@@ -712,8 +713,10 @@ START_TEST(closed_loop_state_quantities)
     build_table(&T);
     T.S.protocol = MCB_XP_CLOSED_LOOP;
     T.S.nrows = 1;
-    T.S.ncols = 6;
-    mcb_xp_binding cols[6] = {T.cols[0], T.cols[0], T.cols[0], T.cols[0], T.cols[0], T.cols[0]};
+    T.S.ncols = 7;
+    mcb_xp_binding cols[7] = {T.cols[0], T.cols[0], T.cols[0], T.cols[0],
+                              T.cols[0], T.cols[0], T.cols[0]};
+    cols[6].quantity = quantity(MCB_XQ_STEP_MS, "step_ms", NULL, 0);
     cols[3].quantity = quantity(MCB_XQ_OUTCOME_END, "outcome_end", NULL, 0);
     cols[4].quantity = quantity(MCB_XQ_OUTCOME_AT, "outcome_at:1", NULL, 1);
     cols[5].quantity = quantity(MCB_XQ_OUTCOME_AT, "outcome_at:2", NULL, 2);
@@ -723,9 +726,9 @@ START_TEST(closed_loop_state_quantities)
     T.S.cols = cols;
     /* published: 3 ms (the reference), 1e-2 mm (0.82 decades from 1.5e-3: within the
      * default band of one decade), 1 (2.3 decades from 5.05e-3: not reproduced) */
-    mcb_xp_value pub[6] = {num(3), num(1e-2), num(1), none(), none(), none()};
+    mcb_xp_value pub[7] = {num(3), num(1e-2), num(1), none(), none(), none(), none()};
     T.rows[0].published = pub;
-    T.rows[0].npublished = 6;
+    T.rows[0].npublished = 7;
     static const double sa[4] = {2, 1e-4, 4, 1e-6}, sb[4] = {6, 1e-4, 8, 1e-6};
     run_spec base[2] = {{MCB_ST_SOLVED, 0, 0, 0, 1e-6, NULL, 0, NULL, 2, sa},
                         {MCB_ST_SOLVED, 0, 0, 0, 1e-6, NULL, 0, NULL, 2, sb}};
@@ -733,7 +736,9 @@ START_TEST(closed_loop_state_quantities)
     mcb_xp_outcome *R = NULL;
     mcb_err err;
     ck_assert_msg(mcb_xp_evaluate(&T.S, item, 0, &R, &err) == MCB_OK, "%s", err.msg);
-    ck_assert_int_eq(R->ncells, 6);
+    ck_assert_int_eq(R->ncells, 7);
+    /* the total per step: 3 ms of engine and the solver's 2, 4 (run a), 6, 8 (run b) */
+    ck_assert_double_eq_tol(R->cells[6].measured, 3 + (2 + 4 + 6 + 8) / 4.0, 1e-12);
     /* after step 1: 1 + 2 (each run's outcome at that step); after step 2: no run has
      * a third step */
     ck_assert_double_eq_tol(R->cells[4].measured, 1.5, 1e-15);

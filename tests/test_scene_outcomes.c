@@ -58,7 +58,7 @@ static void run(const char *name, int argc, char **argv, trace *t)
     double vals[MCB_SCENE_MAX_OPTS];
     mcb_err err = {{0}};
     ck_assert_msg(mcb_scene_parse(def, argc, argv, vals, &err) == MCB_OK, "%s", err.msg);
-    mcb_world_loop loop = {NULL, after, t};
+    mcb_world_loop loop = {NULL, after, t, NULL};
     mcb_problem_set *S = NULL;
     mcb_rc rc = def->generate(vals, &loop, &S, &err);
     ck_assert_msg(rc == MCB_OK, "%s: %s", name, err.msg);
@@ -549,7 +549,7 @@ START_TEST(cases_refuse_the_loop)
         mcb_err err = {{0}};
         ck_assert_int_eq(mcb_scene_parse(def, 0, NULL, vals, &err), MCB_OK);
         trace t = {0};
-        mcb_world_loop loop = {NULL, after, &t};
+        mcb_world_loop loop = {NULL, after, &t, NULL};
         mcb_problem_set *S = NULL;
         ck_assert_int_eq(def->generate(vals, &loop, &S, &err), MCB_E_INPUT);
         ck_assert_ptr_null(S);

@@ -11,6 +11,7 @@
 
 #include "harness/campaign.h"
 #include "harness/cli/cli.h"
+#include "harness/whole_step.h"
 #include "problems/formulation/formulation.h"
 #include "lib/mcb_paths.h"
 #include "harness/mpi_campaign.h"
@@ -177,9 +178,14 @@ static int select_solvers(const char *cmd, const mcb_cli_strings *list, mcb_solv
     }
     for (int k = 0; k < list->n; k++) {
         const char *name = list->v[k];
-        const mcb_solver_def *d = mcb_solver_find(name);
+        /* a closed loop also runs the whole-step methods (xpbd) */
+        const mcb_solver_def *d =
+            strcmp(cmd, "simulate") ? mcb_solver_find(name) : mcb_loop_method_find(name);
         if (!d)
-            return mcb_cli_usage_error(cmd, "unknown solver '%s' (see 'mcbench solvers')", name);
+            return mcb_cli_usage_error(cmd, "unknown solver '%s' (see 'mcbench solvers')%s", name,
+                                       mcb_whole_step_find(name)
+                                           ? ": a whole-step method, for mcbench simulate only"
+                                           : "");
         for (int s = 0; s < *ns; s++)
             if (choice[s].def == d)
                 return mcb_cli_usage_error(cmd, "solver '%s' is listed twice in --solvers (use "
@@ -456,7 +462,12 @@ static const mcb_cli_cmd simulate_cmd = {
     "step, with the reason (the papers' \"-\"). SCENE is a trajectory scene of 'mcbench\n"
     "gen --list' (not stack, bolt-nut, dishes); its options are gen's (--steps N).\n"
     "The results file is a campaign's: report, compare, merge, --resume, --shard and\n"
-    "--mpi work on it; each run's steps are stored with it (docs/results-format.md).\n",
+    "--mpi work on it; each run's steps are stored with it (docs/results-format.md).\n"
+    "--solvers also takes the whole-step methods (xpbd: XPBD with substeps,\n"
+    "--param xpbd.substeps=N, xpbd.iters=K; 'mcbench solvers' lists them): they advance\n"
+    "the scene themselves, so their steps have no subproblem metrics (NaN); depth,\n"
+    "outcome, energy and divergence are measured as for the solvers (docs/closed-loop.md,\n"
+    "\"Whole-step methods\"); 'all registered' does not include them.\n",
     "Reference trajectories are computed once and cached (--references).\n",
     simulate_opts, 1};
 
@@ -769,11 +780,18 @@ static const mcb_cli_cmd solvers_cmd = {
     "solvers",
     "usage: mcbench solvers [--plugin FILE.so]...\n"
     "Lists the registered solvers, the problem forms they accept, their parameters and defaults\n"
-    "(set with 'mcbench run --param SOLVER.NAME=VALUE'), and the solvers of the plugins given.\n",
+    "(set with 'mcbench run --param SOLVER.NAME=VALUE'), and the solvers of the plugins given;\n"
+    "then the whole-step methods (xpbd), which only 'mcbench simulate' runs: they advance the\n"
+    "scene themselves instead of solving its steps' subproblems (docs/closed-loop.md).\n",
     NULL, solvers_opts, 0};
 
+/* One solver's entry; a whole-step method's indented under its heading. */
 static int list_solver(const mcb_solver_def *d)
 {
+    if (mcb_whole_step_is(d))
+        printf("  %s: %s\n  reference: %s\n  (closed loop only)\n", d->name, d->description,
+               d->reference);
+    else
     printf("%s: %s\n  reference: %s\n  accepts: %s%s%s%s\n", d->name, d->description, d->reference,
            d->accepts & MCB_ACCEPTS_PRIMAL ? "primal" : "",
            (d->accepts & 3) == (MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL) ? ", " : "",
@@ -801,6 +819,9 @@ int cmd_solvers(int argc, char **argv)
     if (p.npos) status = mcb_cli_usage_error("solvers", "unexpected argument '%s'", p.pos[0]);
     else status = load_plugins(&a.plugins);
     for (int k = 0; k < mcb_solver_count() && !status; k++) status = list_solver(mcb_solver_at(k));
+    if (!status) printf("whole-step methods (closed loop only, mcbench simulate --solvers NAME):\n");
+    for (int k = 0; k < mcb_whole_step_count() && !status; k++)
+        status = list_solver(mcb_whole_step_at(k));
     mcb_cli_free(&solvers_cmd, &a, &p);
     return status;
 }

@@ -29,6 +29,7 @@
 #include "metrics/metrics.h"
 #include "solvers/solver.h"
 #include "problems/scene/world_internal.h"
+#include "problems/scene/xpbd.h"
 
 /* ---------- step 5: warm start and solve ---------- */
 
@@ -429,6 +430,18 @@ static mcb_rc describe(mcb_world *w, mcb_problem *P, const mcb_step_info *info, 
 
 /* ---------- step 7: advance and remember ---------- */
 
+void mcb_world_advance_robots(mcb_world *w, const double *vhat)
+{
+    double th = w->o.theta, s = 1.0 / (1.0 - th), h = w->o.h_s;
+    for (int r = 0; r < w->nrobots; r++) {
+        mcb_robot *R = w->robots[r];
+        const double *vh = vhat + w->robot_dof[r];
+        double *v = mcb_robot_v(R);
+        mcb_robot_integrate(R, vh, h);
+        for (int j = 0; j < mcb_robot_ndof(R); j++) v[j] = s * (vh[j] - th * v[j]);
+    }
+}
+
 static void advance(mcb_world *w, const double *vhat)
 {
     double th = w->o.theta, s = 1.0 / (1.0 - th), h = w->o.h_s;
@@ -442,13 +455,7 @@ static void advance(mcb_world *w, const double *vhat)
         mcb_rigid_advance(B, vh, h);
         for (int q = 0; q < 6; q++) B->vel[q] = s * (vh[q] - th * B->vel[q]);
     }
-    for (int r = 0; r < w->nrobots; r++) {
-        mcb_robot *R = w->robots[r];
-        const double *vh = vhat + w->robot_dof[r];
-        double *v = mcb_robot_v(R);
-        mcb_robot_integrate(R, vh, h);
-        for (int j = 0; j < mcb_robot_ndof(R); j++) v[j] = s * (vh[j] - th * v[j]);
-    }
+    mcb_world_advance_robots(w, vhat);
     for (int k = 0; k < w->nfems; k++) mcb_fem_advance(w->fems[k], vhat + w->fem_dof[k], h, th);
 }
 
@@ -507,6 +514,43 @@ static mcb_rc solve_hooked(mcb_world *w, mcb_problem *P, mcb_step_info *info, mc
     return rc;
 }
 
+/* A whole-step XPBD step (loop->xpbd; xpbd.c) after stages 1-2: the
+ * robots' v^ from their dynamics alone (A v^ = b: stage 3 without
+ * constraint rows; engine time), then the XPBD advance (its substeps: the
+ * method's time). */
+static mcb_rc step_xpbd(mcb_world *w, int n, mcb_step_info *info, double t0, double t1,
+                        mcb_err *err)
+{
+    mcb_problem *P = NULL;
+    mcb_rc rc = MCB_OK;
+    if (w->nrobots) {
+        if (!(P = mcb_problem_new())) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        P->form = MCB_PRIMAL;
+        P->n = n;
+        P->h = w->o.h_s;
+        rc = mcb_world_assemble_dynamics(w, P, err);
+        if (!rc && !(P->v_ref = mcb_calloc((size_t)n + 1, sizeof(double))))
+            rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        if (!rc && n) rc = solve_free(P, P->v_ref, err);
+    }
+    double t2 = mcb_now_s(), sub_s = 0.0;
+    if (!rc)
+        rc = mcb_world_xpbd_advance(w, w->o.loop->xpbd, P ? P->v_ref : NULL, &info->depth_m,
+                                    &sub_s, err);
+    mcb_problem_free(&P);
+    if (rc) return rc;
+    w->step++;
+    info->contacts = w->ncon;
+    info->iterations = w->o.loop->xpbd->substeps * w->o.loop->xpbd->iters;
+    info->detect_s = t1 - t0;
+    info->assemble_s = t2 - t1;
+    info->solve_s = sub_s;
+    info->advance_s = mcb_now_s() - t2 - sub_s;
+    info->engine_s = info->detect_s + info->assemble_s + info->advance_s;
+    info->setup_solve_s = t2 - t0 + sub_s;
+    return MCB_OK;
+}
+
 mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, mcb_err *err)
 {
     if (record) *record = NULL;
@@ -519,9 +563,19 @@ mcb_rc mcb_world_step(mcb_world *w, mcb_problem **record, mcb_step_info *info, m
     double t0 = mcb_now_s();
     int n = 0, nsub = 0;
     mcb_problem *P = NULL;
+    info->depth_m = NAN;
     mcb_rc rc = mcb_world_layout(w, &n, &nsub, err);
     if (!rc) rc = mcb_world_detect(w, err);
     double t1 = mcb_now_s();
+    if (loop && loop->xpbd) {
+        if (!rc) rc = step_xpbd(w, n, info, t0, t1, err);
+        if (!rc && loop->after) {
+            rc = loop->after(loop->ctx, w, info, err);
+            if (rc && !err->msg[0])
+                mcb_fail(err, rc, "world step %d: the closed loop stopped", w->step);
+        }
+        return rc;
+    }
     if (!rc && !(P = mcb_problem_new())) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     if (!rc) {
         P->form = MCB_PRIMAL;

@@ -11,6 +11,7 @@
 #include "problems/scene/body.h"
 #include "solvers/solver.h"
 #include "problems/scene/world_internal.h"
+#include "problems/scene/xpbd.h"
 
 /* ---------- small helpers ---------- */
 
@@ -119,6 +120,7 @@ void mcb_world_free(mcb_world **pw)
     free(w->fems), free(w->fem_node0), free(w->fem_dof), free(w->fem_sub);
     free(w->merge), free(w->joints), free(w->joint_row), free(w->joint_lambda), free(w->jr);
     free(w->sub_start), free(w->solver), free(w->fallback);
+    mcb_xpbd_ws_free(&w->xpbd);
     free(w->prefix), free(w->scene), free(w->source), free(w->notes);
     /* the step's buffers */
     free(w->pose), free(w->body_dof), free(w->body_robot), free(w->body_link), free(w->body_sub);

@@ -194,6 +194,8 @@ typedef struct {
     double solve_s;         /* stage 5 (with a loop hook: the hook's wall time) */
     double advance_s;       /* stages 6-7: record, remember, advance */
     double engine_s;        /* detect_s + assemble_s + advance_s (COND's DT) */
+    double depth_m;         /* an XPBD step (loop->xpbd): the largest penetration its
+                               contacts are left with, m; NaN otherwise */
 } mcb_step_info;
 
 /* ---------- closed loop (harness/closed_loop.c, docs/closed-loop.md) ----------
@@ -207,11 +209,20 @@ typedef struct {
  * info. A non-zero return from either stops the scene with that code and
  * message (a failed solve moves nothing). A world in a loop keeps no
  * records: mcb_world_step returns none, so the scenes' problem sets stay
- * empty. */
+ * empty.
+ * xpbd non-NULL: a whole-step method instead of a solver (xpbd.h): no
+ * subproblem is assembled or handed to solve (which is not called); the
+ * robots advance by their own dynamics without constraint rows and the
+ * free bodies by XPBD's substeps (xpbd.c); info->iterations = substeps x
+ * iters, info->solve_s = the substeps' wall time, info->depth_m the depth
+ * the step leaves; the joints' impulses (mcb_world_joint_lambda) are
+ * XPBD's multipliers summed over the substeps. */
+struct mcb_xpbd_opts;
 typedef struct mcb_world_loop {
     mcb_rc (*solve)(void *ctx, const mcb_problem *P, double *v, double *lambda, mcb_err *err);
     mcb_rc (*after)(void *ctx, mcb_world *w, const mcb_step_info *info, mcb_err *err);
     void *ctx;
+    const struct mcb_xpbd_opts *xpbd;
 } mcb_world_loop;
 
 /* A scene's own outcome (docs/scenes.md, "Closed loop"): a number the scene

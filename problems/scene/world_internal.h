@@ -101,6 +101,7 @@ struct mcb_world {
     int cap_order;
 
     mcb_world_outcome outcome; /* the scene's (name NULL: none) */
+    struct mcb_xpbd_ws *xpbd;  /* xpbd.c's workspace (NULL until a step needs it) */
 };
 
 /* ---------- world.c ---------- */
@@ -141,5 +142,23 @@ mcb_rc mcb_world_detect(mcb_world *w, mcb_err *err);
 mcb_rc mcb_world_assemble_dynamics(mcb_world *w, mcb_problem *P, mcb_err *err);
 /* 4: Jc, Jb, J, e, the blocks and the kinematic tree of P. */
 mcb_rc mcb_world_assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err);
+
+/* ---------- step.c ---------- */
+
+/* Stage 7 for the robots: q advanced with their v^, v from v^ and theta. */
+void mcb_world_advance_robots(mcb_world *w, const double *vhat);
+
+/* ---------- xpbd.c (xpbd.h) ---------- */
+
+struct mcb_xpbd_opts;
+void mcb_xpbd_ws_free(struct mcb_xpbd_ws **ws); /* accepts NULL */
+/* The step by XPBD at the poses of stage 1 and the contacts of stage 2:
+ * the robots advanced with vhat (their v^ from A v^ = b, stage 3 without
+ * constraint rows), the free bodies by the substeps; the joints' impulses
+ * over the step into joint_lambda; the largest depth max(0, -d) over the
+ * step's contacts after the step into *depth_m, the substeps' wall time
+ * into *substeps_s. Fails (nothing moved) on what it cannot handle. */
+mcb_rc mcb_world_xpbd_advance(mcb_world *w, const struct mcb_xpbd_opts *o, const double *vhat,
+                              double *depth_m, double *substeps_s, mcb_err *err);
 
 #endif
