@@ -493,6 +493,21 @@ START_TEST(aniso_box_generates)
         ck_assert_msg(cosang < 0.95, "step %d: friction at cos %.6f from -v", k, cosang);
     }
     mcb_problem_set_free(&S);
+    /* a floor whose axis 1 is 30 degrees from x: the frames turn with it */
+    char *turned[] = {"--steps", "2", "--mu1", "0.2", "--mu2", "0.6", "--axis", "30"};
+    S = gen_twice("aniso-box", 8, turned);
+    double c30 = cos(PI / 6), s30 = sin(PI / 6);
+    for (int k = 0; k < S->count; k++) {
+        const mcb_problem *P = S->items[k];
+        ck_assert_ptr_nonnull(P->mu2);
+        for (int c = 0; c < 4; c++) {
+            double t1[2] = {j_at(P, 3 * c + 1, 0), j_at(P, 3 * c + 1, 1)};
+            double t2[2] = {j_at(P, 3 * c + 2, 0), j_at(P, 3 * c + 2, 1)};
+            ck_assert_double_eq_tol(fabs(t1[0] * c30 + t1[1] * s30), 1.0, 1e-14);
+            ck_assert_double_eq_tol(fabs(-t2[0] * s30 + t2[1] * c30), 1.0, 1e-14);
+        }
+    }
+    mcb_problem_set_free(&S);
     /* the isotropic control: opposite to the velocity */
     char *iso[] = {"--steps", "3", "--mu1", "0.4", "--mu2", "0.4"};
     S = gen_twice("aniso-box", 6, iso);
@@ -532,6 +547,18 @@ START_TEST(aniso_box_follows_maximal_dissipation)
         for (int k = 0; k < y.n; k++)
             ck_assert_msg(y.v[k] < 1e-6, "%s/%s step %d: yaw %g deg", mu1, mu2, k, y.v[k]);
     }
+    /* the same launch relative to a floor turned by 30 degrees: the same
+     * path relative to the launch, error-free against the turned reference */
+    char *turned_err[] = {"--steps", "60", "--dt", "0.01", "--axis", "30", "--angle", "75"};
+    trace te = {0};
+    run("aniso-box", 8, turned_err, &te);
+    for (int k = 0; k < te.n; k++)
+        ck_assert_msg(te.v[k] < 1e-6, "turned floor, step %d: error %g mm", k, te.v[k]);
+    char *turned_lat[] = {"--steps", "60", "--dt", "0.01", "--axis", "30", "--angle", "75",
+                          "--measure", "1"};
+    trace tl = {0};
+    run("aniso-box", 10, turned_lat, &tl);
+    ck_assert_double_eq_tol(tl.v[tl.n - 1], lateral[0], 1e-6);
     /* curved: mu2 > mu1 turns the launch (45 deg) towards x, to its right;
      * mu1 > mu2 to its left; straight when isotropic */
     ck_assert_msg(lateral[0] < -10, "0.2/0.6: lateral %g mm", lateral[0]);

@@ -1,8 +1,8 @@
 /* scene_aniso_box.c: COND's anisotropic friction test (COND paper Sec.
  * III-E2, eq. (12), Prop. 6; Sec. V-G, Fig. 14): a rigid box on a floor
- * whose friction cone is elliptic, mu1 along the world's x (the floor's
- * friction axis 1) and mu2 along y, its four bottom corners the contacts,
- * launched with a horizontal velocity of `speed` at `angle` degrees from x
+ * whose friction cone is elliptic, mu1 along the floor's friction axis 1
+ * (world x, or `axis` degrees from it) and mu2 across, its four bottom
+ * corners the contacts, launched with a horizontal velocity of `speed` at `angle` degrees from x
  * and sliding until it stops. Under maximal dissipation the friction force
  * is not opposite to the velocity when mu1 != mu2, and the trajectory is
  * curved (the paper: "the trajectory of the box is curved").
@@ -20,8 +20,8 @@
  * m |v_k + p/m|^2 / 2 = m |v_k|^2 / 2 + v_k.p + |p|^2 / (2 m), maximizing
  * dissipation is minimizing |v_k + p/m|^2 over E (the one-step kinetic
  * energy): p = proj_E(-m v_k), the Euclidean projection onto the ellipse.
- * Outside E it is p_i = y_i a_i^2 / (a_i^2 + t), y = -m v_k, a = h N (mu1,
- * mu2), with t > 0 the root of sum_i (y_i a_i / (a_i^2 + t))^2 = 1 (the
+ * In the floor's axes, outside E it is p_i = y_i a_i^2 / (a_i^2 + t),
+ * y = -m v_k, a = h N (mu1, mu2), with t > 0 the root of sum_i (y_i a_i / (a_i^2 + t))^2 = 1 (the
  * Lagrange condition), decreasing in t, found here by bisection on
  * [0, max_i a_i |y|] independently of the solvers' lib/mcb_cone.c (so
  * that the reference checks it); inside E, p = y and the box stops. Then
@@ -45,13 +45,17 @@
 #define BOX_PI 3.14159265358979323846
 
 /* Options in table order (scenes.c). */
-enum { OPT_MU1, OPT_MU2, OPT_SPEED, OPT_ANGLE, OPT_MASS, OPT_SIZE, OPT_STEPS, OPT_DT, OPT_MEASURE };
+enum {
+    OPT_MU1, OPT_MU2, OPT_SPEED, OPT_ANGLE, OPT_MASS, OPT_SIZE, OPT_STEPS, OPT_DT, OPT_MEASURE,
+    OPT_AXIS
+};
 
 enum { MEASURE_ERROR = 0, MEASURE_LATERAL = 1, MEASURE_YAW = 2 };
 
 typedef struct {
     int measure, steps;
     double x0[3], dir[2]; /* the start (the box's centre) and the launch direction */
+    double axis[2];       /* the floor's friction axis 1 (unit, in the plane) */
     double *ref;          /* the reference centre (x, y) after step k, k = 0..steps */
 } box_ctx;
 
@@ -90,9 +94,13 @@ static void reference(box_ctx *c, const double v0[2], double mu1, double mu2, do
     double v[2] = {v0[0], v0[1]}, x[2] = {c->x0[0], c->x0[1]};
     double hn = h_s * mass_kg * BOX_G_M_S2, a[2] = {mu1 * hn, mu2 * hn};
     c->ref[0] = x[0], c->ref[1] = x[1];
+    const double *e1 = c->axis, e2[2] = {-c->axis[1], c->axis[0]};
     for (int k = 1; k <= c->steps; k++) {
-        double y[2] = {-mass_kg * v[0], -mass_kg * v[1]}, p[2];
-        ellipse_projection(y, a, p);
+        /* -m v_k in the floor's axes, projected, and back */
+        double y[2] = {-mass_kg * (v[0] * e1[0] + v[1] * e1[1]),
+                       -mass_kg * (v[0] * e2[0] + v[1] * e2[1])}, pa[2], p[2];
+        ellipse_projection(y, a, pa);
+        p[0] = pa[0] * e1[0] + pa[1] * e2[0], p[1] = pa[0] * e1[1] + pa[1] * e2[1];
         for (int i = 0; i < 2; i++) {
             v[i] += p[i] / mass_kg;
             x[i] += h_s * v[i];
@@ -141,7 +149,11 @@ mcb_rc mcb_scene_aniso_box(const double *vals, const struct mcb_world_loop *loop
                         "aniso-box: --steps >= 1, --speed >= 0, a finite --angle, --mass, --size "
                         "and --dt > 0, --measure 0 (position error), 1 (lateral displacement) "
                         "or 2 (yaw)");
+    double axis = vals[OPT_AXIS] * BOX_PI / 180.0;
+    if (!isfinite(axis))
+        return mcb_fail(err, MCB_E_INPUT, "aniso-box: --axis must be finite (degrees)");
     c.dir[0] = cos(angle), c.dir[1] = sin(angle);
+    c.axis[0] = cos(axis), c.axis[1] = sin(axis);
     c.x0[2] = half_m; /* resting on the floor, no gap, no penetration */
     double v0[2] = {speed * c.dir[0], speed * c.dir[1]};
     c.ref = mcb_malloc(2 * (size_t)c.steps + 2, sizeof(double));
@@ -159,7 +171,7 @@ mcb_rc mcb_scene_aniso_box(const double *vals, const struct mcb_world_loop *loop
     mcb_problem_set *S = NULL;
     mcb_rc rc = mcb_world_new(&o, &w, err);
     if (!rc) {
-        /* the floor: mu1 along x, mu2 along y; the box's own mu is the
+        /* the floor: mu1 along its axis 1, mu2 across; the box's own mu is the
          * larger, so that the pair takes the floor's two */
         mcb_shape floor;
         memset(&floor, 0, sizeof floor);
@@ -167,7 +179,7 @@ mcb_rc mcb_scene_aniso_box(const double *vals, const struct mcb_world_loop *loop
         floor.body = -1;
         floor.local = mcb_xform_identity();
         floor.mu = mu1, floor.mu2 = mu2, floor.aniso = 1;
-        floor.axis1[0] = 1.0;
+        floor.axis1[0] = c.axis[0], floor.axis1[1] = c.axis[1];
         rc = mcb_world_add_shape(w, &floor, err);
     }
     if (!rc) {
@@ -192,9 +204,9 @@ mcb_rc mcb_scene_aniso_box(const double *vals, const struct mcb_world_loop *loop
     mcb_scene_args_named("aniso-box", vals, src, sizeof src);
     snprintf(notes, sizeof notes,
              "COND Sec. V-G (Fig. 14): a %.3g kg box of side %.3g m launched at %.3g m/s, %.3g deg "
-             "from the floor's friction axis 1, elliptic friction mu1 %.3g (x), mu2 %.3g (y); "
-             "reference: maximal dissipation in the backward-Euler step",
-             mass_kg, 2 * half_m, speed, vals[OPT_ANGLE], mu1, mu2);
+             "from x, elliptic friction mu1 %.3g along the floor's axis 1 (%.3g deg from x), "
+             "mu2 %.3g across; reference: maximal dissipation in the backward-Euler step",
+             mass_kg, 2 * half_m, speed, vals[OPT_ANGLE], mu1, vals[OPT_AXIS], mu2);
     rc = mcb_world_describe(w, "aniso-box", "aniso-box", src, notes, err);
     if (rc) goto done;
     S = mcb_calloc(1, sizeof *S);
