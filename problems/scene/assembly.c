@@ -362,7 +362,7 @@ mcb_rc mcb_world_assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err
         const mcb_contact *C = &w->con[c];
         double dir[3][3];
         memcpy(dir[0], C->n, sizeof dir[0]);
-        if (C->aniso) { /* the shape's friction axes: t1 along its axis1, t2 = n x t1 */
+        if (isfinite(C->mu2)) { /* the shape's friction axes: t1 along its axis1, t2 = n x t1 */
             memcpy(dir[1], C->t1, sizeof dir[1]);
             mcb_v3_cross(C->n, dir[1], dir[2]);
         } else {
@@ -391,12 +391,12 @@ mcb_rc mcb_world_assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err
     /* anisotropic friction (format 5's constraints/mu2): only when some
      * contact is anisotropic, so that isotropic scenes record what they did */
     for (int c = 0; c < nc && !P->mu2; c++)
-        if (w->con[c].aniso) {
+        if (isfinite(w->con[c].mu2)) {
             if (!(P->mu2 = mcb_malloc((size_t)P->nblocks + 1, sizeof(double))))
                 return mcb_fail(err, MCB_E_NOMEM, "out of memory");
             for (int b = 0; b < P->nblocks; b++) P->mu2[b] = NAN;
             for (int b = 0; b < nc; b++)
-                if (w->con[b].aniso) P->mu2[b] = w->con[b].mu2;
+                if (isfinite(w->con[b].mu2)) P->mu2[b] = w->con[b].mu2;
         }
     P->Jc = mcb_csc_from_triplets(m, 6 * nb, t, w->ti, w->tj, w->tx);
     if (!P->Jc) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
