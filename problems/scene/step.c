@@ -6,7 +6,8 @@
  *      (v^, lambda) (lambda matched by contact key) to a natural-map
  *      residual tol, the fallback solver if it does not get there, an error
  *      (and no state change) when neither reaches 100 tol; soft rows are
- *      folded into the dynamics first;
+ *      folded into the dynamics first, and a step with anisotropic
+ *      friction is solved as its isotropic equivalent (lib/mcb_aniso.h);
  *   6. record (optional): the problem with its descriptors;
  *   7. advance: q_{k+1} = update(q_k, h v^), v_{k+1} = (v^ - theta v_k) /
  *      (1 - theta).
