@@ -583,6 +583,19 @@ START_TEST(aniso_box_refuses_bad_friction)
         ck_assert_ptr_null(S);
         ck_assert_msg(strstr(err.msg, "mu2"), "--mu2 %s: %s", bad[k], err.msg);
     }
+    /* the scene's own check, for callers that bypass the option parser
+     * (vals[1] is mu2, in scenes.c's order) */
+    const double badv[3] = {-0.1, NAN, INFINITY};
+    for (int k = 0; k < 3; k++) {
+        double vals[MCB_SCENE_MAX_OPTS];
+        mcb_err err = {{0}};
+        ck_assert_int_eq(mcb_scene_parse(def, 0, NULL, vals, &err), MCB_OK);
+        vals[1] = badv[k];
+        mcb_problem_set *S = NULL;
+        ck_assert_int_eq(def->generate(vals, NULL, &S, &err), MCB_E_INPUT);
+        ck_assert_ptr_null(S);
+        ck_assert_msg(strstr(err.msg, "--mu2"), "mu2 %g: %s", badv[k], err.msg);
+    }
 }
 END_TEST
 
