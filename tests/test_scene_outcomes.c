@@ -447,6 +447,158 @@ START_TEST(cube_push_matches_the_analytic_solution)
 }
 END_TEST
 
+/* ---- aniso-box: elliptic friction against maximal dissipation --------- */
+
+/* J^T lambda on body 0's linear DOFs (the box's first three columns). */
+static void box_impulse(const mcb_problem *P, const double *lambda, double p[3])
+{
+    for (int j = 0; j < 3; j++) {
+        p[j] = 0.0;
+        for (int a = P->J->p[j]; a < P->J->p[j + 1]; a++) p[j] += P->J->x[a] * lambda[P->J->i[a]];
+    }
+}
+
+/* J's entry (row, col), 0 when absent. */
+static double j_at(const mcb_problem *P, int row, int col)
+{
+    for (int a = P->J->p[col]; a < P->J->p[col + 1]; a++)
+        if (P->J->i[a] == row) return P->J->x[a];
+    return 0.0;
+}
+
+START_TEST(aniso_box_generates)
+{
+    char *argv[] = {"--steps", "5", "--mu1", "0.2", "--mu2", "0.6"};
+    mcb_problem_set *S = gen_twice("aniso-box", 6, argv);
+    ck_assert_int_eq(S->count, 5);
+    for (int k = 0; k < S->count; k++) {
+        const mcb_problem *P = S->items[k];
+        ck_assert_int_eq(P->n, 6);
+        ck_assert_int_eq(P->m, 12);
+        ck_assert_ptr_nonnull(P->mu2); /* format 5's constraints/mu2 recorded */
+        for (int c = 0; c < 4; c++) {
+            ck_assert_double_eq(P->blocks[c].mu, 0.2);
+            ck_assert_double_eq(P->mu2[c], 0.6);
+            /* the tangent frame along the floor's axes: t1 = x, t2 = y */
+            ck_assert_double_eq_tol(fabs(j_at(P, 3 * c + 1, 0)), 1.0, 1e-15);
+            ck_assert_double_eq_tol(j_at(P, 3 * c + 1, 1), 0.0, 1e-15);
+            ck_assert_double_eq_tol(fabs(j_at(P, 3 * c + 2, 1)), 1.0, 1e-15);
+            ck_assert_double_eq_tol(j_at(P, 3 * c + 2, 0), 0.0, 1e-15);
+        }
+        /* the step's friction impulse is not opposite to the sliding
+         * velocity (maximal dissipation on the ellipse) */
+        double p[3], *v = P->v_ref;
+        box_impulse(P, P->lambda_ref, p);
+        double cosang = -(p[0] * v[0] + p[1] * v[1]) / (hypot(p[0], p[1]) * hypot(v[0], v[1]));
+        ck_assert_msg(cosang < 0.95, "step %d: friction at cos %.6f from -v", k, cosang);
+    }
+    mcb_problem_set_free(&S);
+    /* a floor whose axis 1 is 30 degrees from x: the frames turn with it */
+    char *turned[] = {"--steps", "2", "--mu1", "0.2", "--mu2", "0.6", "--axis", "30"};
+    S = gen_twice("aniso-box", 8, turned);
+    double c30 = cos(PI / 6), s30 = sin(PI / 6);
+    for (int k = 0; k < S->count; k++) {
+        const mcb_problem *P = S->items[k];
+        ck_assert_ptr_nonnull(P->mu2);
+        for (int c = 0; c < 4; c++) {
+            double t1[2] = {j_at(P, 3 * c + 1, 0), j_at(P, 3 * c + 1, 1)};
+            double t2[2] = {j_at(P, 3 * c + 2, 0), j_at(P, 3 * c + 2, 1)};
+            ck_assert_double_eq_tol(fabs(t1[0] * c30 + t1[1] * s30), 1.0, 1e-14);
+            ck_assert_double_eq_tol(fabs(-t2[0] * s30 + t2[1] * c30), 1.0, 1e-14);
+        }
+    }
+    mcb_problem_set_free(&S);
+    /* the isotropic control: opposite to the velocity */
+    char *iso[] = {"--steps", "3", "--mu1", "0.4", "--mu2", "0.4"};
+    S = gen_twice("aniso-box", 6, iso);
+    for (int k = 0; k < S->count; k++) {
+        const mcb_problem *P = S->items[k];
+        double p[3], *v = P->v_ref;
+        box_impulse(P, P->lambda_ref, p);
+        double cosang = -(p[0] * v[0] + p[1] * v[1]) / (hypot(p[0], p[1]) * hypot(v[0], v[1]));
+        ck_assert_msg(cosang > 1 - 1e-9, "step %d: isotropic friction at cos %.12f", k, cosang);
+    }
+    mcb_problem_set_free(&S);
+}
+END_TEST
+
+START_TEST(aniso_box_follows_maximal_dissipation)
+{
+    /* 60 steps of 10 ms: the whole slide to rest for every pair (0.36 s at most) */
+    const char *pairs[3][2] = {{"0.2", "0.6"}, {"0.6", "0.2"}, {"0.4", "0.4"}};
+    double lateral[3];
+    for (int q = 0; q < 3; q++) {
+        char *mu1 = (char *)pairs[q][0], *mu2 = (char *)pairs[q][1];
+        char *err_args[] = {"--steps", "60", "--dt", "0.01", "--mu1", mu1, "--mu2", mu2};
+        trace t = {0};
+        run("aniso-box", 8, err_args, &t);
+        ck_assert_int_eq(t.n, 60);
+        assert_outcome(&t, "position_error", "mm", NAN, NAN, 0);
+        for (int k = 0; k < t.n; k++)
+            ck_assert_msg(t.v[k] < 1e-6, "%s/%s step %d: error %g mm", mu1, mu2, k, t.v[k]);
+        char *lat_args[] = {"--steps", "60", "--dt", "0.01", "--mu1", mu1, "--mu2", mu2, "--measure", "1"};
+        trace l = {0};
+        run("aniso-box", 10, lat_args, &l);
+        assert_outcome(&l, "lateral_displacement", "mm", NAN, NAN, 0);
+        lateral[q] = l.v[l.n - 1];
+        char *yaw_args[] = {"--steps", "60", "--dt", "0.01", "--mu1", mu1, "--mu2", mu2, "--measure", "2"};
+        trace y = {0};
+        run("aniso-box", 10, yaw_args, &y);
+        for (int k = 0; k < y.n; k++)
+            ck_assert_msg(y.v[k] < 1e-6, "%s/%s step %d: yaw %g deg", mu1, mu2, k, y.v[k]);
+    }
+    /* the same launch relative to a floor turned by 30 degrees: the same
+     * path relative to the launch, error-free against the turned reference */
+    char *turned_err[] = {"--steps", "60", "--dt", "0.01", "--axis", "30", "--angle", "75"};
+    trace te = {0};
+    run("aniso-box", 8, turned_err, &te);
+    for (int k = 0; k < te.n; k++)
+        ck_assert_msg(te.v[k] < 1e-6, "turned floor, step %d: error %g mm", k, te.v[k]);
+    char *turned_lat[] = {"--steps", "60", "--dt", "0.01", "--axis", "30", "--angle", "75",
+                          "--measure", "1"};
+    trace tl = {0};
+    run("aniso-box", 10, turned_lat, &tl);
+    ck_assert_double_eq_tol(tl.v[tl.n - 1], lateral[0], 1e-6);
+    /* curved: mu2 > mu1 turns the launch (45 deg) towards x, to its right;
+     * mu1 > mu2 to its left; straight when isotropic */
+    ck_assert_msg(lateral[0] < -10, "0.2/0.6: lateral %g mm", lateral[0]);
+    ck_assert_msg(lateral[1] > 10, "0.6/0.2: lateral %g mm", lateral[1]);
+    ck_assert_msg(fabs(lateral[2]) < 1e-6, "isotropic: lateral %g mm", lateral[2]);
+}
+END_TEST
+
+START_TEST(aniso_box_refuses_bad_friction)
+{
+    const mcb_scene_def *def = mcb_scene_find("aniso-box");
+    ck_assert_ptr_nonnull(def);
+    const char *bad[] = {"-0.1", "nan", "inf"};
+    for (int k = 0; k < 3; k++) {
+        char *argv[] = {"--mu2", (char *)bad[k]};
+        double vals[MCB_SCENE_MAX_OPTS];
+        mcb_err err = {{0}};
+        mcb_rc rc = mcb_scene_parse(def, 2, argv, vals, &err);
+        mcb_problem_set *S = NULL;
+        if (rc == MCB_OK) rc = def->generate(vals, NULL, &S, &err);
+        ck_assert_int_eq(rc, MCB_E_INPUT);
+        ck_assert_ptr_null(S);
+        ck_assert_msg(strstr(err.msg, "mu2"), "--mu2 %s: %s", bad[k], err.msg);
+    }
+    /* the scene's own check, for callers that bypass the option parser
+     * (vals[1] is mu2, in scenes.c's order) */
+    const double badv[3] = {-0.1, NAN, INFINITY};
+    for (int k = 0; k < 3; k++) {
+        double vals[MCB_SCENE_MAX_OPTS];
+        mcb_err err = {{0}};
+        ck_assert_int_eq(mcb_scene_parse(def, 0, NULL, vals, &err), MCB_OK);
+        vals[1] = badv[k];
+        mcb_problem_set *S = NULL;
+        ck_assert_int_eq(def->generate(vals, NULL, &S, &err), MCB_E_INPUT);
+        ck_assert_ptr_null(S);
+        ck_assert_msg(strstr(err.msg, "--mu2"), "mu2 %g: %s", badv[k], err.msg);
+    }
+}
+END_TEST
+
 /* ---- soft-ball: grasped and lifted ------------------------------------ */
 
 /* The mean height of mesh 0's nodes into probed[0]. */
@@ -576,6 +728,9 @@ static Suite *suite(void)
     tcase_add_test(tc, cases_refuse_the_loop);
     tcase_add_test(tc, cube_push_generates);
     tcase_add_test(tc, cube_push_matches_the_analytic_solution);
+    tcase_add_test(tc, aniso_box_generates);
+    tcase_add_test(tc, aniso_box_follows_maximal_dissipation);
+    tcase_add_test(tc, aniso_box_refuses_bad_friction);
     tcase_add_test(tc, soft_ball_generates);
     tcase_add_test(tc, soft_ball_is_lifted);
     tcase_add_test(tc, soft_gripper_generates);

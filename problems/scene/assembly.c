@@ -15,6 +15,7 @@
  *      kinematic bodies.
  * step.c solves, records and advances. Buffers live in the world
  * (world_internal.h) and grow as needed. */
+#include <math.h>
 #include <string.h>
 
 #include "problems/scene/body.h"
@@ -361,7 +362,12 @@ mcb_rc mcb_world_assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err
         const mcb_contact *C = &w->con[c];
         double dir[3][3];
         memcpy(dir[0], C->n, sizeof dir[0]);
-        mcb_frame_tangents(C->n, dir[1], dir[2]);
+        if (isfinite(C->mu2)) { /* the shape's friction axes: t1 along its axis1, t2 = n x t1 */
+            memcpy(dir[1], C->t1, sizeof dir[1]);
+            mcb_v3_cross(C->n, dir[1], dir[2]);
+        } else {
+            mcb_frame_tangents(C->n, dir[1], dir[2]);
+        }
         for (int k = 0; k < 3; k++) {
             int row = 3 * c + k;
             for (int side = 0; side < 2; side++) {
@@ -387,6 +393,16 @@ mcb_rc mcb_world_assemble_constraints(mcb_world *w, mcb_problem *P, mcb_err *err
         for (int i = 0; i < 3 * nc; i++) P->r[i] = w->o.contact_compliance;
     }
     if (!assemble_joints(w, P, &t)) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    /* anisotropic friction (format 5's constraints/mu2): only when some
+     * contact is anisotropic, so that isotropic scenes record what they did */
+    for (int c = 0; c < nc && !P->mu2; c++)
+        if (isfinite(w->con[c].mu2)) {
+            if (!(P->mu2 = mcb_malloc((size_t)P->nblocks + 1, sizeof(double))))
+                return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+            for (int b = 0; b < P->nblocks; b++) P->mu2[b] = NAN;
+            for (int b = 0; b < nc; b++)
+                if (isfinite(w->con[b].mu2)) P->mu2[b] = w->con[b].mu2;
+        }
     P->Jc = mcb_csc_from_triplets(m, 6 * nb, t, w->ti, w->tj, w->tx);
     if (!P->Jc) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     /* Jb: identity for a free rigid body, the link Jacobian for a link */

@@ -47,6 +47,28 @@ static unsigned long long contact_key(int ia, int ib, int feature)
     return mix64(h ^ ((unsigned long long)(unsigned)feature + 0x85157af5ULL));
 }
 
+/* An anisotropic shape's friction on contact c (normal set), the other
+ * shape o: mu along the shape's axis1 projected on the tangent plane (t1),
+ * mu2 along n x t1, each limited by o's mu; isotropic when neither shape
+ * is anisotropic (only static shapes are, and two static shapes never
+ * meet, so at most one of a pair). */
+static void aniso_friction(mcb_contact *c, const mcb_shape *s, const mcb_shape *o)
+{
+    c->mu2 = NAN;
+    c->t1[0] = c->t1[1] = c->t1[2] = 0.0;
+    if (!s->aniso) return;
+    double d = s->axis1[0] * c->n[0] + s->axis1[1] * c->n[1] + s->axis1[2] * c->n[2], l = 0.0;
+    for (int k = 0; k < 3; k++) c->t1[k] = s->axis1[k] - d * c->n[k], l += c->t1[k] * c->t1[k];
+    l = sqrt(l);
+    if (!(l > 1e-9)) { /* the axis along the normal: no tangent direction, isotropic */
+        c->t1[0] = c->t1[1] = c->t1[2] = 0.0;
+        return;
+    }
+    for (int k = 0; k < 3; k++) c->t1[k] /= l;
+    c->mu = s->mu < o->mu ? s->mu : o->mu;
+    c->mu2 = s->mu2 < o->mu ? s->mu2 : o->mu;
+}
+
 /* Emits a contact at p (midway), normal n from the routine's second shape
  * to its first, gap; kept when gap < margin. */
 static void emit(emitter *e, const double p[3], const double n[3], double gap, int feature)
@@ -60,6 +82,7 @@ static void emit(emitter *e, const double p[3], const double n[3], double gap, i
         for (int k = 0; k < 3; k++) c->p[k] = p[k], c->n[k] = s * n[k];
         c->gap = gap;
         c->mu = e->a->mu < e->b->mu ? e->a->mu : e->b->mu;
+        aniso_friction(c, e->a->aniso ? e->a : e->b, e->a->aniso ? e->b : e->a);
         c->key = contact_key(e->ia, e->ib, feature);
     }
     e->n++;

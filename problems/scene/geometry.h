@@ -50,6 +50,15 @@ typedef struct {
     mcb_profile profile; /* MCB_SHAPE_REVOLUTION */
     mcb_thread thread;   /* MCB_SHAPE_BOLT, MCB_SHAPE_NUT */
     double mu;           /* friction; a pair uses the smaller of its two */
+    /* anisotropic friction (static shapes only; aniso 0: isotropic, mu2
+     * and axis1 unused): mu along axis1 (world, projected on each
+     * contact's tangent plane: the contact's t1), mu2 along n x t1 (its
+     * t2); a pair with an isotropic shape of friction mu_o takes
+     * min(mu, mu_o) and min(mu2, mu_o) (docs/problem-format.md, "Scene
+     * frames") */
+    double mu2;
+    double axis1[3];
+    int aniso;
     int group;           /* shapes with the same group > 0 never collide */
     double spacing;      /* surface sample spacing of sdf shapes (m); 0: a default */
 } mcb_shape;
@@ -87,6 +96,9 @@ typedef struct {
     double n[3];        /* unit normal, pointing from b towards a */
     double gap;         /* signed distance along n, < 0 when penetrating */
     double mu;
+    double mu2, t1[3];  /* mu2 NaN: isotropic (t1 unused, 0); else friction
+                           mu along t1, mu2 along t2 = n x t1 (no int flag:
+                           a contact has no padding, callers memcmp them) */
     unsigned long long key; /* identifies the contact across steps (shape
                                pair and feature) for warm starts */
 } mcb_contact;

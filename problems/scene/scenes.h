@@ -88,6 +88,8 @@ mcb_rc mcb_scene_franka_cable(const double *vals, const struct mcb_world_loop *l
 mcb_rc mcb_scene_peg_in_hole(const double *vals, const struct mcb_world_loop *loop, mcb_problem_set **out,
                       mcb_err *err);
 
+mcb_rc mcb_scene_aniso_box(const double *vals, const struct mcb_world_loop *loop,
+                           mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_cube_push(const double *vals, const struct mcb_world_loop *loop,
                            mcb_problem_set **out, mcb_err *err);
 mcb_rc mcb_scene_soft_ball(const double *vals, const struct mcb_world_loop *loop,

@@ -6,7 +6,8 @@
  *      (v^, lambda) (lambda matched by contact key) to a natural-map
  *      residual tol, the fallback solver if it does not get there, an error
  *      (and no state change) when neither reaches 100 tol; soft rows are
- *      folded into the dynamics first;
+ *      folded into the dynamics first, and a step with anisotropic
+ *      friction is solved as its isotropic equivalent (lib/mcb_aniso.h);
  *   6. record (optional): the problem with its descriptors;
  *   7. advance: q_{k+1} = update(q_k, h v^), v_{k+1} = (v^ - theta v_k) /
  *      (1 - theta).
@@ -24,6 +25,7 @@
 
 #include "problems/scene/body.h"
 #include "metrics/describe.h"
+#include "lib/mcb_aniso.h"
 #include "lib/mcb_chol.h"
 #include "lib/mcb_timer.h"
 #include "metrics/metrics.h"
@@ -151,9 +153,6 @@ static void run_solver(const mcb_world *w, const char *name, const mcb_problem *
     if (!def || !(def->accepts & MCB_ACCEPTS_PRIMAL)) return;
     char reason[256];
     if (def->accepts_problem && !def->accepts_problem(P, reason, sizeof reason)) return;
-    /* anisotropic friction: only a solver that handles it itself (the
-     * runner's isotropic equivalent, lib/mcb_aniso.h, is not applied here) */
-    if (mcb_problem_is_aniso(P) && !(def->accepts & MCB_ACCEPTS_ANISO)) return;
     mcb_settings s;
     mcb_settings_default(&s);
     s.max_iters = w->o.max_iters;
@@ -372,13 +371,26 @@ static mcb_rc solve(mcb_world *w, mcb_problem *P, mcb_step_info *info, mcb_err *
     double *lq = NULL, r[2];
     int it[2];
     mcb_rc rc = MCB_OK;
+    /* S: P, or P with its soft rows folded; anisotropic friction is solved
+     * on S's exact isotropic equivalent I (lib/mcb_aniso.h, as the runner
+     * hands it to solvers), its impulses mapped back to S's */
+    const mcb_problem *S = P;
+    mcb_problem *I = NULL;
+    double *ls = P->lambda_ref, *li = NULL;
     if (has_soft(P)) {
         rc = fold_soft(w, P, &Q, &lq, err);
-        if (!rc) rc = solve_q(w, Q, P->v_ref, lq, info, r, it, err);
-        if (!rc) unfold_soft(P, P->v_ref, lq, P->lambda_ref);
-    } else {
-        rc = solve_q(w, P, P->v_ref, P->lambda_ref, info, r, it, err);
+        S = Q, ls = lq;
     }
+    if (!rc && mcb_problem_is_aniso(S)) {
+        rc = mcb_aniso_isotropic(S, &I, err);
+        if (!rc && !(li = mcb_calloc((size_t)I->m + 1, sizeof(double))))
+            rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    if (!rc) rc = solve_q(w, I ? I : S, P->v_ref, I ? li : ls, info, r, it, err);
+    if (!rc && I) mcb_aniso_lambda_from_iso(S, li, ls);
+    if (!rc && Q) unfold_soft(P, P->v_ref, lq, P->lambda_ref);
+    mcb_problem_free(&I);
+    free(li);
     mcb_metrics_ws *ws = NULL;
     if (!rc) rc = mcb_metrics_ws_new(P, &ws, err);
     if (!rc) {

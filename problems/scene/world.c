@@ -202,6 +202,11 @@ mcb_rc mcb_world_add_shape(mcb_world *w, const mcb_shape *s, mcb_err *err)
                         s->body, w->nrigid + w->nlinks);
     if (s->type == MCB_SHAPE_PLANE && s->body != -1)
         return mcb_fail(err, MCB_E_INPUT, "world: a plane must be static (body -1)");
+    if (s->aniso && (s->body != -1 || !(s->mu2 >= 0) || !isfinite(s->mu2) ||
+                     !(mcb_v3_norm(s->axis1) > 0) || !isfinite(mcb_v3_norm(s->axis1))))
+        return mcb_fail(err, MCB_E_INPUT,
+                        "world: an anisotropic shape must be static (body -1), with a finite mu2 "
+                        ">= 0 and a nonzero finite axis1");
     if (!mcb_world_grow((void **)&w->shapes, &w->cap_shapes, w->nshapes + 1, sizeof *w->shapes))
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     wshape *ws = &w->shapes[w->nshapes++];
