@@ -41,8 +41,11 @@
  * reads (mcb_problem, mcb_block, mcb_csc, mcb_err). mcbench refuses a plugin
  * compiled against another interface version; such a change bumps the ABI
  * version too. */
-#define MCB_ABI_VERSION 5 /* 3: mcb_problem gained rank and rank_tol at its end; 4: psd_defect;
-                             5: mu2 (anisotropic friction) */
+#define MCB_ABI_VERSION 6 /* 3: mcb_problem gained rank and rank_tol at its end; 4: psd_defect;
+                             5: mu2 (anisotropic friction); 6: MCB_STEP_COLS 33 (the
+                             forward and inverse contact forces), mcb_loop_summary's
+                             means of them, experiment quantities step_ms and the Fig. 13
+                             ones */
 #define MCB_SOLVER_INTERFACE_VERSION 2
 
 /* The budget shared by every solver of a campaign. */
