@@ -18,13 +18,18 @@
 #include "harness/whole_step.h"
 #include "solvers/solver.h"
 
-static int check_solver(const char *name, const mcb_xp_param *params, int nparams, int *which,
-                        char *msg, size_t size)
+static int check_solver(const char *name, int closed_loop, const mcb_xp_param *params,
+                        int nparams, int *which, char *msg, size_t size)
 {
     *which = -1;
     const mcb_solver_def *def = mcb_loop_method_find(name); /* whole-step methods too */
     if (!def) {
         snprintf(msg, size, "unknown solver '%s' (see 'mcbench solvers')", name);
+        return 1;
+    }
+    if (!closed_loop && mcb_whole_step_is(def)) {
+        snprintf(msg, size, "%s is a whole-step method: it advances a scene itself and runs in a "
+                 "closed loop only (protocol: closed-loop)", name);
         return 1;
     }
     void *p = mcb_calloc(1, def->params_size + sizeof(double));

@@ -881,7 +881,8 @@ static mcb_rc read_solver(reader *R, const yaml_node_t *n, int k)
     char msg[1024];
     int which = -1;
     if (R->checks && R->checks->solver &&
-        R->checks->solver(sv->solver, sv->params, sv->nparams, &which, msg, sizeof msg)) {
+        R->checks->solver(sv->solver, R->S->protocol == MCB_XP_CLOSED_LOOP, sv->params,
+                          sv->nparams, &which, msg, sizeof msg)) {
         if (which >= 0 && which < sv->nparams) {
             field_t fp, fq;
             sub(fq, sizeof fq, field, "params");

@@ -260,11 +260,12 @@ typedef struct {
  * supplied by the harness (harness/experiment.h: mcb_xp_build_checks()).
  * Each returns 0, or non-zero with the reason in msg; any may be NULL. */
 typedef struct {
-    /* a registered solver, each parameter as `--param S.NAME=VAL` takes it,
-     * and the solver's own check of the whole set; *which: the offending
-     * parameter's index, -1 the solver's name, -2 the set as a whole */
-    int (*solver)(const char *name, const mcb_xp_param *params, int nparams, int *which,
-                  char *msg, size_t size);
+    /* a registered solver (or, when closed_loop, a whole-step method), each
+     * parameter as `--param S.NAME=VAL` takes it, and the solver's own check
+     * of the whole set; *which: the offending parameter's index, -1 the
+     * solver's name, -2 the set as a whole */
+    int (*solver)(const char *name, int closed_loop, const mcb_xp_param *params, int nparams,
+                  int *which, char *msg, size_t size);
     /* a registered scene; one trajectory of the engine when closed_loop */
     int (*scene)(const char *name, int closed_loop, char *msg, size_t size);
     /* the scene's option words parse as `mcbench gen NAME ARGS` takes them */

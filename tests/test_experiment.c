@@ -458,6 +458,11 @@ START_TEST(bad_inline)
     expect_text("dt", HEAD("dt") "layout:\n  columns: [{id: c, problems: s, quantity: engine_ms}]\n"
                 "  rows: [{id: r, solver: p}]\n",
                 "dt.yaml:9: layout.columns[0].quantity: engine_ms is measured in a closed loop only");
+    expect_text("ws", "name: ws\ntitle: t\nsource: {paper: none, item: x}\nkind: table\n"
+                "protocol: replay\nproblems: [{id: s, scene: stir}]\n"
+                "solvers: [{id: p, solver: xpbd}]\n",
+                "ws.yaml:7: solvers[0].solver: xpbd is a whole-step method: it advances a scene "
+                "itself and runs in a closed loop only");
     expect_text("inst", "name: inst\ntitle: t\nsource: {paper: none, item: x}\nkind: table\n"
                 "protocol: replay\nproblems: [{id: s, scene: stir, instances: 3}]\n"
                 "solvers: [{id: p, solver: pgs}]\n",
