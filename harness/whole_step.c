@@ -59,6 +59,10 @@ static const mcb_param_desc xpbd_params[] = {
     {"iters", 'i', offsetof(mcb_xpbd_opts, iters),
      "constraint iterations per substep; default 1 (Macklin et al. 2019: one is best for a "
      "given budget)"},
+    {"reaction", 'i', offsetof(mcb_xpbd_opts, reaction),
+     "1 (default): the joints' impulses on robot links act on the robots' dynamics one step "
+     "late (staggered coupling: the cable pulls the arm); 0: the robots drive the free bodies "
+     "kinematically and feel nothing back"},
 };
 
 static const mcb_solver_def xpbd_def = {

@@ -526,10 +526,30 @@ static mcb_rc solve_hooked(mcb_world *w, mcb_problem *P, mcb_step_info *info, mc
     return rc;
 }
 
+/* The free bodies' pull on the robots in an XPBD step (mcb_xpbd_opts.
+ * reaction): b += J^T lambda_prev on the robots' DOFs, over the joint rows
+ * only, with lambda_prev the joint impulses of the previous step (XPBD's
+ * own, summed over its substeps) and J the rows at this step's start: a
+ * staggered coupling, one step late. */
+static mcb_rc add_robot_reaction(mcb_world *w, mcb_problem *P, mcb_err *err)
+{
+    int c0 = 3 * w->ncon;
+    P->m = c0 + w->jrows;
+    mcb_rc rc = mcb_world_assemble_constraints(w, P, err);
+    if (rc) return rc;
+    const mcb_csc *J = P->J;
+    for (int r = 0; r < w->nrobots; r++)
+        for (int d = w->robot_dof[r]; d < w->robot_dof[r] + mcb_robot_ndof(w->robots[r]); d++)
+            for (int k = J->p[d]; k < J->p[d + 1]; k++)
+                if (J->i[k] >= c0) P->b[d] += J->x[k] * w->joint_lambda[J->i[k] - c0];
+    return MCB_OK;
+}
+
 /* A whole-step XPBD step (loop->xpbd; xpbd.c) after stages 1-2: the
  * robots' v^ from their dynamics alone (A v^ = b: stage 3 without
- * constraint rows; engine time), then the XPBD advance (its substeps: the
- * method's time). */
+ * constraint rows, with the free bodies' pull of the previous step when
+ * the method's `reaction` is on; engine time), then the XPBD advance (its
+ * substeps: the method's time). */
 static mcb_rc step_xpbd(mcb_world *w, int n, mcb_step_info *info, double t0, double t1,
                         mcb_err *err)
 {
@@ -541,6 +561,7 @@ static mcb_rc step_xpbd(mcb_world *w, int n, mcb_step_info *info, double t0, dou
         P->n = n;
         P->h = w->o.h_s;
         rc = mcb_world_assemble_dynamics(w, P, err);
+        if (!rc && w->jrows && w->o.loop->xpbd->reaction) rc = add_robot_reaction(w, P, err);
         if (!rc && !(P->v_ref = mcb_calloc((size_t)n + 1, sizeof(double))))
             rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
         if (!rc && n) rc = solve_free(P, P->v_ref, err);

@@ -52,8 +52,12 @@
  * (A v^ = b: its PD and inertia; step.c); its links then act on the free
  * bodies as kinematic bodies moving from their start to their end pose
  * over the substeps (position interpolated linearly, orientation by
- * normalised quaternion interpolation): the cable's reaction on the arm is
- * neglected (the cable's ~13 g against the arm's high-gain PD).
+ * normalised quaternion interpolation). The free bodies' pull on the arm
+ * (opts.reaction, default on) is a staggered coupling, as co-simulations
+ * couple two integrators: the joint impulses XPBD summed in the previous
+ * step (the world's joint impulses) act on the robots' dynamics of this
+ * step, b += J_robot^T lambda_prev (step.c, step_xpbd), one step late;
+ * contacts between robot links and free bodies push the bodies only.
  * The world's theta (eq. (2)) applies to the robots only: the free bodies
  * take XPBD's own implicit position update. Refused (MCB_E_INPUT, naming
  * the reason): meshes (FEM nodes), rolling joints. No allocation inside
@@ -76,6 +80,7 @@ void mcb_xpbd_defaults(mcb_xpbd_opts *o)
     if (!o) return;
     o->substeps = 20;
     o->iters = 1;
+    o->reaction = 1;
 }
 
 mcb_rc mcb_xpbd_check(const mcb_xpbd_opts *o, mcb_err *err)
@@ -86,6 +91,8 @@ mcb_rc mcb_xpbd_check(const mcb_xpbd_opts *o, mcb_err *err)
                         o->substeps);
     if (o->iters < 1 || o->iters > 1000)
         return mcb_fail(err, MCB_E_INPUT, "xpbd: iters must be in [1, 1000], got %d", o->iters);
+    if (o->reaction != 0 && o->reaction != 1)
+        return mcb_fail(err, MCB_E_INPUT, "xpbd: reaction must be 0 or 1, got %d", o->reaction);
     return MCB_OK;
 }
 

@@ -14,10 +14,15 @@
 typedef struct mcb_xpbd_opts {
     int substeps; /* N: substeps of h / N each (default 20) */
     int iters;    /* constraint iterations per substep (default 1: Macklin 2019) */
+    int reaction; /* 1 (default): the joints' impulses on robot links in the
+                     previous step act on the robots' own dynamics (a
+                     staggered coupling, one step late: the cable's pull on
+                     the arm); 0: the robots drive the free bodies as
+                     kinematic bodies and feel nothing back */
 } mcb_xpbd_opts;
 
 void mcb_xpbd_defaults(mcb_xpbd_opts *o);
-/* substeps in [1, 100000], iters in [1, 1000]. */
+/* substeps in [1, 100000], iters in [1, 1000], reaction 0 or 1. */
 mcb_rc mcb_xpbd_check(const mcb_xpbd_opts *o, mcb_err *err);
 
 #endif
