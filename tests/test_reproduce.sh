@@ -174,6 +174,13 @@ run inst-dry "$mcb" reproduce "$d/xp/inst.yaml" -o "$d/r" --dry-run
 has inst-dry-cmd "$d/out" "mcbench simulate quadrupeds --steps 3 --instances 20 --solvers pgs"
 run inst-dry-quick "$mcb" reproduce "$d/xp/inst.yaml" -o "$d/r" --dry-run --quick
 has inst-dry-quick-cmd "$d/out" "simulate quadrupeds --steps 2 --instances 2 "
+# --instances K caps the repetitions (never raises them); the page names it
+run inst-cap "$mcb" reproduce "$d/xp/inst.yaml" -o "$d/r" --dry-run --instances 3
+has inst-cap-cmd "$d/out" "simulate quadrupeds --steps 3 --instances 3 "
+run inst-nocap "$mcb" reproduce "$d/xp/inst.yaml" -o "$d/r" --dry-run --instances 50
+has inst-nocap-cmd "$d/out" "simulate quadrupeds --steps 3 --instances 20 "
+run inst-one "$mcb" reproduce "$d/xp/inst.yaml" -o "$d/r1" --instances 1
+has inst-one-page "$d/r1/inst/inst.md" "mcbench reproduce inst --instances 1"
 # a performance profile (iterations to 1e-6): both solvers solve both
 # problems, so each curve ends at 1; on each problem one of the two is the
 # best, so their fractions at tau = 1 add up to at least 1

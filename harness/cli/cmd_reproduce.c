@@ -46,7 +46,7 @@
 
 typedef struct {
     const char *out, *fclib, *doc;
-    int list, all, quick, dry_run;
+    int list, all, quick, dry_run, instances;
 } repro_args;
 
 static const mcb_cli_opt repro_opts[] = {
@@ -60,6 +60,9 @@ static const mcb_cli_opt repro_opts[] = {
     {"--quick", 0, MCB_CLI_FLAG, offsetof(repro_args, quick), .def = "",
      .help = "each spec's quick variant: small problems and budgets, seconds per item "
              "(a smoke run: its verdicts are not the paper's)"},
+    {"--instances", 0, MCB_CLI_INT, offsetof(repro_args, instances), "K", 1, 10000,
+     .help = "closed-loop specs: at most K repetitions (seeds) per problem group instead of "
+             "the spec's (the papers' protocol, often 20); the item's command says so"},
     {"--fclib", 0, MCB_CLI_STRING, offsetof(repro_args, fclib), .metavar = "DIR", .def = "",
      .help = "the FCLIB files (*.hdf5, *.h5) of specs that take them (fclib-profiles); "
              "without it those items are skipped"},
@@ -74,7 +77,7 @@ static const mcb_cli_opt repro_opts[] = {
 static const mcb_cli_cmd repro_cmd = {
     "reproduce",
     "usage: mcbench reproduce --list\n"
-    "       mcbench reproduce NAME... [-o DIR] [--quick] [--fclib DIR]\n"
+    "       mcbench reproduce NAME... [-o DIR] [--quick] [--instances K] [--fclib DIR]\n"
     "       mcbench reproduce --all [-o DIR] [--quick] [--fclib DIR] [--doc FILE.md]\n"
     "Regenerates a paper's table or figure from its experiment spec (NAME: a spec in\n"
     "experiments/, MCB_EXPERIMENTS_DIR overrides the directory, or a path to a .yaml;\n"
@@ -464,6 +467,7 @@ static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, co
         if (loop) {
             av_add(&a, "simulate"), av_add(&a, scene), av_words(&a, args);
             int inst = c->a->quick && g->quick_instances ? g->quick_instances : g->instances;
+            if (c->a->instances > 0 && inst > c->a->instances) inst = c->a->instances;
             if (inst > 0) av_add(&a, "--instances"), av_addf(&a, "%d", inst);
         } else {
             char stem[160];
@@ -607,7 +611,11 @@ static int reproduce_one(repro_ctx *c, const char *name, FILE *md, const char *f
     }
     mcb_xp_outcome *R = NULL;
     char command[512];
-    snprintf(command, sizeof command, "mcbench reproduce %s%s", S->name, c->a->quick ? " --quick" : "");
+    char capped[48] = "";
+    if (c->a->instances > 0 && S->protocol == MCB_XP_CLOSED_LOOP)
+        snprintf(capped, sizeof capped, " --instances %d", c->a->instances);
+    snprintf(command, sizeof command, "mcbench reproduce %s%s%s", S->name,
+             c->a->quick ? " --quick" : "", capped);
     rc = mcb_xp_evaluate(S, item_dir, c->a->quick, &R, &err);
     if (!rc) rc = mcb_xp_set_command(R, command, &err);
     if (!rc) rc = mcb_xp_write(S, R, item_dir, NULL, &err);
