@@ -28,6 +28,17 @@ double mcb_default_mem_limit_mb(void)
 
 /* ------------------------------------------------------------- the plan */
 
+/* --warm-start own, per solver: its last solution and the start made from
+ * it for the problem now running (kept for that problem's repetitions). */
+typedef struct {
+    int f, p;            /* the problem of the last rep-0 run; f < 0: none yet */
+    int usable;          /* it returned a finite solution (the status allows one) */
+    int n, m;
+    double *v, *lambda;  /* that solution */
+    int start_f, start_p, start; /* the problem the start below is for; MCB_START_* */
+    double *v0, *lambda0; /* that start (n, m of problem start_p) */
+} warm_chain;
+
 struct mcb_plan {
     mcb_run_item *items; /* selected, not yet recorded, in run-list order */
     int count;
@@ -43,6 +54,7 @@ struct mcb_plan {
     /* the current problem's metrics workspace */
     int ws_f, ws_p;
     mcb_metrics_ws *ws;
+    warm_chain *warm;         /* per solver, under --warm-start own; else NULL */
 };
 
 int mcb_plan_count(const mcb_plan *L) { return L->count; }
@@ -56,6 +68,13 @@ void mcb_plan_free(mcb_plan **Lp)
     mcb_journal_close(&L->journal);
     mcb_results_src_close(&L->old);
     mcb_metrics_ws_free(&L->ws);
+    for (int s = 0; L->warm && s < L->nconfig; s++) {
+        free(L->warm[s].v);
+        free(L->warm[s].lambda);
+        free(L->warm[s].v0);
+        free(L->warm[s].lambda0);
+    }
+    free(L->warm);
     free(L->items);
     for (int s = 0; L->config && s < L->nconfig; s++) free(L->config[s]);
     free(L->config);
@@ -230,6 +249,28 @@ static mcb_rc load_recorded(const mcb_campaign *C, mcb_plan *L, unsigned char *d
     return rc;
 }
 
+mcb_rc mcb_campaign_check_warm(const mcb_campaign *C, mcb_err *err)
+{
+    const mcb_campaign_opts *o = C->o;
+    if (o->settings.warm_start < MCB_WARM_NONE || o->settings.warm_start > MCB_WARM_OWN)
+        return mcb_fail(err, MCB_E_INPUT, "warm start mode %d is not none, recorded or own",
+                        o->settings.warm_start);
+    if (o->settings.warm_start != MCB_WARM_OWN) return MCB_OK;
+    const char *why = C->loop       ? "a closed loop (each step already starts from the "
+                                      "solver's own previous step)"
+                      : C->nshards ? "--shard (a shard holds steps whose previous step another "
+                                     "shard solves; split the campaign by input file instead)"
+                      : C->mpi     ? "--mpi (ranks solve steps of one trajectory at the same "
+                                     "time; run it without --mpi, or split it by input file)"
+                      : C->resume  ? "--resume (the steps left would start from solutions of "
+                                     "an earlier process; rerun the campaign to a new file)"
+                      : !o->save_solutions ? "without saving the solutions (each step's "
+                                             "solution is what the next one starts from)"
+                                           : NULL;
+    return why ? mcb_fail(err, MCB_E_INPUT, "--warm-start own cannot be combined with %s", why)
+               : MCB_OK;
+}
+
 mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err)
 {
     *out = NULL;
@@ -242,8 +283,14 @@ mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err)
     L->config = calloc((size_t)C->nsolvers + 1, sizeof *L->config);
     L->nconfig = C->nsolvers;
     unsigned char *done = calloc((size_t)L->total + 1, 1);
-    mcb_rc rc = MCB_OK;
-    if (!L->items || !L->config || !done) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    mcb_rc rc = mcb_campaign_check_warm(C, err);
+    if (!rc && C->o->settings.warm_start == MCB_WARM_OWN) {
+        L->warm = calloc((size_t)C->nsolvers + 1, sizeof *L->warm);
+        for (int s = 0; L->warm && s < C->nsolvers; s++) L->warm[s].f = L->warm[s].start_f = -1;
+    }
+    if (!rc && (!L->items || !L->config || !done ||
+                (C->o->settings.warm_start == MCB_WARM_OWN && !L->warm)))
+        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     for (int s = 0; s < C->nsolvers && !rc; s++)
         if (!(L->config[s] = config_words(C->solvers[s].opts ? C->solvers[s].opts : C->o,
                                           &C->solvers[s])))
@@ -296,7 +343,118 @@ typedef struct {
     mcb_metrics_ws *ws;
     mcb_buf *framed;
     int fd; /* isolated: the memory file the child writes the record to */
+    const mcb_problem *P; /* what the solver receives: the item's problem, or under
+                             --warm-start own a view of it with the chain's start */
+    int start;            /* MCB_START_* */
 } exec_ctx;
+
+/* ---------------------------------------------------- --warm-start own */
+
+static int same_text(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
+
+/* Q is the step just before P in one recorded trajectory: the next step
+ * index of the same scene and source (mcbench gen writes both). */
+static int is_next_step(const mcb_problem *Q, const mcb_problem *P)
+{
+    return Q->step + 1 == P->step && same_text(Q->scene, P->scene) &&
+           same_text(Q->source, P->source) && Q->form == P->form;
+}
+
+/* The same constraint blocks row for row (kinds and sizes): a problem
+ * carries no contact keys, so this is when lambda can be carried over. */
+static int same_blocks(const mcb_problem *Q, const mcb_problem *P)
+{
+    if (Q->m != P->m || Q->nblocks != P->nblocks) return 0;
+    for (int b = 0; b < P->nblocks; b++)
+        if (Q->blocks[b].type != P->blocks[b].type || Q->blocks[b].nrows != P->blocks[b].nrows)
+            return 0;
+    return 1;
+}
+
+/* Copies x (len entries; NULL: none) into *buf, grown as needed. */
+static int keep_copy(double **buf, const double *x, int len)
+{
+    free(*buf);
+    *buf = NULL;
+    if (!x) return 0;
+    *buf = malloc((size_t)(len > 0 ? len : 1) * sizeof **buf);
+    if (!*buf) return -1;
+    if (len > 0) memcpy(*buf, x, (size_t)len * sizeof **buf);
+    return 0;
+}
+
+/* Where the run of item `it` starts: *Q is the problem it solves (a
+ * shallow view of the item's problem whose v0, lambda0 point at the
+ * chain's start under own; the problem itself otherwise). The start is
+ * made once per problem and kept for its repetitions; made here, before
+ * the run, its copying is no part of any solver time. */
+static mcb_rc warm_prepare(const mcb_campaign *C, mcb_plan *L, const mcb_run_item *it,
+                           mcb_problem *Q, int *start, mcb_err *err)
+{
+    const mcb_problem *P = C->in[it->f].problems->items[it->p];
+    int mode = C->o->settings.warm_start, has_init = P->v0 || P->lambda0;
+    *Q = *P;
+    *start = mode == MCB_WARM_NONE || !has_init ? MCB_START_ZERO : MCB_START_RECORDED;
+    if (mode != MCB_WARM_OWN) return MCB_OK;
+    warm_chain *w = &L->warm[it->s];
+    if (w->start_f != it->f || w->start_p != it->p) {
+        const mcb_problem *prev = w->f == it->f ? C->in[w->f].problems->items[w->p] : NULL;
+        w->start_f = it->f;
+        w->start_p = it->p;
+        w->start = *start;
+        int bad = 0;
+        if (prev && is_next_step(prev, P)) {
+            /* the previous step: its solution, or the recorded guess when it has none */
+            w->start = w->usable && w->n == P->n ? MCB_START_OWN : MCB_START_FALLBACK;
+            if (w->start == MCB_START_OWN && !same_blocks(prev, P)) w->start = MCB_START_OWN_V;
+            int own = w->start == MCB_START_OWN, own_v = own || w->start == MCB_START_OWN_V;
+            bad = keep_copy(&w->v0, own_v ? w->v : P->v0, P->n) ||
+                 keep_copy(&w->lambda0, own ? w->lambda : P->lambda0, P->m);
+        } else {
+            bad = keep_copy(&w->v0, P->v0, P->n) || keep_copy(&w->lambda0, P->lambda0, P->m);
+        }
+        if (bad) {
+            w->start_f = -1;
+            return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        }
+    }
+    *start = w->start;
+    Q->v0 = w->v0;
+    Q->lambda0 = w->lambda0;
+    return MCB_OK;
+}
+
+/* After the first repetition of an item under own: its solution (from the
+ * framed record, in-process or handed back by an isolated child) becomes
+ * the solver's chain state; a run that returned none, or a non-finite
+ * one, leaves the next step to its recorded guess (MCB_START_FALLBACK). */
+static mcb_rc warm_keep(mcb_plan *L, const mcb_run_item *it, const mcb_buf *framed,
+                        mcb_err *err)
+{
+    if (!L->warm || it->rep != 0) return MCB_OK;
+    warm_chain *w = &L->warm[it->s];
+    mcb_run_rec r;
+    mcb_rc rc = mcb_unframe_run(framed, "the run just made", &r, err);
+    if (rc) return rc;
+    int st = r.status;
+    int usable = (st == MCB_ST_SOLVED || st == MCB_ST_MAX_ITERS || st == MCB_ST_TIME_LIMIT ||
+                  st == MCB_ST_STALLED) &&
+                 (r.v || r.n == 0) && r.lambda;
+    for (int k = 0; usable && k < r.n; k++) usable = isfinite(r.v[k]);
+    for (int k = 0; usable && k < r.m; k++) usable = isfinite(r.lambda[k]);
+    w->f = it->f;
+    w->p = it->p;
+    w->n = r.n;
+    w->m = r.m;
+    w->usable = usable;
+    free(w->v);
+    free(w->lambda);
+    w->v = usable ? r.v : NULL;
+    w->lambda = usable ? r.lambda : NULL;
+    if (usable) r.v = r.lambda = NULL; /* the chain owns them now */
+    mcb_rec_free(&r);
+    return MCB_OK;
+}
 
 /* The closed-loop instance of problem p of input f (instances follow the
  * inputs' problems in order). */
@@ -321,8 +479,8 @@ static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
     const mcb_solver_choice *ch = &C->solvers[it->s];
     const mcb_campaign_opts *o = ch->opts ? ch->opts : C->o;
     mcb_rc rc = C->loop ? mcb_loop_run(loop_instance(C, it->f, it->p), ch->def, ch->params, o, &run, err)
-                        : mcb_run_one(in->problems->items[it->p], x->ws, ch->def, ch->params, o,
-                                      &run, err);
+                        : mcb_run_one(x->P, x->ws, ch->def, ch->params, o, &run, err);
+    run.start = C->loop ? MCB_START_UNKNOWN : x->start;
     if (!rc) {
         mcb_run_rec rec;
         mcb_buf payload = {0};
@@ -375,6 +533,7 @@ static void frame_lost_run(const exec_ctx *x, const mcb_isolate_report *rep, con
     run.info.own_residual = NAN;
     run.info.solve_s = rep->wall_s; /* the child's wall time until it ended */
     run.info.status = rep->outcome == MCB_ISO_TIMEOUT ? MCB_ST_TIME_LIMIT : MCB_ST_CRASHED;
+    run.start = C->loop ? MCB_START_UNKNOWN : x->start;
     snprintf(run.info.reason, sizeof run.info.reason, "isolated run %s", why);
     mcb_run_rec rec;
     mcb_buf payload = {0};
@@ -449,11 +608,15 @@ mcb_rc mcb_execute(const mcb_campaign *C, mcb_plan *L, const mcb_run_item *it, m
         L->ws_f = it->f;
         L->ws_p = it->p;
     }
-    exec_ctx x = {C, L, it, L->ws, framed, -1};
+    mcb_problem Q;
+    exec_ctx x = {C, L, it, L->ws, framed, -1, &Q, MCB_START_UNKNOWN};
     framed->len = 0;
     framed->oom = 0;
-    if (wants_isolation(C, C->solvers[it->s].def)) return run_isolated(&x, err);
-    return run_and_frame(&x, err);
+    mcb_rc rc = C->loop ? MCB_OK : warm_prepare(C, L, it, &Q, &x.start, err);
+    if (!rc) rc = wants_isolation(C, C->solvers[it->s].def) ? run_isolated(&x, err)
+                                                            : run_and_frame(&x, err);
+    if (!rc && !C->loop) rc = warm_keep(L, it, framed, err);
+    return rc;
 }
 
 /* ---------------------------------------------------- journal and results */

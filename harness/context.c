@@ -82,6 +82,7 @@ void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run
     rec->steps = run->steps;
     rec->v = run->v;
     rec->lambda = run->lambda;
+    rec->start = run->start;
 }
 
 void mcb_settings_words(const mcb_campaign_opts *o, char *buf, size_t len)

@@ -64,6 +64,7 @@ typedef struct {
                                 under its stored law); NaN when not computed */
     int step_rows;           /* a closed-loop run (closed_loop.h): its steps */
     double *steps;           /* step_rows x MCB_STEP_COLS */
+    int start;               /* where it started, MCB_START_* (set by the campaign) */
 } mcb_run;
 
 void mcb_run_clear(mcb_run *r); /* frees trace, solutions and steps */

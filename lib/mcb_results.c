@@ -229,7 +229,7 @@ const char *mcb_csv_header(void)
         snprintf(header + off, sizeof header - off,
                  ",checks,measure_s,observed_solve_s,timing,run_index,config_hash,inner_iterations,"
                  "form_residual,loop_steps,engine_s,pen_mean,drift_max,energy_gain_J,div_rms_m,"
-                 "div_max_m,outcome,depth_mean_m,outcome_err,reason");
+                 "div_max_m,outcome,depth_mean_m,outcome_err,reason,warm_start,start");
     }
     return header;
 }
@@ -263,7 +263,7 @@ static unsigned long long fnv1a(const char *s)
     return h;
 }
 
-static int write_csv_row(FILE *f, const mcb_run_rec *r)
+static int write_csv_row(FILE *f, const mcb_run_rec *r, int warm_start)
 {
     csv_str(f, r->problem_set);
     fputc(',', f);
@@ -301,6 +301,7 @@ static int write_csv_row(FILE *f, const mcb_run_rec *r)
     }
     fputc(',', f);
     csv_str(f, r->reason ? r->reason : "");
+    fprintf(f, ",%s,%s", mcb_warm_name(warm_start), mcb_start_name(r->start));
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
@@ -357,6 +358,7 @@ static int write_run(hid_t runs, int k, const mcb_run_rec *r)
                                mcb_step_column);
     if (!rc && r->v && r->n > 0) rc = mcb_h5_write_doubles(g, "v", r->v, r->n);
     if (!rc && r->lambda) rc = mcb_h5_write_doubles(g, "lambda", r->lambda, r->m);
+    if (!rc && r->start) rc = mcb_h5_attr_write_str(g, "start", mcb_start_name(r->start));
     H5Gclose(g);
     return rc;
 }
@@ -431,7 +433,15 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
     if (mcb_h5_exists(g, "lambda") &&
         (rc = mcb_h5_read_doubles(g, "lambda", r->m, ctx, &r->lambda, err)))
         return rc;
-    return MCB_OK;
+    if (mcb_h5_attr_exists(g, "start")) { /* optional: where the run started */
+        char *s = NULL;
+        if ((rc = mcb_h5_attr_get_str(g, "start", ctx, &s, err))) return rc;
+        r->start = mcb_start_from_name(s);
+        if (r->start <= 0)
+            rc = mcb_fail(err, MCB_E_INPUT, "%s: start '%.64s' is unknown", ctx, s);
+        free(s);
+    }
+    return rc;
 }
 
 static mcb_rc read_context(hid_t f, const char *path, mcb_results_data *D, mcb_err *err)
@@ -683,7 +693,7 @@ mcb_rc mcb_results_write(const char *h5_path, const char *csv_path, const mcb_re
     for (int k = 0; k < npicks && !rc; k++) {
         mcb_run_rec r;
         rc = mcb_results_src_run(picks[k].src, picks[k].k, &r, err);
-        if (!rc && (write_run(runs, k, &r) || write_csv_row(csv, &r)))
+        if (!rc && (write_run(runs, k, &r) || write_csv_row(csv, &r, ctx->warm_start)))
             rc = mcb_fail(err, MCB_E_IO, "%s: cannot write run %d", h5_path, k);
         mcb_rec_free(&r);
     }

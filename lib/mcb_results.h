@@ -39,6 +39,7 @@ typedef struct {
     double *v, *lambda; /* the final solution (n and m entries), NULL unless stored */
     int step_rows;      /* a closed-loop run's steps (0: a replay run) */
     double *steps;      /* step_rows x MCB_STEP_COLS (mcb_vocab.h) */
+    int start;          /* where the run started, MCB_START_* (mcbench run --warm-start) */
 } mcb_run_rec;
 
 void mcb_rec_free(mcb_run_rec *r); /* for records that own their fields */
