@@ -55,6 +55,8 @@ struct mcb_plan {
     int ws_f, ws_p;
     mcb_metrics_ws *ws;
     warm_chain *warm;         /* per solver, under --warm-start own; else NULL */
+    warm_chain *seeds;        /* own on --resume: per full-list index, the recorded rep-0
+                                 solutions the runs left start from (f >= 0 where held) */
 };
 
 int mcb_plan_count(const mcb_plan *L) { return L->count; }
@@ -75,6 +77,11 @@ void mcb_plan_free(mcb_plan **Lp)
         free(L->warm[s].lambda0);
     }
     free(L->warm);
+    for (int k = 0; L->seeds && k < L->total; k++) {
+        free(L->seeds[k].v);
+        free(L->seeds[k].lambda);
+    }
+    free(L->seeds);
     free(L->items);
     for (int s = 0; L->config && s < L->nconfig; s++) free(L->config[s]);
     free(L->config);
@@ -163,6 +170,53 @@ static char *config_words(const mcb_campaign_opts *o, const mcb_solver_choice *c
     return mcb_strdup(buf);
 }
 
+/* A run's solution a next step may start from (--warm-start own): its
+ * status says it returned one, and every entry is finite. */
+static int usable_solution(const mcb_run_rec *r)
+{
+    int st = r->status;
+    int usable = (st == MCB_ST_SOLVED || st == MCB_ST_MAX_ITERS || st == MCB_ST_TIME_LIMIT ||
+                  st == MCB_ST_STALLED) &&
+                 (r->v || r->n == 0) && r->lambda;
+    for (int k = 0; usable && k < r->n; k++) usable = isfinite(r->v[k]);
+    for (int k = 0; usable && k < r->m; k++) usable = isfinite(r->lambda[k]);
+    return usable;
+}
+
+/* The chain's state from record r (of problem p of input f): its
+ * solution taken over when usable. */
+static void chain_take(warm_chain *w, int f, int p, mcb_run_rec *r)
+{
+    w->f = f;
+    w->p = p;
+    w->n = r->n;
+    w->m = r->m;
+    w->usable = usable_solution(r);
+    free(w->v);
+    free(w->lambda);
+    w->v = w->usable ? r->v : NULL;
+    w->lambda = w->usable ? r->lambda : NULL;
+    if (w->usable) r->v = r->lambda = NULL; /* the chain owns them now */
+}
+
+/* The full-list index of (input f, problem p, solver s, repetition rep). */
+static int run_index_of(const mcb_campaign *C, int f, int p, int s, int rep)
+{
+    int index = 0;
+    for (int g = 0; g < f; g++) index += C->in[g].problems->count * C->nsolvers * C->o->repeat;
+    return index + (p * C->nsolvers + s) * C->o->repeat + rep;
+}
+
+/* The selected problem before p in input f (the one a solver ran just
+ * before p), or -1. */
+static int prev_selected(const mcb_campaign *C, int f, int p)
+{
+    const mcb_input *in = &C->in[f];
+    for (int q = p - 1; q >= 0; q--)
+        if (selected(C, in->set_name, in->problems->items[q]->name)) return q;
+    return -1;
+}
+
 /* The item of the full run list a record names, or -1. */
 static int item_of(const mcb_campaign *C, const mcb_run_rec *r)
 {
@@ -249,6 +303,60 @@ static mcb_rc load_recorded(const mcb_campaign *C, mcb_plan *L, unsigned char *d
     return rc;
 }
 
+/* Keeps the records of source `path` whose index is wanted as seeds. */
+static mcb_rc seeds_from(const mcb_campaign *C, mcb_plan *L, const char *path,
+                         const unsigned char *want, mcb_err *err)
+{
+    mcb_results_src *S = NULL;
+    mcb_rc rc = mcb_results_src_open(path, &S, err);
+    int count = rc ? 0 : mcb_results_src_ctx(S)->count;
+    for (int k = 0; k < count && !rc; k++) {
+        mcb_run_rec r;
+        if ((rc = mcb_results_src_run(S, k, &r, err))) break;
+        int i = item_of(C, &r);
+        if (i >= 0 && want[i]) {
+            int f = 0, base = 0, per;
+            while ((per = C->in[f].problems->count * C->nsolvers * C->o->repeat) <= i - base) {
+                base += per;
+                f++;
+            }
+            chain_take(&L->seeds[i], f, r.problem_index, &r);
+        }
+        mcb_rec_free(&r);
+    }
+    mcb_results_src_close(&S);
+    return rc;
+}
+
+/* --warm-start own on --resume: the runs left whose previous step was
+ * recorded by an earlier process start from that recorded solution (the
+ * solutions are saved under own), read from the results file and the
+ * journal; so a resumed campaign starts every step where one process
+ * would have. */
+static mcb_rc warm_seeds(const mcb_campaign *C, mcb_plan *L, const unsigned char *done,
+                         mcb_err *err)
+{
+    unsigned char *want = calloc((size_t)L->total + 1, 1);
+    if (!want) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    int any = 0;
+    for (int k = 0; k < L->count; k++) {
+        const mcb_run_item *it = &L->items[k];
+        int q = prev_selected(C, it->f, it->p);
+        int i = q < 0 ? -1 : run_index_of(C, it->f, q, it->s, 0);
+        if (i >= 0 && done[i]) want[i] = any = 1;
+    }
+    mcb_rc rc = MCB_OK;
+    if (any && !(L->seeds = calloc((size_t)L->total + 1, sizeof *L->seeds)))
+        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    for (int k = 0; any && !rc && k < L->total; k++) L->seeds[k].f = -1;
+    char jpath[4200];
+    mcb_journal_path(C->h5_path, jpath, sizeof jpath);
+    if (any && !rc && L->old) rc = seeds_from(C, L, C->h5_path, want, err);
+    if (any && !rc && L->old_journal) rc = seeds_from(C, L, jpath, want, err);
+    free(want);
+    return rc;
+}
+
 mcb_rc mcb_campaign_check_warm(const mcb_campaign *C, mcb_err *err)
 {
     const mcb_campaign_opts *o = C->o;
@@ -262,8 +370,6 @@ mcb_rc mcb_campaign_check_warm(const mcb_campaign *C, mcb_err *err)
                                      "shard solves; split the campaign by input file instead)"
                       : C->mpi     ? "--mpi (ranks solve steps of one trajectory at the same "
                                      "time; run it without --mpi, or split it by input file)"
-                      : C->resume  ? "--resume (the steps left would start from solutions of "
-                                     "an earlier process; rerun the campaign to a new file)"
                       : !o->save_solutions ? "without saving the solutions (each step's "
                                              "solution is what the next one starts from)"
                                            : NULL;
@@ -318,6 +424,7 @@ mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err)
             if (!done[L->items[k].index]) L->items[kept++] = L->items[k];
         L->count = kept;
     }
+    if (!rc && C->resume && L->warm) rc = warm_seeds(C, L, done, err);
     /* nshards/resume: L->total stays the full list (recorded in the context) */
     free(done);
     if (rc) mcb_plan_free(&L);
@@ -398,7 +505,18 @@ static mcb_rc warm_prepare(const mcb_campaign *C, mcb_plan *L, const mcb_run_ite
     if (mode != MCB_WARM_OWN) return MCB_OK;
     warm_chain *w = &L->warm[it->s];
     if (w->start_f != it->f || w->start_p != it->p) {
-        const mcb_problem *prev = w->f == it->f ? C->in[w->f].problems->items[w->p] : NULL;
+        int q = prev_selected(C, it->f, it->p);
+        warm_chain *seed = q >= 0 && L->seeds ? &L->seeds[run_index_of(C, it->f, q, it->s, 0)] : NULL;
+        if (q >= 0 && (w->f != it->f || w->p != q) && seed && seed->f >= 0) {
+            /* resumed: the previous step was recorded by an earlier process */
+            mcb_run_rec r = {.n = seed->n, .m = seed->m, .v = seed->v, .lambda = seed->lambda,
+                             .status = seed->usable ? MCB_ST_SOLVED : MCB_ST_DIVERGED};
+            chain_take(w, it->f, q, &r);
+            seed->v = seed->lambda = NULL;
+            seed->f = -1;
+        }
+        const mcb_problem *prev =
+            q >= 0 && w->f == it->f && w->p == q ? C->in[it->f].problems->items[q] : NULL;
         w->start_f = it->f;
         w->start_p = it->p;
         w->start = *start;
@@ -432,26 +550,10 @@ static mcb_rc warm_keep(mcb_plan *L, const mcb_run_item *it, const mcb_buf *fram
                         mcb_err *err)
 {
     if (!L->warm || it->rep != 0) return MCB_OK;
-    warm_chain *w = &L->warm[it->s];
     mcb_run_rec r;
     mcb_rc rc = mcb_unframe_run(framed, "the run just made", &r, err);
     if (rc) return rc;
-    int st = r.status;
-    int usable = (st == MCB_ST_SOLVED || st == MCB_ST_MAX_ITERS || st == MCB_ST_TIME_LIMIT ||
-                  st == MCB_ST_STALLED) &&
-                 (r.v || r.n == 0) && r.lambda;
-    for (int k = 0; usable && k < r.n; k++) usable = isfinite(r.v[k]);
-    for (int k = 0; usable && k < r.m; k++) usable = isfinite(r.lambda[k]);
-    w->f = it->f;
-    w->p = it->p;
-    w->n = r.n;
-    w->m = r.m;
-    w->usable = usable;
-    free(w->v);
-    free(w->lambda);
-    w->v = usable ? r.v : NULL;
-    w->lambda = usable ? r.lambda : NULL;
-    if (usable) r.v = r.lambda = NULL; /* the chain owns them now */
+    chain_take(&L->warm[it->s], it->f, it->p, &r);
     mcb_rec_free(&r);
     return MCB_OK;
 }

@@ -80,7 +80,8 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
          END { exit !(n == 2) }' "$d/rf.csv" || { fail=$((fail+1)); echo "FAIL run-formulation: psor-lcp did not run"; }
 # --warm-start MODE (docs/metrics.md, "Warm starts"): bare, it is the old flag
 # (recorded); a bad value is named; own starts step 1 from the solver's step 0,
-# records each run's start in the CSV, and refuses --shard, --resume, --mpi
+# records each run's start in the CSV, continues under --resume, and refuses
+# --shard and --mpi
 check warm-bare 0 "$mcb" run "$d/s.h5" -o "$d/w0.h5" --solvers pgs --iters 50 --warm-start
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
          $col["warm_start"] == "recorded" && $col["start"] == "recorded" { n++ }
@@ -95,8 +96,13 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   "$d/w2.csv" || { fail=$((fail+1)); echo "FAIL warm-own: starts"; cat "$d/w2.csv"; }
 check warm-own-shard 2 "$mcb" run "$d/s.h5" -o "$d/w3.h5" --solvers pgs --warm-start own --shard 0/2
 expect_err warm-own-shard "--warm-start own cannot be combined with --shard"
-check warm-own-resume 2 "$mcb" run "$d/s.h5" --resume "$d/w2.h5" --solvers pgs --iters 50 --warm-start own
-expect_err warm-own-resume "--warm-start own cannot be combined with --resume"
+# resumed: step 1 starts from step 0's solution recorded by the first process
+check warm-own-part 0 "$mcb" run "$d/s.h5" -o "$d/w5.h5" --solvers pgs --iters 50 --warm-start own --problems '*step0000'
+check warm-own-resume 0 "$mcb" run "$d/s.h5" --resume "$d/w5.h5" --solvers pgs --iters 50 --warm-start own
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+         { s[$col["problem"]] = $col["start"] }
+         END { exit !(s["stack-2x2x2-step0000"] == "recorded" && s["stack-2x2x2-step0001"] == "own") }' \
+  "$d/w5.csv" || { fail=$((fail+1)); echo "FAIL warm-own-resume: starts"; cat "$d/w5.csv"; }
 check warm-own-mpi 2 "$mcb" run "$d/s.h5" -o "$d/w4.h5" --solvers pgs --warm-start own --mpi
 expect_err warm-own-mpi "--warm-start own cannot be combined with --mpi"
 absent warm-own-refused "$d/w3.h5" "$d/w4.h5"

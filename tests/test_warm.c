@@ -8,8 +8,9 @@
  * file; a previous step without a usable solution, a step that does not
  * follow and changed constraint blocks fall back as documented; PGS
  * warm-started from its own converged answer of an identical step needs at
- * most one iteration, in process and isolated alike; own with --shard,
- * --resume, --mpi or without saved solutions is refused. */
+ * most one iteration, in process and isolated alike; a resumed campaign
+ * starts its steps where one process would have; own with --shard, --mpi
+ * or without saved solutions is refused. */
 #define _GNU_SOURCE
 #include <check.h>
 
@@ -342,8 +343,61 @@ START_TEST(own_converged_answer_needs_no_work)
 }
 END_TEST
 
+/* --resume: a campaign of steps 0-1, then resumed with all three, starts
+ * step 2 from step 1's recorded solution: the same start, iterations and
+ * residual as one uninterrupted campaign. */
+START_TEST(own_resumed_starts_from_the_recorded_step)
+{
+    const mcb_solver_def *pgs = mcb_solver_find("pgs");
+    mcb_problem_set *S = sequence();
+    mcb_results_data *U = campaign(S, pgs, MCB_WARM_OWN, 1, 0, 5000, 1e-8);
+    ck_assert_int_eq(U->runs[2].start, MCB_START_OWN);
+    mcb_input in = {.set_name = "seq", .problems = S};
+    mcb_solver_choice ch = {pgs, NULL, NULL};
+    mcb_campaign_opts o;
+    mcb_campaign_defaults(&o);
+    o.settings.max_iters = 5000;
+    o.settings.tol = 1e-8;
+    o.settings.time_limit_s = 5;
+    o.settings.warm_start = MCB_WARM_OWN;
+    o.save_solutions = 1;
+    o.check_every = 1;
+    o.timing = MCB_TIMING_OBSERVED;
+    char h5[256], csv[256];
+    snprintf(h5, sizeof h5, "/tmp/mcb_warm_res_%ld.h5", (long)getpid());
+    snprintf(csv, sizeof csv, "/tmp/mcb_warm_res_%ld.csv", (long)getpid());
+    const char *first[] = {"*step0000", "*step0001"};
+    mcb_campaign C = {.in = &in, .nin = 1, .solvers = &ch, .nsolvers = 1, .o = &o,
+                      .command = "test", .h5_path = h5, .csv_path = csv,
+                      .isolate = MCB_ISOLATE_NEVER, .include = first, .ninclude = 2};
+    mcb_err err;
+    ck_assert_msg(mcb_campaign_run(&C, &err) == MCB_OK, "%s", err.msg);
+    C.include = NULL;
+    C.ninclude = 0;
+    C.resume = 1;
+    ck_assert_msg(mcb_campaign_run(&C, &err) == MCB_OK, "%s", err.msg);
+    mcb_results_data *D = NULL;
+    ck_assert_msg(mcb_results_read(h5, &D, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_int_eq(D->count, 3);
+    for (int k = 0; k < 3; k++) {
+        const mcb_run_rec *a = &U->runs[k], *b = NULL;
+        for (int j = 0; j < 3; j++)
+            if (D->runs[j].problem_index == a->problem_index) b = &D->runs[j];
+        ck_assert_ptr_nonnull(b);
+        ck_assert_int_eq(b->start, a->start);
+        ck_assert_int_eq(b->iterations, a->iterations);
+        ck_assert_double_eq(b->final.val[MCB_M_NATMAP], a->final.val[MCB_M_NATMAP]);
+    }
+    unlink(h5);
+    unlink(csv);
+    mcb_results_data_free(&U);
+    mcb_results_data_free(&D);
+    mcb_problem_set_free(&S);
+}
+END_TEST
+
 /* What cannot keep a trajectory's steps in order in one process. */
-START_TEST(own_refuses_shards_resume_mpi)
+START_TEST(own_refuses_shards_mpi)
 {
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
@@ -352,15 +406,14 @@ START_TEST(own_refuses_shards_resume_mpi)
     mcb_campaign C = {.o = &o};
     mcb_err err;
     ck_assert_int_eq(mcb_campaign_check_warm(&C, &err), MCB_OK);
-    const char *want[] = {"--shard", "--resume", "--mpi", "saving the solutions"};
-    for (int k = 0; k < 4; k++) {
+    const char *want[] = {"--shard", "--mpi", "saving the solutions"};
+    for (int k = 0; k < 3; k++) {
         mcb_campaign D = C;
         mcb_campaign_opts p = o;
         D.o = &p;
         if (k == 0) D.nshards = 2;
-        if (k == 1) D.resume = 1;
-        if (k == 2) D.mpi = 1;
-        if (k == 3) p.save_solutions = 0;
+        if (k == 1) D.mpi = 1;
+        if (k == 2) p.save_solutions = 0;
         ck_assert_int_eq(mcb_campaign_check_warm(&D, &err), MCB_E_INPUT);
         ck_assert_msg(strstr(err.msg, "--warm-start own") && strstr(err.msg, want[k]), "%s",
                       err.msg);
@@ -396,7 +449,8 @@ int main(void)
     tcase_add_test(tc, own_falls_back_after_a_failed_step);
     tcase_add_test(tc, own_changed_blocks_and_gaps);
     tcase_add_test(tc, own_converged_answer_needs_no_work);
-    tcase_add_test(tc, own_refuses_shards_resume_mpi);
+    tcase_add_test(tc, own_resumed_starts_from_the_recorded_step);
+    tcase_add_test(tc, own_refuses_shards_mpi);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }

@@ -150,8 +150,8 @@ static const mcb_cli_opt run_opts[] = {
              "first step, and a step after a run that returned no finite solution, start from "
              "the recorded guess; lambda is carried only when the constraint blocks are "
              "unchanged (else the recorded lambda). own saves the solutions (as "
-             "--save-solutions) and cannot be combined with --shard, --resume or --mpi; each "
-             "run's start is recorded (CSV column start)"},
+             "--save-solutions: --resume continues from them) and cannot be combined with "
+             "--shard or --mpi; each run's start is recorded (CSV column start)"},
     {"--save-solutions", 0, MCB_CLI_FLAG, RUN(o.save_solutions),
      .help = "store the final (v, lambda) of every run"},
     RUN_SHARED_C
@@ -287,7 +287,6 @@ static int run_settle(run_args *a, const mcb_cli_args *p)
         a->o.save_solutions = 1; /* each step's solution is the next one's start */
         mcb_campaign c = a->C;
         c.o = &a->o;
-        c.resume = a->resume != NULL;
         mcb_err err;
         if (mcb_campaign_check_warm(&c, &err)) return mcb_cli_usage_error("run", "%s", err.msg);
     }
