@@ -136,6 +136,20 @@ static mcb_problem_set *sequence(void)
     return S;
 }
 
+/* The options of these campaigns: every check exact, the observed time. */
+static void test_opts(mcb_campaign_opts *o, int mode, int R, int iters, double tol)
+{
+    mcb_campaign_defaults(o);
+    o->settings.max_iters = iters;
+    o->settings.tol = tol;
+    o->settings.time_limit_s = 5;
+    o->settings.warm_start = mode;
+    o->save_solutions = mode == MCB_WARM_OWN;
+    o->check_every = 1;
+    o->timing = MCB_TIMING_OBSERVED;
+    o->repeat = R;
+}
+
 /* A campaign of `def` on S under `mode` (repeat R, isolated or not); its
  * results read back (the records' start included). */
 static mcb_results_data *campaign(mcb_problem_set *S, const mcb_solver_def *def, int mode,
@@ -144,15 +158,7 @@ static mcb_results_data *campaign(mcb_problem_set *S, const mcb_solver_def *def,
     mcb_input in = {.set_name = "seq", .problems = S};
     mcb_solver_choice ch = {def, NULL, NULL};
     mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = iters;
-    o.settings.tol = tol;
-    o.settings.time_limit_s = 5;
-    o.settings.warm_start = mode;
-    o.save_solutions = mode == MCB_WARM_OWN;
-    o.check_every = 1;
-    o.timing = MCB_TIMING_OBSERVED;
-    o.repeat = R;
+    test_opts(&o, mode, R, iters, tol);
     char h5[256], csv[256];
     snprintf(h5, sizeof h5, "/tmp/mcb_warm_%ld.h5", (long)getpid());
     snprintf(csv, sizeof csv, "/tmp/mcb_warm_%ld.csv", (long)getpid());
@@ -227,31 +233,19 @@ START_TEST(own_starts_from_previous_solution)
 }
 END_TEST
 
-START_TEST(none_starts_from_zero)
+/* none (_i 0): every run from zero; recorded (_i 1): from the file's guess. */
+START_TEST(none_or_recorded_start)
 {
     probe_reset();
     mcb_problem_set *S = sequence();
-    mcb_results_data *D = campaign(S, &probe, MCB_WARM_NONE, 1, 0, 1, 0);
+    int mode = _i ? MCB_WARM_RECORDED : MCB_WARM_NONE;
+    mcb_results_data *D = campaign(S, &probe, mode, 1, 0, 1, 0);
     for (int p = 0; p < 3; p++) {
-        ck_assert_int_eq(D->runs[p].start, MCB_START_ZERO);
-        assert_value(probe_seen_v[p], 0.0, S->items[p]->n, "none: v");
-        assert_value(probe_seen_l[p], 0.0, S->items[p]->m, "none: lambda");
-    }
-    mcb_results_data_free(&D);
-    mcb_problem_set_free(&S);
-    probe_reset();
-}
-END_TEST
-
-START_TEST(recorded_starts_from_the_file)
-{
-    probe_reset();
-    mcb_problem_set *S = sequence();
-    mcb_results_data *D = campaign(S, &probe, MCB_WARM_RECORDED, 1, 0, 1, 0);
-    for (int p = 0; p < 3; p++) {
-        ck_assert_int_eq(D->runs[p].start, MCB_START_RECORDED);
-        assert_same(probe_seen_v[p], S->items[p]->v0, S->items[p]->n, "recorded: v");
-        assert_value(probe_seen_l[p], 0.25, S->items[p]->m, "recorded: lambda");
+        const mcb_problem *P = S->items[p];
+        ck_assert_int_eq(D->runs[p].start, _i ? MCB_START_RECORDED : MCB_START_ZERO);
+        if (_i) assert_same(probe_seen_v[p], P->v0, P->n, "recorded: v");
+        else assert_value(probe_seen_v[p], 0.0, P->n, "none: v");
+        assert_value(probe_seen_l[p], _i ? 0.25 : 0.0, P->m, "lambda");
     }
     mcb_results_data_free(&D);
     mcb_problem_set_free(&S);
@@ -355,14 +349,7 @@ START_TEST(own_resumed_starts_from_the_recorded_step)
     mcb_input in = {.set_name = "seq", .problems = S};
     mcb_solver_choice ch = {pgs, NULL, NULL};
     mcb_campaign_opts o;
-    mcb_campaign_defaults(&o);
-    o.settings.max_iters = 5000;
-    o.settings.tol = 1e-8;
-    o.settings.time_limit_s = 5;
-    o.settings.warm_start = MCB_WARM_OWN;
-    o.save_solutions = 1;
-    o.check_every = 1;
-    o.timing = MCB_TIMING_OBSERVED;
+    test_opts(&o, MCB_WARM_OWN, 1, 5000, 1e-8);
     char h5[256], csv[256];
     snprintf(h5, sizeof h5, "/tmp/mcb_warm_res_%ld.h5", (long)getpid());
     snprintf(csv, sizeof csv, "/tmp/mcb_warm_res_%ld.csv", (long)getpid());
@@ -444,8 +431,7 @@ int main(void)
     TCase *tc = tcase_create("warm");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, own_starts_from_previous_solution);
-    tcase_add_test(tc, none_starts_from_zero);
-    tcase_add_test(tc, recorded_starts_from_the_file);
+    tcase_add_loop_test(tc, none_or_recorded_start, 0, 2);
     tcase_add_test(tc, own_falls_back_after_a_failed_step);
     tcase_add_test(tc, own_changed_blocks_and_gaps);
     tcase_add_test(tc, own_converged_answer_needs_no_work);
