@@ -242,7 +242,7 @@ START_TEST(none_or_recorded_start)
     mcb_results_data *D = campaign(S, &probe, mode, 1, 0, 1, 0);
     for (int p = 0; p < 3; p++) {
         const mcb_problem *P = S->items[p];
-        ck_assert_int_eq(D->runs[p].start, _i ? MCB_START_RECORDED : MCB_START_ZERO);
+        ck_assert_int_eq(D->runs[p].start, (_i ? MCB_START_RECORDED : MCB_START_ZERO));
         if (_i) assert_same(probe_seen_v[p], P->v0, P->n, "recorded: v");
         else assert_value(probe_seen_v[p], 0.0, P->n, "none: v");
         assert_value(probe_seen_l[p], _i ? 0.25 : 0.0, P->m, "lambda");
