@@ -506,7 +506,8 @@ static mcb_rc warm_prepare(const mcb_campaign *C, mcb_plan *L, const mcb_run_ite
     warm_chain *w = &L->warm[it->s];
     if (w->start_f != it->f || w->start_p != it->p) {
         int q = prev_selected(C, it->f, it->p);
-        warm_chain *seed = q >= 0 && L->seeds ? &L->seeds[run_index_of(C, it->f, q, it->s, 0)] : NULL;
+        warm_chain *seed =
+            q >= 0 && L->seeds ? &L->seeds[run_index_of(C, it->f, q, it->s, 0)] : NULL;
         if (q >= 0 && (w->f != it->f || w->p != q) && seed && seed->f >= 0) {
             /* resumed: the previous step was recorded by an earlier process */
             mcb_run_rec r = {.n = seed->n, .m = seed->m, .v = seed->v, .lambda = seed->lambda,
