@@ -89,7 +89,7 @@ static void html_tier_table(FILE *html, const mcb_outcomes *O, const tier_cols *
                             double best_s, const double *set_rel)
 {
     int ns = O->nsolvers;
-    fputs("<div class='tw'><table class='sortable ranking'><thead><tr><th class='n'>rank</th>"
+    fputs("<div class='tw'><table class='sortable tiers'><thead><tr><th class='n'>rank</th>"
           "<th>solver</th><th class='n'>reached / accepted</th>"
           "<th class='n'>success (of accepted)</th><th class='n'>median time to tier (ms)</th>"
           "<th class='n'>median iterations to tier</th>"
