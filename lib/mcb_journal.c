@@ -478,6 +478,14 @@ mcb_rc mcb_journal_load(const char *path, mcb_journal_index **out, mcb_err *err)
     }
     long hl = (long)strlen(JOURNAL_HEADER), plen = 0;
     uint32_t type = 0;
+    if (X->size >= hl && X->data && !memcmp(X->data, JOURNAL_HEADER, (size_t)hl - 2) &&
+        memcmp(X->data, JOURNAL_HEADER, (size_t)hl)) {
+        rc = mcb_fail(err, MCB_E_INPUT,
+                      "%s: a journal of another version (%.*s), this mcbench reads %.*s: "
+                      "report or resume it with the mcbench that wrote it",
+                      path, (int)hl - 1, (const char *)X->data, (int)hl - 1, JOURNAL_HEADER);
+        goto done;
+    }
     if (X->size < hl || !X->data || memcmp(X->data, JOURNAL_HEADER, (size_t)hl) ||
         !frame_at(X, hl, &type, &plen) || type != MCB_JREC_CONTEXT) {
         rc = mcb_fail(err, MCB_E_INPUT, "%s: not an mcbench journal, or its header is damaged",
