@@ -75,6 +75,7 @@ void mcb_campaign_defaults(mcb_campaign_opts *o)
     o->diverge_bound = 1e100;
     o->formulation = MCB_FORM_NCP;
     o->friction_dirs = MCB_FRICTION_DIRS_DEFAULT;
+    o->ntiers = 0; /* tol alone: mcbench run sets its --tiers */
 }
 
 void mcb_run_clear(mcb_run *r)
