@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/mcb_journal.h"
+#include "fixtures.h"
 #include "lib/mcb_tiers.h"
 #include "reports/outcomes.h"
 #include "reports/report.h"
@@ -195,23 +195,6 @@ START_TEST(sgm_per_set_and_over_all_sets)
 }
 END_TEST
 
-static char *slurp(const char *dir, const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_int_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 /* The records above plus three claims on A/p0, tol 1e-8 (natmap):
  *   liar:   stopped itself at 12 claiming solved, natmap 1e-3: a wrong claim;
  *   honest: stopped itself at 9 claiming solved, natmap 1e-9: confirmed;
@@ -222,12 +205,11 @@ static char *slurp(const char *dir, const char *name)
  * then reported. */
 START_TEST(planted_wrong_claim_is_counted)
 {
-    char dir[] = "/tmp/mcb_tiersXXXXXX", h5[256], csv[256], jr[300], out[256];
+    char dir[] = "/tmp/mcb_tiersXXXXXX", h5[256], csv[256], out[256];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(h5, sizeof h5, "%s/r.h5", dir);
     snprintf(csv, sizeof csv, "%s/r.csv", dir);
     snprintf(out, sizeof out, "%s/out", dir);
-    mcb_journal_path(h5, jr, sizeof jr);
     char A[] = "A", B[] = "B", p0[] = "p0", p1[] = "p1", p2[] = "p2", a[] = "a", b[] = "b";
     char liar[] = "liar", honest[] = "honest", strict[] = "strict", none[] = "";
     char *names[] = {A, B, p0, p1, p2, a, b};
@@ -266,19 +248,8 @@ START_TEST(planted_wrong_claim_is_counted)
     ctx.threads = ctx.cpu_count = ctx.repeat = 1;
     ctx.total_runs = 9;
     mcb_err err;
-    mcb_journal *J = NULL;
-    ck_assert_msg(mcb_journal_create(jr, &ctx, &J, &err) == MCB_OK, "%s", err.msg);
-    for (int k = 0; k < 9; k++)
-        ck_assert_msg(mcb_journal_append_run(J, &runs[k], &err) == MCB_OK, "%s", err.msg);
-    mcb_journal_close(&J);
+    ck_assert_msg(fx_write_results(h5, csv, &ctx, runs, 9, &err) == MCB_OK, "%s", err.msg);
     for (int k = 0; k < 9; k++) free(runs[k].trace);
-    mcb_results_src *S = NULL;
-    ck_assert_msg(mcb_results_src_open(jr, &S, &err) == MCB_OK, "%s", err.msg);
-    mcb_pick picks[9];
-    for (int k = 0; k < 9; k++) picks[k] = (mcb_pick){S, k};
-    ck_assert_msg(mcb_results_write(h5, csv, &ctx, picks, 9, &err) == MCB_OK, "%s", err.msg);
-    mcb_results_src_close(&S);
-    unlink(jr);
 
     /* the results file keeps the solver's word */
     mcb_results_data *R = NULL;
@@ -290,7 +261,7 @@ START_TEST(planted_wrong_claim_is_counted)
     mcb_results_data_free(&R);
 
     /* the CSV: the claim columns, then the tiers (0.0001, then 1e-06) */
-    char *t = slurp(dir, "r.csv");
+    char *t = fx_slurp(dir, "r.csv");
     ck_assert_ptr_nonnull(t);
     ck_assert(strstr(t, ",own_status,own_stop,met_before_stop,tier1_tol,tier1_iterations,"
                         "tier1_s,tier2_tol,") != NULL);
@@ -305,7 +276,7 @@ START_TEST(planted_wrong_claim_is_counted)
     free(t);
 
     ck_assert_msg(mcb_report(h5, out, NULL, &err) == MCB_OK, "%s", err.msg);
-    t = slurp(out, "claims.csv");
+    t = fx_slurp(out, "claims.csv");
     ck_assert_ptr_nonnull(t);
     /* solver,runs,own_stops,claims,confirmed,wrong_claims,met_before_stop,unclaimed_met */
     ck_assert_msg(strstr(t, "\nliar,1,1,1,0,1,0,0\n") != NULL, "%s", t);
@@ -314,7 +285,7 @@ START_TEST(planted_wrong_claim_is_counted)
     ck_assert_msg(strstr(t, "\na,3,0,0,0,0,0,0\n") != NULL, "%s", t);
     ck_assert_msg(strstr(t, "\nb,2,0,0,0,0,0,0\n") != NULL, "%s", t); /* skipped: not a run */
     free(t);
-    t = slurp(out, "tiers.csv");
+    t = fx_slurp(out, "tiers.csv");
     ck_assert_ptr_nonnull(t);
     /* set B at tier 1e-6: a first, 1 accepted, 1 reached, success 1 (b skipped it) */
     ck_assert_msg(strstr(t, "\n1e-06,B,a,1,1,1,1,") != NULL, "%s", t);
@@ -323,7 +294,7 @@ START_TEST(planted_wrong_claim_is_counted)
                                                            "median_iterations,sgm_s,sgm_rel\n"),
                   "%s", t);
     free(t);
-    t = slurp(out, "index.html");
+    t = fx_slurp(out, "index.html");
     ck_assert_ptr_nonnull(t);
     ck_assert(strstr(t, "<h2 id='tiers'>Accuracy tiers</h2>") != NULL);
     ck_assert(strstr(t, "<h3 id='tier2'>Tier 1e-06</h3>") != NULL);
