@@ -97,9 +97,9 @@ static void html_tier_table(FILE *html, const mcb_outcomes *O, const tier_cols *
           "<th class='n'>shifted geometric mean (ms)</th>",
           html);
     for (int t = 0; t < O->nsets; t++) {
-        fputs("<th class='n'>SGM ", html);
+        fputs("<th class='n'>shifted geometric mean, set ", html);
         mcb_html_escape(html, O->sets[t]);
-        fputs("</th>", html);
+        fputs(" (best = 1)</th>", html);
     }
     fputs("</tr></thead><tbody>\n", html);
     for (int k = 0; k < ns; k++) {
