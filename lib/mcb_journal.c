@@ -177,6 +177,9 @@ void mcb_rec_pack(const mcb_run_rec *r, mcb_buf *b)
     put_doubles(b, r->lambda, r->m);
     put_i64(b, r->step_rows);
     put_doubles(b, r->steps, (long long)r->step_rows * MCB_STEP_COLS);
+    /* last: a journal written before issue 28 still reads (NaN) */
+    const double machine[] = {r->load_avg, r->cpu_mhz, r->cpu_max_mhz, r->others_share};
+    for (size_t k = 0; k < sizeof machine / sizeof *machine; k++) put_f64(b, machine[k]);
 }
 
 static mcb_rc unpack_fail(cursor *c, const char *ctx, const char *what, mcb_err *err)
@@ -218,6 +221,10 @@ mcb_rc mcb_rec_unpack(const void *p, size_t len, const char *ctx, mcb_run_rec *r
         if (!c.bad && r->step_rows < 0) what = "a count or status out of range";
         else r->steps = get_doubles(&c, (long long)r->step_rows * MCB_STEP_COLS, NULL);
     }
+    double *machine[] = {&r->load_avg, &r->cpu_mhz, &r->cpu_max_mhz, &r->others_share};
+    int has_machine = !c.bad && !what && c.pos < len;
+    for (size_t k = 0; k < sizeof machine / sizeof *machine; k++)
+        *machine[k] = has_machine ? get_f64(&c) : NAN;
     if (!c.bad && !what && c.pos != len) what = "trailing bytes";
     if (!c.bad && !what && r->trace_rows > 0 && !r->trace) what = "trace missing";
     if (!c.bad && !what && r->step_rows > 0 && !r->steps) what = "steps missing";

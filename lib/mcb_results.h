@@ -39,6 +39,9 @@ typedef struct {
     double *v, *lambda; /* the final solution (n and m entries), NULL unless stored */
     int step_rows;      /* a closed-loop run's steps (0: a replay run) */
     double *steps;      /* step_rows x MCB_STEP_COLS (mcb_vocab.h) */
+    /* the machine while the run was timed (harness/machine.h; NaN: not
+     * recorded, e.g. files written before issue 28, or not exposed) */
+    double load_avg, cpu_mhz, cpu_max_mhz, others_share;
 } mcb_run_rec;
 
 void mcb_rec_free(mcb_run_rec *r); /* for records that own their fields */
