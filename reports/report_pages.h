@@ -87,4 +87,8 @@ mcb_rc mcb_pages_problems(const mcb_report_ctx *C, int set, mcb_err *err);
 /* The file name (no extension) of problem p's page into buf. */
 void mcb_problem_page_name(const mcb_report_ctx *C, int p, char *buf, size_t len);
 
+/* ---- speedup.c: the speed-up table with 95% bootstrap intervals of set
+ * `set` (-1: every set) against the solver ranked first (docs/reports.md). */
+mcb_rc mcb_html_speedup(FILE *html, const mcb_report_ctx *C, int set, mcb_err *err);
+
 #endif
