@@ -134,6 +134,13 @@ END_TEST
 
 /* ------------------------------------------------- synthetic campaigns */
 
+static void remove_dir(const char *dir)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
 typedef struct {
     const char *cpu;
     int nreps;
@@ -242,9 +249,7 @@ START_TEST(compare_flags_only_outside_the_interval)
     ck_assert_int_eq(compare_flags(c, e, 1, &md), 1);
     ck_assert(strstr(md, "--allow-other-machine") != NULL);
     free(md);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 END_TEST
 
@@ -306,9 +311,7 @@ START_TEST(busy_and_throttled_machines_flagged)
         ck_assert_int_eq(strstr(t, "Warning: the CPU was throttled") != NULL, throttled[k] > 0);
         free(t);
     }
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 END_TEST
 
