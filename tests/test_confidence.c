@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <hdf5.h>
+
 #include "harness/machine.h"
 #include "lib/mcb_bootstrap.h"
 #include "lib/mcb_journal.h"
@@ -342,6 +344,54 @@ START_TEST(busy_child_is_seen)
 }
 END_TEST
 
+/* Files written before the machine's state: a results file whose runs lack
+ * its attributes and a journal record without its last four numbers read
+ * as NaN, and the report says it was not recorded. */
+START_TEST(old_files_read_as_nan)
+{
+    char dir[] = "/tmp/mcb_oldXXXXXX", h5[300], out[300], idx[400];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const campaign_spec spec = {cpu_a, 3, t_old, 5.0, 0.5, 1000, 3000};
+    write_campaign(dir, "old", &spec, h5, sizeof h5);
+    hid_t f = H5Fopen(h5, H5F_ACC_RDWR, H5P_DEFAULT);
+    ck_assert(f >= 0);
+    const char *attrs[4] = {"load_avg", "cpu_mhz", "cpu_max_mhz", "others_share"};
+    for (int k = 0; k < 3; k++) {
+        char g[64];
+        snprintf(g, sizeof g, "runs/%06d", k);
+        for (int a = 0; a < 4; a++) ck_assert(H5Adelete_by_name(f, g, attrs[a], H5P_DEFAULT) >= 0);
+    }
+    H5Fclose(f);
+    mcb_results_data *D = NULL;
+    mcb_err err;
+    ck_assert_msg(mcb_results_read(h5, &D, &err) == MCB_OK, "%s", err.msg);
+    for (int k = 0; k < D->count; k++)
+        ck_assert(isnan(D->runs[k].load_avg) && isnan(D->runs[k].cpu_mhz) &&
+                  isnan(D->runs[k].cpu_max_mhz) && isnan(D->runs[k].others_share));
+    /* the same record packed, less its machine's state: an older journal's */
+    mcb_buf b = {0};
+    mcb_rec_pack(&D->runs[0], &b);
+    mcb_run_rec r;
+    ck_assert_int_eq(mcb_rec_unpack(b.p, b.len - 4 * sizeof(double), "old", &r, &err), MCB_OK);
+    ck_assert(isnan(r.load_avg) && isnan(r.others_share) && r.solve_s == t_old[0]);
+    mcb_rec_free(&r);
+    mcb_buf_free(&b);
+    mcb_machine_summary S;
+    mcb_machine_summarize(D, &S);
+    ck_assert(S.runs == 0 && !S.busy && !S.throttled);
+    mcb_results_data_free(&D);
+    snprintf(out, sizeof out, "%s/rep", dir);
+    ck_assert_msg(mcb_report(h5, out, NULL, &err) == MCB_OK, "%s", err.msg);
+    snprintf(idx, sizeof idx, "%s/index.html", out);
+    char *t = slurp(idx);
+    ck_assert_ptr_nonnull(t);
+    ck_assert(strstr(t, "Machine during the runs: not recorded") != NULL);
+    ck_assert(strstr(t, "Warning") == NULL);
+    free(t);
+    remove_dir(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("confidence");
@@ -355,6 +405,7 @@ int main(void)
     tcase_add_test(tc, others_share_by_hand);
     tcase_add_test(tc, busy_and_throttled_machines_flagged);
     tcase_add_test(tc, busy_child_is_seen);
+    tcase_add_test(tc, old_files_read_as_nan);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
 }
