@@ -2,9 +2,12 @@
  *
  * Steps, one static helper each: read both campaigns into their problems x
  * solvers matrices (outcomes.h) and per-cell repetition statistics
- * (cell_stats), match problems by (set, name) and solvers by name
- * (match), refuse when nothing is shared (refuse_disjoint), judge every
- * shared pair (judge), then write the Markdown table, the CSV and the
+ * (cell_stats, from the repetitions per cell: resample.h), match problems
+ * by (set, name) and solvers by name (match), refuse when nothing is shared
+ * (refuse_disjoint), judge every shared pair (judge: the time ratio's
+ * bootstrap interval; no time flag across different machines unless
+ * allowed: machine.h), the per-solver geometric means with their intervals
+ * (solver_changes), then write the Markdown table, the CSV and the
  * gnuplot plot. Fails with MCB_E_INPUT (nothing in common, unreadable
  * file), MCB_E_IO (cannot write DIR, gnuplot failed), MCB_E_NOMEM.
  * Allocates both campaigns' records, their matrices and per-cell arrays,

@@ -1,7 +1,9 @@
 /* report.c: `mcbench report`: the summary page (index.html) and the
  * orchestration of the others. The summary comes first: the solvers ranked,
  * each over the problems it accepted, by success, then time to tolerance
- * (outcomes.h); the performance profile over every problem (a problem a
+ * (outcomes.h), under the machine's state during the runs (machine.h) and
+ * followed by the speed-up table with its bootstrap intervals (speedup.c);
+ * the performance profile over every problem, with its 95% band (a problem a
  * solver does not accept is its failure there, as said under it); one row
  * per problem set linking to its page
  * (page_set.c), whose problem table links to one page per problem
