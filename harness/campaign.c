@@ -319,6 +319,7 @@ static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
     run.problem_index = it->p;
     run.solver = C->solvers[it->s].def->name;
     run.rep = it->rep;
+    run.own_status = run.own_stop = -1;
     const mcb_solver_choice *ch = &C->solvers[it->s];
     const mcb_campaign_opts *o = ch->opts ? ch->opts : C->o;
     mcb_machine_mark before, after;
@@ -383,6 +384,7 @@ static void frame_lost_run(const exec_ctx *x, const mcb_isolate_report *rep, con
     run.ncontacts = mcb_problem_contacts(P);
     for (int k = 0; k < MCB_NMETRICS; k++) run.final.val[k] = NAN;
     run.info.own_residual = NAN;
+    run.own_status = run.own_stop = -1;
     run.info.solve_s = rep->wall_s; /* the child's wall time until it ended */
     run.info.status = rep->outcome == MCB_ISO_TIMEOUT ? MCB_ST_TIME_LIMIT : MCB_ST_CRASHED;
     snprintf(run.info.reason, sizeof run.info.reason, "isolated run %s", why);

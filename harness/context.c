@@ -76,6 +76,8 @@ void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run
     rec->measure_s = run->measure_s;
     rec->observed_solve_s = run->observed_solve_s;
     rec->form_residual = run->form_residual;
+    rec->own_status = run->own_status;
+    rec->own_stop = run->own_stop;
     rec->final = run->final;
     rec->trace_rows = run->trace_rows;
     rec->trace = run->trace;
@@ -98,6 +100,12 @@ void mcb_settings_words(const mcb_campaign_opts *o, char *buf, size_t len)
              o->save_solutions, mcb_law_name(o->law), mcb_formulation_name(o->formulation),
              o->friction_dirs);
     size_t at = strlen(buf);
+    if (o->ntiers > 0 && at < len) {
+        char tiers[128];
+        mcb_tiers_format(o->tiers, o->ntiers, tiers, sizeof tiers);
+        snprintf(buf + at, len - at, " tiers=%s", tiers);
+    }
+    at = strlen(buf);
     if (o->closed_loop && at < len) snprintf(buf + at, len - at, " protocol=closed-loop");
 }
 

@@ -75,6 +75,7 @@ void mcb_campaign_defaults(mcb_campaign_opts *o)
     o->diverge_bound = 1e100;
     o->formulation = MCB_FORM_NCP;
     o->friction_dirs = MCB_FRICTION_DIRS_DEFAULT;
+    o->ntiers = 0; /* tol alone: mcbench run sets its --tiers */
 }
 
 void mcb_run_clear(mcb_run *r)
@@ -133,6 +134,11 @@ typedef struct {
     double *trace;
     int trace_cap, trace_rows, trace_full;
     int last_traced;
+    /* the levels whose first meeting check is a trace row: the tiers above
+     * tol, then tol (coarsest first), and the next one not met yet */
+    double level[MCB_MAX_TIERS + 1];
+    int nlevels, next_level;
+    int asked_iter;           /* the last iteration the callback asked the solver to stop */
     /* the clean rerun */
     int target;
     /* the solver's state at checks (resumable solvers, MCB_CHECK_AUTO), so
@@ -203,6 +209,33 @@ static void trace_row(run_ctx *c, int iter, double time_s, const mcb_metrics *mt
     c->last_traced = iter;
 }
 
+/* The levels (tiers above tol, then tol), coarsest first. */
+static void set_levels(run_ctx *c)
+{
+    const mcb_campaign_opts *o = c->o;
+    int n = 0;
+    for (int k = 0; k < o->ntiers && k < MCB_MAX_TIERS; k++)
+        if (o->tiers[k] > o->settings.tol) c->level[n++] = o->tiers[k];
+    c->level[n++] = o->settings.tol;
+    c->nlevels = n;
+}
+
+/* 1 when `stop` meets a level no check met before (the levels it meets
+ * are then passed). */
+static int passes_level(run_ctx *c, double stop)
+{
+    int passed = 0;
+    for (; c->next_level < c->nlevels && stop <= c->level[c->next_level]; c->next_level++)
+        passed = 1;
+    return passed;
+}
+
+/* What the schedule's prediction aims at: the next level not met yet. */
+static double next_level(const run_ctx *c)
+{
+    return c->level[c->next_level < c->nlevels ? c->next_level : c->nlevels - 1];
+}
+
 /* Non-monotone residuals (docs/metrics.md, "When the harness measures"):
  * the harness assumes that the stop metric decreases between two
  * consecutive checks unless a check has seen it rise recently, and then
@@ -259,7 +292,7 @@ static int next_check_after(const run_ctx *c, int iter, double check_s, double s
     if (stride > iter) stride = iter;
     if (!(stride >= 1.0)) stride = 1.0;
     *strided = iter + (int)stride;
-    double tol = c->o->settings.tol;
+    double tol = next_level(c);
     if (c->last_iter > 0 && iter > c->last_iter && stop > 0 && c->last_stop > stop && tol > 0) {
         double rate = (log(c->last_stop) - log(stop)) / (iter - c->last_iter);
         double ahead = PREDICT_SHARE * (log(stop) - log(tol)) / rate;
@@ -346,7 +379,9 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
     if (iter < c->next_check && iter < c->next_trace) {
         double t = mcb_timer_elapsed_s(&c->clock);
         time_iteration(c, t);
-        return over_time(c, t);
+        mcb_cb_action a = over_time(c, t);
+        if (a != MCB_CB_CONTINUE) c->asked_iter = iter;
+        return a;
     }
     mcb_timer_pause(&c->clock);
     double solve_s = mcb_timer_elapsed_s(&c->clock);
@@ -363,8 +398,14 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
             mcb_metrics_compute(c->ws, c->v, c->lambda, &mt);
             trace_row(c, iter, solve_s, &mt, own);
             stop = mt.val[c->o->stop_metric];
+            passes_level(c, stop);
         } else {
             stop = mcb_metrics_one(c->ws, c->o->stop_metric, c->v, c->lambda);
+            if (passes_level(c, stop)) { /* a tier's first check is a trace row */
+                mcb_metrics mt;
+                mcb_metrics_compute(c->ws, c->v, c->lambda, &mt);
+                trace_row(c, iter, solve_s, &mt, own);
+            }
         }
         if (stop <= c->o->settings.tol) {
             a = MCB_CB_CONVERGED;
@@ -388,6 +429,7 @@ static mcb_cb_action observed_cb(void *ctx, int iter, double own)
     if (iter >= c->next_trace) c->next_trace = next_trace_after(c, iter, strided);
     c->next_trace = merged_trace(c, iter);
     c->post = 1;
+    if (a != MCB_CB_CONTINUE) c->asked_iter = iter;
     mcb_timer_resume(&c->clock);
     return a;
 }
@@ -480,6 +522,7 @@ static void observed_pass(run_ctx *c, mcb_run *run)
     fetch(c);
     mcb_metrics_compute(c->ws, c->v, c->lambda, &mt);
     trace_row(c, 0, 0.0, &mt, NAN); /* iteration 0: the starting point */
+    passes_level(c, mt.val[o->stop_metric]);
     double limit = o->settings.time_limit_s;
     if (mt.val[o->stop_metric] <= o->settings.tol) {
         run->info.status = MCB_ST_SOLVED;
@@ -490,8 +533,13 @@ static void observed_pass(run_ctx *c, mcb_run *run)
         c->next_trace = next_trace_after(c, 0, c->next_check);
         if (c->state_bytes) keep_state(c, 0, 0.0, MCB_CB_CONTINUE);
         mcb_timer_start(&c->clock);
+        c->asked_iter = -1;
         run->info.status = c->def->solve(c->work, &o->settings, observed_cb, c, &run->info);
         mcb_timer_pause(&c->clock);
+        /* the solver's own word, before the harness judges */
+        run->own_status = run->info.status;
+        run->own_stop = mcb_solver_black_box(c->def, c->SP->form) ||
+                        c->asked_iter != run->info.iterations;
         run->info.solve_s = mcb_timer_elapsed_s(&c->clock);
     }
 }
@@ -771,12 +819,14 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     run->measure_s = run->observed_solve_s = 0.0;
     run->timing = MCB_TIMED_OBSERVED;
     run->form_residual = NAN;
+    run->own_status = run->own_stop = -1;
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.P = c.SP = P;
     c.ws = ws;
     c.def = def;
     c.o = o;
+    set_levels(&c);
     /* anisotropic friction: a solver without native support receives the
      * isotropic equivalent (lib/mcb_aniso.h), and its lambda is mapped back
      * (fetch); then the formulation: F(that) is what the solver receives */

@@ -6,6 +6,7 @@
 
 #include "metrics/metrics.h"
 #include "solvers/solver.h"
+#include "lib/mcb_tiers.h"
 
 
 /* check_every: when the stop metric is checked during a solve. */
@@ -36,6 +37,9 @@ typedef struct {
     int formulation;    /* mcb_formulation_id: the subproblem the solver receives
                            (problems/formulation/formulation.h; MCB_FORM_NCP: P itself) */
     int friction_dirs;  /* n_d of the LCP formulations' polygonal cone */
+    int ntiers;         /* accuracy tiers (lib/mcb_tiers.h): the first check meeting each is */
+    double tiers[MCB_MAX_TIERS]; /* a trace row, and the schedule aims at each as at tol;
+                           coarsest first; 0 tiers (the default here): tol alone */
     int closed_loop;    /* 1: a closed-loop campaign (mcbench simulate; loop.h): recorded in
                            the settings words, so that no replay part merges with it */
 } mcb_campaign_opts;
@@ -62,6 +66,9 @@ typedef struct {
     double form_residual;    /* the formulation's own residual at the final iterate
                                 (mcb_formulation_residual(); for ncp the natural map of P
                                 under its stored law); NaN when not computed */
+    int own_status;          /* what the solver's solve() returned (MCB_ST_*; -1: no solve) */
+    int own_stop;            /* 1: it ended the solve itself, 0: the harness stopped it
+                                (its callback's answer), -1: no solve */
     int step_rows;           /* a closed-loop run (closed_loop.h): its steps */
     double *steps;           /* step_rows x MCB_STEP_COLS */
 } mcb_run;

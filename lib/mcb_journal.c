@@ -19,7 +19,7 @@
 #include "lib/mcb_paths.h"
 #include "lib/mcb_timer.h"
 
-#define JOURNAL_HEADER "mcbench-journal 2\n"
+#define JOURNAL_HEADER "mcbench-journal 3\n"
 #define FRAME_MAGIC "MCBR"
 /* magic, type, length before the payload; CRC after it */
 #define FRAME_HEAD 16
@@ -165,7 +165,7 @@ void mcb_rec_pack(const mcb_run_rec *r, mcb_buf *b)
     put_str(b, r->config);
     const int ints[] = {r->run_index, r->problem_index, r->rep, r->status, r->iterations,
                         r->n, r->m, r->ncontacts, r->checks, r->timing, r->trace_rows,
-                        r->inner_iterations};
+                        r->inner_iterations, r->own_status, r->own_stop};
     for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) put_i64(b, ints[k]);
     const double dbl[] = {r->setup_s, r->solve_s, r->own_residual, r->measure_s,
                           r->observed_solve_s, r->form_residual};
@@ -199,7 +199,7 @@ mcb_rc mcb_rec_unpack(const void *p, size_t len, const char *ctx, mcb_run_rec *r
     r->config = get_str(&c);
     int *ints[] = {&r->run_index, &r->problem_index, &r->rep, &r->status, &r->iterations,
                    &r->n, &r->m, &r->ncontacts, &r->checks, &r->timing, &r->trace_rows,
-                   &r->inner_iterations};
+                   &r->inner_iterations, &r->own_status, &r->own_stop};
     for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) *ints[k] = get_int(&c);
     double *dbl[] = {&r->setup_s, &r->solve_s, &r->own_residual, &r->measure_s,
                      &r->observed_solve_s, &r->form_residual};
@@ -211,7 +211,8 @@ mcb_rc mcb_rec_unpack(const void *p, size_t len, const char *ctx, mcb_run_rec *r
     if (!c.bad && !what &&
         (r->run_index < 0 || r->n < 0 || r->m < 0 || r->trace_rows < 0 || r->status < 0 ||
          r->status >= MCB_NSTATUS || r->iterations < 0 || r->rep < 0 || r->timing < 0 ||
-         r->timing >= MCB_NTIMED))
+         r->timing >= MCB_NTIMED || r->own_status < -1 || r->own_status >= MCB_NSTATUS ||
+         r->own_stop < -1 || r->own_stop > 1))
         what = "a count or status out of range";
     if (!c.bad && !what) {
         r->trace = get_doubles(&c, (long long)r->trace_rows * MCB_TRACE_COLS, NULL);
@@ -484,6 +485,14 @@ mcb_rc mcb_journal_load(const char *path, mcb_journal_index **out, mcb_err *err)
     }
     long hl = (long)strlen(JOURNAL_HEADER), plen = 0;
     uint32_t type = 0;
+    if (X->size >= hl && X->data && !memcmp(X->data, JOURNAL_HEADER, (size_t)hl - 2) &&
+        memcmp(X->data, JOURNAL_HEADER, (size_t)hl)) {
+        rc = mcb_fail(err, MCB_E_INPUT,
+                      "%s: a journal of another version (%.*s), this mcbench reads %.*s: "
+                      "report or resume it with the mcbench that wrote it",
+                      path, (int)hl - 1, (const char *)X->data, (int)hl - 1, JOURNAL_HEADER);
+        goto done;
+    }
     if (X->size < hl || !X->data || memcmp(X->data, JOURNAL_HEADER, (size_t)hl) ||
         !frame_at(X, hl, &type, &plen) || type != MCB_JREC_CONTEXT) {
         rc = mcb_fail(err, MCB_E_INPUT, "%s: not an mcbench journal, or its header is damaged",

@@ -17,9 +17,12 @@
 #include "lib/mcb_h5.h"
 #include "lib/mcb_isolate.h"
 #include "lib/mcb_paths.h"
+#include "lib/mcb_tiers.h"
 
 #define RESULTS_FORMAT "mcbench-results"
-#define RESULTS_VERSION 6 /* 6: closed-loop runs (a run's steps), CSV loop columns */
+#define RESULTS_VERSION 7 /* 7: own_status, own_stop, the tiers= settings word and the
+                             CSV's claim and tier columns; 6: closed-loop runs (a run's
+                             steps), CSV loop columns */
 #define RESULTS_VERSION_OLDEST 4 /* version 4: no /descriptors, read all the same */
 
 static char *tmp_name(const char *path)
@@ -215,7 +218,7 @@ static mcb_rc read_descriptors(hid_t f, const char *path, mcb_results_data *D, m
 
 const char *mcb_csv_header(void)
 {
-    static char header[1024];
+    static char header[2048];
     if (!header[0]) {
         size_t off = (size_t)snprintf(header, sizeof header,
                                       "problem_set,problem,solver,rep,status,iterations,setup_s,"
@@ -229,8 +232,16 @@ const char *mcb_csv_header(void)
         snprintf(header + off, sizeof header - off,
                  ",checks,measure_s,observed_solve_s,timing,run_index,config_hash,inner_iterations,"
                  "form_residual,loop_steps,engine_s,pen_mean,drift_max,energy_gain_J,div_rms_m,"
-                 "div_max_m,outcome,depth_mean_m,outcome_err,reason,load_avg,cpu_mhz,cpu_max_mhz,"
-                 "others_share");
+                 "div_max_m,outcome,depth_mean_m,outcome_err,own_status,own_stop,"
+                 "met_before_stop");
+        for (int t = 1; t <= MCB_MAX_TIERS; t++) {
+            off = strlen(header);
+            snprintf(header + off, sizeof header - off, ",tier%d_tol,tier%d_iterations,tier%d_s",
+                     t, t, t);
+        }
+        off = strlen(header);
+        snprintf(header + off, sizeof header - off,
+                 ",reason,load_avg,cpu_mhz,cpu_max_mhz,others_share");
     }
     return header;
 }
@@ -264,7 +275,45 @@ static unsigned long long fnv1a(const char *s)
     return h;
 }
 
-static int write_csv_row(FILE *f, const mcb_run_rec *r)
+/* What a CSV row needs from the campaign: the trace column of its stop
+ * metric, its tolerance, time limit and tiers. */
+typedef struct {
+    int col, ntiers;
+    double tol, time_limit_s, tiers[MCB_MAX_TIERS];
+} csv_ctx;
+
+static void csv_ctx_of(const mcb_results_data *D, csv_ctx *X)
+{
+    X->col = 2 + mcb_metric_from_name(D->stop_metric ? D->stop_metric : "");
+    if (X->col < 2) X->col = 2 + MCB_M_NATMAP;
+    X->tol = D->tol;
+    X->time_limit_s = D->time_limit_s;
+    X->ntiers = mcb_campaign_tiers(D->settings, D->tol, X->tiers);
+}
+
+/* own_status, own_stop, met_before_stop, then per tier slot its tolerance,
+ * iterations and time to it (empty: no such tier, or not reached). */
+static void csv_claims_tiers(FILE *f, const mcb_run_rec *r, const csv_ctx *X)
+{
+    mcb_claim c;
+    mcb_claim_of(r, X->col, X->tol, &c);
+    fprintf(f, ",%s", r->own_status >= 0 ? mcb_status_name(r->own_status) : "");
+    if (r->own_stop >= 0) fprintf(f, ",%d", r->own_stop);
+    else fputc(',', f);
+    if (c.known) fprintf(f, ",%d", c.met_before_stop);
+    else fputc(',', f);
+    for (int t = 0; t < MCB_MAX_TIERS; t++) {
+        int it;
+        double ts;
+        if (t >= X->ntiers) fputs(",,,", f);
+        else if (!mcb_tier_reached(r, X->col, X->tiers[t], X->time_limit_s, &it, &ts))
+            fprintf(f, ",%.3g,,", X->tiers[t]);
+        else
+            fprintf(f, ",%.3g,%d,%.6e", X->tiers[t], it, ts);
+    }
+}
+
+static int write_csv_row(FILE *f, const mcb_run_rec *r, const csv_ctx *X)
 {
     csv_str(f, r->problem_set);
     fputc(',', f);
@@ -300,6 +349,7 @@ static int write_csv_row(FILE *f, const mcb_run_rec *r)
     } else {
         fputs(",0,,,,,,,,,", f);
     }
+    csv_claims_tiers(f, r, X);
     fputc(',', f);
     csv_str(f, r->reason ? r->reason : "");
     const double machine[] = {r->load_avg, r->cpu_mhz, r->cpu_max_mhz, r->others_share};
@@ -353,6 +403,10 @@ static int write_run(hid_t runs, int k, const mcb_run_rec *r)
     for (int i = 0; i < 6 && !rc; i++) rc = mcb_h5_attr_write_double(g, dbl[i], dval[i]);
     const double mval[] = {r->load_avg, r->cpu_mhz, r->cpu_max_mhz, r->others_share};
     for (int i = 0; i < 4 && !rc; i++) rc = mcb_h5_attr_write_double(g, machine_attrs[i], mval[i]);
+    if (!rc)
+        rc = mcb_h5_attr_write_str(g, "own_status",
+                                   r->own_status >= 0 ? mcb_status_name(r->own_status) : "") ||
+             mcb_h5_attr_write_int(g, "own_stop", r->own_stop);
     for (int i = 0; i < MCB_NMETRICS && !rc; i++) {
         char an[64];
         snprintf(an, sizeof an, "final_%s", mcb_metric_name(i));
@@ -368,6 +422,31 @@ static int write_run(hid_t runs, int k, const mcb_run_rec *r)
     if (!rc && r->lambda) rc = mcb_h5_write_doubles(g, "lambda", r->lambda, r->m);
     H5Gclose(g);
     return rc;
+}
+
+/* own_status and own_stop (format 7; older runs: -1, unknown). */
+static mcb_rc read_own(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
+{
+    r->own_status = r->own_stop = -1;
+    mcb_rc rc = MCB_OK;
+    if (mcb_h5_attr_exists(g, "own_status")) {
+        char *st = NULL;
+        if ((rc = mcb_h5_attr_get_str(g, "own_status", ctx, &st, err))) return rc;
+        r->own_status = st[0] ? mcb_status_from_name(st) : -1;
+        if (st[0] && r->own_status < 0)
+            rc = mcb_fail(err, MCB_E_INPUT, "%s: own_status '%.64s' is unknown", ctx, st);
+        free(st);
+        if (rc) return rc;
+    }
+    if (mcb_h5_attr_exists(g, "own_stop")) {
+        long v;
+        if ((rc = mcb_h5_attr_get_int(g, "own_stop", ctx, &v, err))) return rc;
+        if (v < -1 || v > 1)
+            return mcb_fail(err, MCB_E_INPUT, "%s: attribute own_stop = %ld is not -1, 0 or 1",
+                            ctx, v);
+        r->own_stop = (int)v;
+    }
+    return MCB_OK;
 }
 
 static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
@@ -427,6 +506,7 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
             (rc = mcb_h5_attr_get_double(g, machine_attrs[k], ctx, md[k], err)))
             return rc;
     }
+    if ((rc = read_own(g, ctx, r, err))) return rc;
     if (mcb_h5_exists(g, "trace")) {
         long rows = 0;
         if ((rc = mcb_h5_read_table(g, "trace", MCB_TRACE_COLS, ctx, &rows, &r->trace, err)))
@@ -696,10 +776,12 @@ mcb_rc mcb_results_write(const char *h5_path, const char *csv_path, const mcb_re
         rc = mcb_fail(err, MCB_E_IO, "%s: cannot write results", h5_path);
         goto done;
     }
+    csv_ctx X;
+    csv_ctx_of(ctx, &X);
     for (int k = 0; k < npicks && !rc; k++) {
         mcb_run_rec r;
         rc = mcb_results_src_run(picks[k].src, picks[k].k, &r, err);
-        if (!rc && (write_run(runs, k, &r) || write_csv_row(csv, &r)))
+        if (!rc && (write_run(runs, k, &r) || write_csv_row(csv, &r, &X)))
             rc = mcb_fail(err, MCB_E_IO, "%s: cannot write run %d", h5_path, k);
         mcb_rec_free(&r);
     }

@@ -33,6 +33,10 @@ typedef struct {
     int checks, timing; /* judgements made; MCB_TIMED_* */
     double setup_s, solve_s, own_residual, measure_s, observed_solve_s;
     double form_residual; /* the formulation's own residual (format 5) */
+    int own_status;       /* the status the solver's solve() returned, before the harness
+                             judged (MCB_ST_*; -1: the solver did not solve) */
+    int own_stop;         /* 1: the solver ended its solve itself; 0: the harness stopped
+                             it; -1: unknown (no solve, or a file older than format 7) */
     mcb_metrics final;
     int trace_rows;
     double *trace;      /* trace_rows x MCB_TRACE_COLS */

@@ -124,6 +124,8 @@ static const char style[] =
     /* the ranking: headings wrap, solver names never do */
     "table.ranking th{white-space:normal}"
     "table.ranking td:nth-child(2){white-space:nowrap;overflow-wrap:normal}\n"
+    "table.tiers th{white-space:normal}"
+    "table.tiers td:nth-child(2){white-space:nowrap;overflow-wrap:normal}\n"
     "figure{margin:1em 0}figure img{width:100%;height:auto;border:1px solid #eee}\n"
     "figcaption{color:#555;font-size:.92em}\n"
     "details{margin:.8em 0}summary{cursor:pointer;font-weight:bold}\n";

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/mcb_tiers.h"
 #include "reports/profile.h"
 
 /* Index of s in names[0..*n), appended when absent. */
@@ -48,9 +49,30 @@ void mcb_outcomes_free(mcb_outcomes *O)
     memset(O, 0, sizeof *O);
 }
 
+/* What a cell measures: the run's status (tier NULL) or a tier. */
+typedef struct {
+    int col;
+    double tier;
+} tier_spec;
+
+/* A run's time and iterations to tolerance (to the tier), +infinity when
+ * it did not get there. */
+static void run_measure(const mcb_results_data *D, const mcb_run_rec *r, const tier_spec *T,
+                        double *time_s, double *iters)
+{
+    int it = 0;
+    *time_s = *iters = INFINITY;
+    if (!T && r->status == MCB_ST_SOLVED) {
+        *time_s = r->setup_s + r->solve_s;
+        *iters = (double)r->iterations;
+    } else if (T && mcb_tier_reached(r, T->col, T->tier, D->time_limit_s, &it, time_s)) {
+        *iters = (double)it;
+    }
+}
+
 /* One (problem, solver) cell from its runs keys[0..n). */
-static void reduce_cell(const mcb_results_data *D, const run_key *keys, int n, double *buf,
-                        mcb_outcomes *O, size_t cell)
+static void reduce_cell(const mcb_results_data *D, const tier_spec *T, const run_key *keys,
+                        int n, double *buf, mcb_outcomes *O, size_t cell)
 {
     int solved = 0, status = D->runs[keys[0].run].status, first = keys[0].run;
     for (int k = 0; k < n; k++) {
@@ -65,17 +87,17 @@ static void reduce_cell(const mcb_results_data *D, const run_key *keys, int n, d
     O->run[cell] = first;
     for (int m = 0; m < 2; m++) {
         for (int k = 0; k < n; k++) {
-            const mcb_run_rec *r = &D->runs[keys[k].run];
-            buf[k] = r->status != MCB_ST_SOLVED ? INFINITY
-                     : m == 0                   ? r->setup_s + r->solve_s
-                                                : (double)r->iterations;
+            double t, it;
+            run_measure(D, &D->runs[keys[k].run], T, &t, &it);
+            buf[k] = m == 0 ? t : it;
         }
         double med = mcb_median(buf, n);
         (m == 0 ? O->time_s : O->iters)[cell] = isfinite(med) ? med : NAN;
     }
 }
 
-mcb_rc mcb_outcomes_build(const mcb_results_data *D, mcb_outcomes *O, mcb_err *err)
+static mcb_rc build(const mcb_results_data *D, const tier_spec *T, mcb_outcomes *O,
+                    mcb_err *err)
 {
     memset(O, 0, sizeof *O);
     size_t nr = (size_t)D->count;
@@ -121,7 +143,7 @@ mcb_rc mcb_outcomes_build(const mcb_results_data *D, mcb_outcomes *O, mcb_err *e
         while (e < nr && keys[e].set == keys[k].set && keys[e].problem == keys[k].problem &&
                keys[e].solver == keys[k].solver)
             e++;
-        reduce_cell(D, keys + k, (int)(e - k), buf, O,
+        reduce_cell(D, T, keys + k, (int)(e - k), buf, O,
                     (size_t)p * O->nsolvers + (size_t)keys[k].solver);
         k = e;
     }
@@ -133,6 +155,39 @@ nomem:
     free(buf);
     mcb_outcomes_free(O);
     return mcb_fail(err, MCB_E_NOMEM, "problems x solvers matrix of %zu runs: out of memory", nr);
+}
+
+mcb_rc mcb_outcomes_build(const mcb_results_data *D, mcb_outcomes *O, mcb_err *err)
+{
+    return build(D, NULL, O, err);
+}
+
+mcb_rc mcb_outcomes_build_tier(const mcb_results_data *D, int col, double tier, mcb_outcomes *O,
+                               mcb_err *err)
+{
+    tier_spec T = {col, tier};
+    return build(D, &T, O, err);
+}
+
+double mcb_outcomes_sgm(const mcb_outcomes *O, int set, int s, double shift_s, double charge_s,
+                        double *buf)
+{
+    int n = 0;
+    for (int p = 0; p < O->nproblems; p++)
+        if (set < 0 || O->set[p] == set) buf[n++] = O->time_s[(size_t)p * O->nsolvers + s];
+    return mcb_sgm(buf, n, shift_s, charge_s);
+}
+
+double mcb_failure_charge_s(const mcb_results_data *D)
+{
+    if (D->time_limit_s > 0) return D->time_limit_s;
+    double longest = NAN;
+    for (int k = 0; k < D->count; k++) {
+        const mcb_run_rec *r = &D->runs[k];
+        double t = r->setup_s + r->solve_s;
+        if (r->status != MCB_ST_SKIPPED && isfinite(t) && !(t <= longest)) longest = t;
+    }
+    return MCB_FAILURE_CHARGE_FACTOR * longest;
 }
 
 void mcb_outcome_status_text(const mcb_outcomes *O, int p, int s, char *buf, size_t len)

@@ -32,6 +32,24 @@ typedef struct {
 
 /* MCB_E_NOMEM, with nothing left to free. */
 mcb_rc mcb_outcomes_build(const mcb_results_data *D, mcb_outcomes *O, mcb_err *err);
+/* The same matrix at an accuracy tier (lib/mcb_tiers.h): a repetition
+ * succeeds when a check met the tier (mcb_tier_reached on the stop
+ * metric's trace column col, within the time limit); its time and
+ * iterations are those to the tier. Statuses are the runs' own. */
+mcb_rc mcb_outcomes_build_tier(const mcb_results_data *D, int col, double tier, mcb_outcomes *O,
+                               mcb_err *err);
+
+/* The shifted geometric mean (mcb_sgm) of solver s's times over the
+ * problems of set `set` (-1: every set), a failure (NaN) charged at
+ * charge_s; buf holds nproblems doubles. */
+double mcb_outcomes_sgm(const mcb_outcomes *O, int set, int s, double shift_s, double charge_s,
+                        double *buf);
+/* What a failure is charged in a shifted geometric mean: the campaign's
+ * time limit; without one, MCB_FAILURE_CHARGE_FACTOR times the longest run
+ * (setup + solve) of the campaign (NaN when no run has a time). */
+#define MCB_FAILURE_CHARGE_FACTOR 10.0
+double mcb_failure_charge_s(const mcb_results_data *D);
+
 /* Accepts a zeroed or already freed matrix. */
 void mcb_outcomes_free(mcb_outcomes *O);
 

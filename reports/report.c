@@ -55,8 +55,10 @@ static const char *const set_suffixes[] = {
 /* and per problem BASE_pN.html and BASE_pN.svg (N: its problem_index),
  * which no other suffix preceded by base-name characters can spell */
 #define NSUFFIXES (int)(sizeof set_suffixes / sizeof *set_suffixes)
-static const char *const report_files[] = {"index.html", "plots.gp", "gnuplot.log",
-                                           "problems.csv", "problems.md"};
+static const char *const report_files[] = {
+    "index.html",          "plots.gp",           "gnuplot.log",        "problems.csv",
+    "problems.md",         "tiers.csv",          "claims.csv",         "all.sets_tier1.dat",
+    "all.sets_tier2.dat",  "all.sets_tier3.dat", "all.sets_tier4.dat"};
 #define ALL_SETS_BASE MCB_ALL_SETS_BASE
 typedef mcb_base_name base_name;
 
@@ -394,7 +396,7 @@ static const char how_to_read_loop[] =
     "curves: at each step, the median over the runs still going.</p>\n</details>\n";
 
 static mcb_rc write_index(const mcb_report_ctx *C, FILE *html, const char *results_path,
-                          mcb_err *err)
+                          double shift_s, mcb_err *err)
 {
     const mcb_outcomes *O = C->O;
     int unsolved = 0;
@@ -419,6 +421,8 @@ static mcb_rc write_index(const mcb_report_ctx *C, FILE *html, const char *resul
           "its solver table and one row per problem, linking to the problem's page.</p>\n",
           html);
     if ((rc = sets_table(html, C, err))) return rc;
+    if ((rc = mcb_report_tiers(C, html, shift_s, err))) return rc;
+    if ((rc = mcb_report_claims(C, html, err))) return rc;
     problem_lists(C, html, unsolved);
     if ((rc = mcb_plot_difficulty(html, C->gp, C->outdir, C->D, O, err))) return rc;
     mcb_html_more_profiles(html, ALL_SETS_BASE, " over every problem");
@@ -451,6 +455,12 @@ static mcb_rc write_all_sets(const mcb_report_ctx *C, mcb_err *err)
 
 mcb_rc mcb_report(const char *results_path, const char *outdir, const char *gnuplot,
                   mcb_err *err)
+{
+    return mcb_report_shift(results_path, outdir, gnuplot, MCB_SGM_SHIFT_S, err);
+}
+
+mcb_rc mcb_report_shift(const char *results_path, const char *outdir, const char *gnuplot,
+                        double sgm_shift_s, mcb_err *err)
 {
     struct stat st;
     if (stat(outdir, &st) == 0 && !S_ISDIR(st.st_mode))
@@ -494,7 +504,7 @@ mcb_rc mcb_report(const char *results_path, const char *outdir, const char *gnup
         if (!rc) rc = mcb_pages_problems(&C, s, err);
     }
     if (!rc) rc = write_all_sets(&C, err);
-    if (!rc) rc = write_index(&C, html, results_path, err);
+    if (!rc) rc = write_index(&C, html, results_path, sgm_shift_s, err);
     int closed = fclose(html) == 0;
     closed &= fclose(gp) == 0;
     html = gp = NULL;

@@ -90,5 +90,11 @@ void mcb_problem_page_name(const mcb_report_ctx *C, int p, char *buf, size_t len
 /* ---- speedup.c: the speed-up table with 95% bootstrap intervals of set
  * `set` (-1: every set) against the solver ranked first (docs/reports.md). */
 mcb_rc mcb_html_speedup(FILE *html, const mcb_report_ctx *C, int set, mcb_err *err);
+/* ---- page_tiers.c: the summary's sections "Accuracy tiers" (per tier of
+ * the campaign, lib/mcb_tiers.h: the ranking, the shifted geometric means
+ * with shift_s, the profile all.sets_tierK_pp-time; tiers.csv) and
+ * "Claimed against verified" (claims.csv) */
+mcb_rc mcb_report_tiers(const mcb_report_ctx *C, FILE *html, double shift_s, mcb_err *err);
+mcb_rc mcb_report_claims(const mcb_report_ctx *C, FILE *html, mcb_err *err);
 
 #endif

@@ -1,8 +1,12 @@
-/* fixtures.c: small hand-built problems with known answers. */
+/* fixtures.c: small hand-built problems with known answers, and the file
+ * helpers the report tests share. */
 #include "fixtures.h"
-
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "lib/mcb_journal.h"
 
 #include "problems/gen_stack.h"
 
@@ -256,4 +260,44 @@ mcb_problem *fx_gfc3d_example1(void)
     free(P->name);
     P->name = strdup("gfc3d_example1");
     return P;
+}
+
+char *fx_slurp(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *s = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (s = malloc((size_t)n + 1)) &&
+        fread(s, 1, (size_t)n, f) == (size_t)n) {
+        s[n] = '\0';
+    } else {
+        free(s);
+        s = NULL;
+    }
+    fclose(f);
+    return s;
+}
+
+mcb_rc fx_write_results(const char *h5, const char *csv, const mcb_results_data *ctx,
+                        const mcb_run_rec *runs, int n, mcb_err *err)
+{
+    char jr[4200];
+    mcb_journal_path(h5, jr, sizeof jr);
+    mcb_journal *J = NULL;
+    mcb_rc rc = mcb_journal_create(jr, ctx, &J, err);
+    for (int k = 0; k < n && !rc; k++) rc = mcb_journal_append_run(J, &runs[k], err);
+    mcb_journal_close(&J);
+    mcb_results_src *S = NULL;
+    mcb_pick *picks = calloc((size_t)n + 1, sizeof *picks);
+    if (!rc && !picks) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    if (!rc) rc = mcb_results_src_open(jr, &S, err);
+    for (int k = 0; k < n && !rc; k++) picks[k] = (mcb_pick){S, k};
+    if (!rc) rc = mcb_results_write(h5, csv, ctx, picks, n, err);
+    mcb_results_src_close(&S);
+    free(picks);
+    unlink(jr);
+    return rc;
 }

@@ -66,4 +66,13 @@ mcb_problem *fx_dense_lcp(int m, const double *W, const double *q, const double 
 mcb_problem *fx_dense_primal(int n, int m, const double *A, const double *b, const double *J,
                              const double *e);
 
+/* ---- files */
+#include "lib/mcb_results.h"
+/* The contents of DIR/NAME, NUL-terminated (free it), or NULL. */
+char *fx_slurp(const char *dir, const char *name);
+/* runs[0..n) written as a campaign writes them: into the journal of h5,
+ * then h5 and csv from the journal, which is removed. */
+mcb_rc fx_write_results(const char *h5, const char *csv, const mcb_results_data *ctx,
+                        const mcb_run_rec *runs, int n, mcb_err *err);
+
 #endif

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness/campaign.h"
+#include "harness/context.h"
 #include "fixtures.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -34,7 +35,10 @@
  * (a residual that levels off); from iteration `bump_at` on the perturbation
  * is `bump` times larger (the residual rises once), and over iterations
  * [dip_at, dip_at + dip_len) it is `dip` times as large (0.6 when 0: the
- * residual dips and rises again); `fault` makes it crash at iteration 3.
+ * residual dips and rises again); `fault` makes it crash at iteration 3;
+ * `claim_at` makes it stop at that iteration on its own, claiming `solved`
+ * whatever its residual, and `deaf` ignore the harness's answers (it stops
+ * at claim_at or the budget alone).
  * The iterations at which the harness reads its iterate in the first
  * solve() call (the observed pass's checks) are recorded. Two entries:
  * geo, and geo-r with the state functions (its state is the iteration
@@ -52,6 +56,8 @@ typedef struct {
                * that does not repeat itself) */
     double dip;
     double plateau; /* added to the perturbation's 10^(-k/decade) */
+    int claim_at;   /* 0: never */
+    int deaf;
 } geo_params;
 typedef struct {
     geo_params prm;
@@ -107,8 +113,9 @@ static int geo_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ct
         if (geo_calls > 1) geo_again++;
         if (w->prm.fault && w->it == 3) fault(w->prm.fault);
         info->iterations = k;
+        if (w->prm.claim_at && w->it == w->prm.claim_at) return MCB_ST_SOLVED;
         mcb_cb_action a = cb(ctx, k, NAN);
-        if (a) return mcb_status_from_cb(a);
+        if (a && !w->prm.deaf) return mcb_status_from_cb(a);
     }
     return MCB_ST_MAX_ITERS;
 }
@@ -157,11 +164,13 @@ static const mcb_param_desc geo_desc[] = {
     {"drop", 'd', offsetof(geo_params, drop), "the factor from drop_at on (0: exact)"},
     {"once", 'i', offsetof(geo_params, once), "drop_at in the first solve() call alone"},
     {"dip", 'd', offsetof(geo_params, dip), "the factor over the dip (0: 0.6)"},
-    {"plateau", 'd', offsetof(geo_params, plateau), "added to 10^(-k/decade)"}};
+    {"plateau", 'd', offsetof(geo_params, plateau), "added to 10^(-k/decade)"},
+    {"claim_at", 'i', offsetof(geo_params, claim_at), "stop here claiming solved"},
+    {"deaf", 'i', offsetof(geo_params, deaf), "ignore the harness's answers"}};
 #define GEO_FIELDS                                                                          \
     .description = "test solver", .reference = "none", .accepts = MCB_ACCEPTS_PRIMAL,      \
     .params_size = sizeof(geo_params), .default_params = geo_defaults, .params = geo_desc, \
-    .nparams = 11, .setup = geo_setup, .solve = geo_solve, .iterate = geo_iterate,           \
+    .nparams = 13, .setup = geo_setup, .solve = geo_solve, .iterate = geo_iterate,           \
     .free = geo_free
 static const mcb_solver_def geo = {.name = "geo", GEO_FIELDS};
 static const mcb_solver_def geo_r = {.name = "geo-r", GEO_FIELDS, .state_size = geo_state_size,
@@ -204,7 +213,7 @@ START_TEST(schedule_within_one_percent)
     const double decades[] = {5, 50, 400, 3000};
     for (int d = 0; d < 4; d++) {
         mcb_campaign_opts o = schedule_opts(1000000);
-        geo_params p = {decades[d], 0, 0, 0, 0, 0, 100, 0, 0, 0, 0};
+        geo_params p = {decades[d], 0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 0, 0};
         o.check_every = 1;
         mcb_run exact = run_geo(&o, &p);
         o.check_every = MCB_CHECK_AUTO;
@@ -225,6 +234,90 @@ START_TEST(schedule_within_one_percent)
 }
 END_TEST
 
+/* Accuracy tiers: the first check meeting each tier is a trace row, and
+ * the schedule aims at each tier as at the tolerance, so that the trace's
+ * first row at or below a tier is within 1% of the first iteration meeting
+ * it (check_every 1, exact). The residual is about 0.8 x 10^(-k/decade)
+ * (natmap of the perturbed point contact), so the tiers are crossed
+ * at k around 50 x 3.9 = 195, 295, 395 for decade 50 and at 40 x those for
+ * decade 2000. Without the tier rows the trace follows the cost stride
+ * alone (at most doubling: far more than 1% late). */
+static int first_row_at_or_below(const mcb_run *r, double tier)
+{
+    for (int k = 0; k < r->trace_rows; k++)
+        if (r->trace[(size_t)k * MCB_TRACE_COLS + 2 + MCB_M_NATMAP] <= tier)
+            return (int)r->trace[(size_t)k * MCB_TRACE_COLS];
+    return -1;
+}
+
+START_TEST(tiers_are_traced_within_one_percent)
+{
+    geo_def = geos[_i];
+    const double decades[] = {50, 2000};
+    for (int d = 0; d < 2; d++) {
+        mcb_campaign_opts o = schedule_opts(1000000);
+        o.settings.tol = 1e-8;
+        o.ntiers = 3;
+        o.tiers[0] = 1e-4;
+        o.tiers[1] = 1e-6;
+        o.tiers[2] = 1e-8;
+        geo_params p = {decades[d], 0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 0, 0};
+        o.check_every = 1;
+        mcb_run exact = run_geo(&o, &p);
+        o.check_every = MCB_CHECK_AUTO;
+        mcb_run aut = run_geo(&o, &p);
+        ck_assert_int_eq(aut.info.status, MCB_ST_SOLVED);
+        for (int t = 0; t < 3; t++) {
+            int k = first_row_at_or_below(&exact, o.tiers[t]);
+            int a = first_row_at_or_below(&aut, o.tiers[t]);
+            ck_assert_msg(k > 0 && a >= k && a <= k + k / 100 + 1,
+                          "decade %g, tier %g: first met at %d, the trace says %d", decades[d],
+                          o.tiers[t], k, a);
+        }
+        /* the harness stopped it: no own stop, its own status follows the answer */
+        ck_assert_int_eq(aut.own_stop, 0);
+        ck_assert_int_eq(aut.own_status, MCB_ST_SOLVED);
+        mcb_run_clear(&exact);
+        mcb_run_clear(&aut);
+    }
+}
+END_TEST
+
+/* The solver's own word beside the harness's verdict: a claim at
+ * iteration 30 (residual about 0.8 x 10^-0.6, far above tol) is refuted
+ * (stalled, a wrong claim); a solver deaf to the harness that claims at
+ * 600, after the tolerance was met near 400, is confirmed and stopped
+ * after a check that had met it already. */
+START_TEST(claims_are_recorded_and_judged)
+{
+    geo_def = geos[_i];
+    mcb_campaign_opts o = schedule_opts(100000);
+    o.settings.tol = 1e-8;
+    geo_params p = {50, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 30, 0};
+    mcb_run r = run_geo(&o, &p);
+    ck_assert_int_eq(r.own_status, MCB_ST_SOLVED);
+    ck_assert_int_eq(r.own_stop, 1);
+    ck_assert_int_eq(r.info.status, MCB_ST_STALLED);
+    mcb_run_rec rec;
+    mcb_rec_view(&r, 0, "", &rec);
+    mcb_claim c;
+    mcb_claim_of(&rec, 2 + MCB_M_NATMAP, o.settings.tol, &c);
+    ck_assert(c.known && c.own_stop && c.claimed && c.wrong && !c.confirmed);
+    ck_assert(!c.met_before_stop && !c.unclaimed_met);
+    mcb_run_clear(&r);
+
+    geo_params q = {50, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 600, 1};
+    r = run_geo(&o, &q);
+    ck_assert_int_eq(r.own_stop, 1);
+    ck_assert_int_eq(r.info.iterations, 600);
+    ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
+    mcb_rec_view(&r, 0, "", &rec);
+    mcb_claim_of(&rec, 2 + MCB_M_NATMAP, o.settings.tol, &c);
+    ck_assert(c.claimed && c.confirmed && !c.wrong && c.met_before_stop);
+    mcb_run_clear(&r);
+}
+END_TEST
+
 /* A residual that suddenly drops to zero defeats the prediction: the
  * harness sees the tolerance met far after its last unmet check and
  * locates the exact iteration with a rerun. */
@@ -232,7 +325,7 @@ START_TEST(sudden_drop_is_located)
 {
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
-    geo_params p = {4000, 3001, 0, 0, 0, 0, 100, 0, 0, 0, 0}; /* exact from iteration 3001, residual ~1e-1 before */
+    geo_params p = {4000, 3001, 0, 0, 0, 0, 100, 0, 0, 0, 0, 0, 0}; /* exact from iteration 3001, residual ~1e-1 before */
     geo_setups = 0;
     mcb_run r = run_geo(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
@@ -261,7 +354,7 @@ START_TEST(locate_that_differs_keeps_pass1)
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(20000);
     o.save_solutions = 1;
-    geo_params p = {4000, 3001, 0, 0, 0, 0, 100, 0, 1, 0, 0};
+    geo_params p = {4000, 3001, 0, 0, 0, 0, 100, 0, 1, 0, 0, 0, 0};
     geo_calls = 0;
     mcb_run r = run_geo(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
@@ -306,7 +399,7 @@ START_TEST(dip_after_rise_is_found)
 {
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
-    geo_params p = {4000, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0};
+    geo_params p = {4000, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0};
     o.check_share = 1e-9; /* the strides follow the residual alone (below) */
     mcb_run exact, r = run_both(&o, &p, &exact);
     /* 2.4 x tol before the rise (the gap across it is not low), 4.7 x tol
@@ -354,7 +447,7 @@ START_TEST(drop_after_rise_is_exact)
 {
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
-    geo_params p = {4000, 3001, 0, 1000, 0, 0, 100, 0, 0, 0, 0};
+    geo_params p = {4000, 3001, 0, 1000, 0, 0, 100, 0, 0, 0, 0, 0, 0};
     mcb_run exact, r = run_both(&o, &p, &exact);
     ck_assert_int_eq(exact.info.iterations, 3001);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
@@ -389,7 +482,7 @@ START_TEST(low_gap_then_slow_approach)
 {
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
-    geo_params p = {4000, 0, 0, 300, 0, 0, 100, 0, 0, 0, 0};
+    geo_params p = {4000, 0, 0, 300, 0, 0, 100, 0, 0, 0, 0, 0, 0};
     o.check_every = 1;
     mcb_run exact = run_geo(&o, &p);
     int k1 = exact.info.iterations; /* met without the drop */
@@ -466,7 +559,7 @@ START_TEST(dip_at_either_end_of_a_low_gap)
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
     o.check_share = 1e-9;
-    geo_params p = {4000, 0, 0, 300, 0, 0, 100, 0, 0, 0, 0};
+    geo_params p = {4000, 0, 0, 300, 0, 0, 100, 0, 0, 0, 0, 0, 0};
     o.check_every = 1;
     mcb_run exact = run_geo(&o, &p);
     int k1 = exact.info.iterations; /* met without the fall */
@@ -522,7 +615,7 @@ START_TEST(dip_beyond_the_low_gap_list)
     mcb_metrics_ws_free(&ws);
     mcb_problem_free(&P);
     ck_assert(slope > 0);
-    geo_params p = {300, 8000, 0, 6000, 0, 0, 2, 0, 0, 0, 0};
+    geo_params p = {300, 8000, 0, 6000, 0, 0, 2, 0, 0, 0, 0, 0, 0};
     p.plateau = (1 + 1e-4) * o.settings.tol / slope;
     geo_calls = geo_nseen = 0;
     mcb_run r = run_geo(&o, &p);
@@ -556,7 +649,7 @@ START_TEST(rise_without_dip_stays_exact)
 {
     geo_def = geos[_i];
     mcb_campaign_opts o = schedule_opts(100000);
-    geo_params p = {300, 0, 0, 500, 0, 0, 100, 0, 0, 0, 0};
+    geo_params p = {300, 0, 0, 500, 0, 0, 100, 0, 0, 0, 0, 0, 0};
     o.check_share = 1e-9; /* the strides follow the residual alone */
     o.check_every = 1;
     mcb_run exact = run_geo(&o, &p);
@@ -587,7 +680,7 @@ START_TEST(clean_timing_and_exact_checks)
     o.settings.time_limit_s = 0;
     o.timing = MCB_TIMING_CLEAN;
     o.check_every = 1;
-    geo_params p = {50, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0};
+    geo_params p = {50, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 0, 0};
     mcb_run r = run_geo(&o, &p);
     ck_assert_int_eq(r.info.status, MCB_ST_SOLVED);
     ck_assert_int_eq(r.timing, MCB_TIMED_CLEAN);
@@ -622,7 +715,7 @@ START_TEST(crash_costs_one_run)
     S.count = 1;
     S.items = items;
     mcb_input in = {.set_name = "fixtures", .problems = &S};
-    geo_params gp = {50, 0, kind, 0, 0, 0, 100, 0, 0, 0, 0};
+    geo_params gp = {50, 0, kind, 0, 0, 0, 100, 0, 0, 0, 0, 0, 0};
     mcb_solver_choice ch[2] = {{&geo, &gp, NULL}, {mcb_solver_find("pgs"), NULL, NULL}};
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
@@ -744,6 +837,8 @@ int main(void)
     tcase_add_loop_test(tc, drop_after_rise_is_exact, 0, 2);
     tcase_add_loop_test(tc, rise_without_dip_stays_exact, 0, 2);
     tcase_add_test(tc, clean_timing_and_exact_checks);
+    tcase_add_loop_test(tc, tiers_are_traced_within_one_percent, 0, 2);
+    tcase_add_loop_test(tc, claims_are_recorded_and_judged, 0, 2);
     suite_add_tcase(s, tc);
     TCase *ti = tcase_create("isolation");
     tcase_set_timeout(ti, 120);

@@ -73,6 +73,29 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
            if (lo == "" || lo == "-" || lo + 0 <= 0 || lo + 0 > md + 0) bad++ }
          END { exit !(n + skipped == nsolv && n > 0 && col["min_solve_ms"] && !bad) }' nsolv="$nsolv" "$d/rep/s_table.csv" ||
   { fail=$((fail+1)); echo "FAIL min_solve_ms column"; }
+# --tiers: bad lists refused, naming the option; the runs stop at the finest
+# tier; the CSV gives each run's iterations to each tier (coarsest first,
+# never decreasing); the report has tiers.csv and claims.csv
+check run-tiers-zero 2 "$mcb" run "$d/s.h5" -o "$d/rt0.h5" --tiers 1e-4,0
+expect_err run-tiers-zero "--tiers: a tier is a finite number > 0"
+check run-tiers-twice 2 "$mcb" run "$d/s.h5" -o "$d/rt0.h5" --tiers 1e-4,1e-4
+expect_err run-tiers-twice "given twice"
+check run-tiers-five 2 "$mcb" run "$d/s.h5" -o "$d/rt0.h5" --tiers 1,2,3,4,5
+expect_err run-tiers-five "at most 4 tiers"
+check run-tiers-finer 2 "$mcb" run "$d/s.h5" -o "$d/rt0.h5" --tiers 1e-4,1e-10 --tol 1e-8
+expect_err run-tiers-finer "tier 1e-10 is finer than --tol 1e-08"
+absent run-tiers-finer "$d/rt0.h5" "$d/rt0.csv"
+check run-tiers 0 "$mcb" run "$d/s.h5" -o "$d/rt.h5" --solvers pgs,pj --iters 3000 --tiers 1e-7,1e-3,1e-5
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+         { n++; a = $col["tier1_iterations"]; b = $col["tier2_iterations"]; c = $col["tier3_iterations"]
+           if ($col["tier1_tol"] != "0.001" || $col["tier3_tol"] != "1e-07" || $col["tier4_tol"] != "") bad++
+           if ($col["status"] == "solved" && !(a != "" && a + 0 <= b + 0 && b + 0 <= c + 0 && c == $col["iterations"])) bad++
+           if ($col["status"] == "solved" && $col["natmap"] + 0 > 1e-7) bad++ }
+         END { exit !(n == 4 && !bad) }' "$d/rt.csv" || { fail=$((fail+1)); echo "FAIL --tiers columns"; }
+check report-tiers 0 "$mcb" report "$d/rt.h5" -o "$d/rept" --sgm-shift-ms 1
+[ "$(grep -c '^0.001,all,' "$d/rept/tiers.csv")" = 2 ] && grep -q "shift 1 ms" "$d/rept/index.html" &&
+  [ -s "$d/rept/claims.csv" ] || { fail=$((fail+1)); echo "FAIL report tiers.csv, claims.csv or shift"; }
+check report-bad-shift 2 "$mcb" report "$d/rt.h5" -o "$d/rept2" --sgm-shift-ms 0
 # --formulation: psor-lcp gets the Stewart-Trinkle LCP, judged on the stored problem
 check run-formulation 0 "$mcb" run "$d/s.h5" -o "$d/rf.h5" --solvers psor-lcp,pgs --formulation lcp-st --friction-directions 4 --param psor-lcp.reg=1 --iters 50
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }

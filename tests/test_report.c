@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/mcb_journal.h"
+#include "fixtures.h"
 #include "lib/mcb_paths.h"
 #include "reports/curves.h"
 #include "reports/loop_stats.h"
@@ -713,23 +713,6 @@ START_TEST(loop_known_answers)
 }
 END_TEST
 
-static char *slurp(const char *dir, const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_int_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 static void expect_file(const char *dir, const char *name, int present)
 {
     char path[512];
@@ -779,12 +762,11 @@ static void expect_csv_row(const char *csv, const char *solver, const double *wa
  * replay set beside them. */
 START_TEST(loop_report_end_to_end)
 {
-    char dir[] = "/tmp/mcb_loopXXXXXX", h5[256], csv[256], jr[300], out[256];
+    char dir[] = "/tmp/mcb_loopXXXXXX", h5[256], csv[256], out[256];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(h5, sizeof h5, "%s/r.h5", dir);
     snprintf(csv, sizeof csv, "%s/r.csv", dir);
     snprintf(out, sizeof out, "%s/out", dir);
-    mcb_journal_path(h5, jr, sizeof jr);
     mcb_run_rec runs[NLOOP + 1];
     char reasons[NLOOP][128], replay[] = "replay", p0[] = "p0", good[] = "good", none[] = "";
     loop_records(runs, reasons);
@@ -804,24 +786,13 @@ START_TEST(loop_report_end_to_end)
     ctx.threads = ctx.cpu_count = ctx.repeat = 1;
     ctx.total_runs = NLOOP + 1;
     mcb_err err;
-    mcb_journal *J = NULL;
-    ck_assert_msg(mcb_journal_create(jr, &ctx, &J, &err) == MCB_OK, "%s", err.msg);
-    for (int k = 0; k <= NLOOP; k++)
-        ck_assert_msg(mcb_journal_append_run(J, &runs[k], &err) == MCB_OK, "%s", err.msg);
-    mcb_journal_close(&J);
-    mcb_results_src *S = NULL;
-    ck_assert_msg(mcb_results_src_open(jr, &S, &err) == MCB_OK, "%s", err.msg);
-    mcb_pick picks[NLOOP + 1];
-    for (int k = 0; k <= NLOOP; k++) picks[k] = (mcb_pick){S, k};
-    ck_assert_msg(mcb_results_write(h5, csv, &ctx, picks, NLOOP + 1, &err) == MCB_OK, "%s",
+    ck_assert_msg(fx_write_results(h5, csv, &ctx, runs, NLOOP + 1, &err) == MCB_OK, "%s",
                   err.msg);
-    mcb_results_src_close(&S);
-    unlink(jr);
     loop_records_free(runs);
     ck_assert_msg(mcb_report(h5, out, NULL, &err) == MCB_OK, "%s", err.msg);
 
     /* the outcome table: CSV (numbers), Markdown and HTML ("-") */
-    char *t = slurp(out, "stir_loop.csv");
+    char *t = fx_slurp(out, "stir_loop.csv");
     ck_assert_ptr_nonnull(t);
     ck_assert_msg(!strncmp(t, "solver,runs,completed,failed_in_loop,other,steps_completed,"
                               "steps,first_failed_step,first_failed_reason,at_ms,aa_natmap,"
@@ -837,7 +808,7 @@ START_TEST(loop_report_end_to_end)
                    (double[]){2, 0, 2, 0, 3, 8, 1, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN},
                    "failed in the loop at step 1: the state is not finite");
     free(t);
-    t = slurp(out, "stir_loop.md");
+    t = fx_slurp(out, "stir_loop.md");
     ck_assert_ptr_nonnull(t);
     const char *md_rows[3] = {
         "| good | 2 | 8/8 | completed 2 | 7 | 5.42 | 0.0012 | 0.9 | 0.00418 | 0.018 | 2.3 | 1 |",
@@ -849,7 +820,7 @@ START_TEST(loop_report_end_to_end)
     for (int k = 0; k < 3; k++)
         ck_assert_msg(strstr(t, md_rows[k]) != NULL, "no row\n%s\nin\n%s", md_rows[k], t);
     free(t);
-    t = slurp(out, "stir_set.html");
+    t = fx_slurp(out, "stir_set.html");
     ck_assert_ptr_nonnull(t);
     ck_assert(strstr(t, "<h2>Closed loop</h2>") != NULL);
     ck_assert(strstr(t, "<h2>Convergence</h2>") == NULL); /* no traces: the curves instead */
@@ -863,7 +834,7 @@ START_TEST(loop_report_end_to_end)
     ck_assert(strstr(t, "median over its runs") != NULL); /* two instances per solver */
     free(t);
 
-    t = slurp(out, "index.html");
+    t = fx_slurp(out, "index.html");
     ck_assert_ptr_nonnull(t);
     ck_assert(strstr(t, ">stir</a> (closed loop)</td>") != NULL);
     ck_assert(strstr(t, ">replay</a></td>") != NULL);
@@ -872,7 +843,7 @@ START_TEST(loop_report_end_to_end)
 
     /* the curves' data: good at step 0 over its two runs (medians of f = 1, 3);
      * bad has one run going at step 2 */
-    t = slurp(out, "stir.loop.dat");
+    t = fx_slurp(out, "stir.loop.dat");
     ck_assert_ptr_nonnull(t);
     ck_assert_msg(strstr(t, "\n0 2 4.000000e-03 2.000000e-06 2.000000e-04 1.000000e-03 "
                             "0.000000e+00 0.000000e+00\n") != NULL, "%s", t);
@@ -882,7 +853,7 @@ START_TEST(loop_report_end_to_end)
     ck_assert(strstr(t, "# every run:") != NULL);
     free(t);
     /* the plot scripts and the plots */
-    t = slurp(out, "plots.gp");
+    t = fx_slurp(out, "plots.gp");
     ck_assert_ptr_nonnull(t);
     const char *gp[6] = {"set output 'stir_loop-time.svg'", "set output 'stir_loop-div.png'",
                          "'stir.loop.dat' index 3 using 1:($6>0?$6:1/0)",
@@ -900,7 +871,7 @@ START_TEST(loop_report_end_to_end)
     /* the replay set has none of it */
     const char *no[3] = {"replay.loop.dat", "replay_loop.csv", "replay_loop-time.svg"};
     for (int k = 0; k < 3; k++) expect_file(out, no[k], 0);
-    t = slurp(out, "replay_set.html");
+    t = fx_slurp(out, "replay_set.html");
     ck_assert_ptr_nonnull(t);
     ck_assert(strstr(t, "Closed loop") == NULL);
     ck_assert(strstr(t, "<h2>Convergence</h2>") != NULL);

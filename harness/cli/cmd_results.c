@@ -74,10 +74,14 @@ int cmd_merge(int argc, char **argv)
 
 typedef struct {
     const char *out;
+    double sgm_shift_ms;
 } report_args;
 
 static const mcb_cli_opt report_opts[] = {
     MCB_CLI_OUTPUT(report_args, out, "DIR", "the report's directory (required)"),
+    {"--sgm-shift-ms", 0, MCB_CLI_DOUBLE, offsetof(report_args, sgm_shift_ms), "MS", 1e-9,
+     1e9, .help = "the shift of the shifted geometric means of the time to each accuracy tier "
+                  "(docs/metrics.md)"},
     {0},
 };
 
@@ -87,14 +91,16 @@ static const mcb_cli_cmd report_cmd = {
     "Writes per problem set and over all sets: residual against iteration and against\n"
     "solver time, Dolan-More performance profiles (time to tolerance, iterations)\n"
     "and a data profile (gnuplot PNG and SVG), a table per solver and a per-problem\n"
-    "table (Markdown, CSV), and DIR/index.html showing them all (DIR is created if\n"
+    "table (Markdown, CSV), per accuracy tier of the campaign the ranking, profile and\n"
+    "shifted geometric means (tiers.csv), the solvers' claims against the harness's\n"
+    "verdicts (claims.csv), and DIR/index.html showing them all (DIR is created if\n"
     "needed; index.html appears only when the whole report is complete). Needs\n"
     "gnuplot on PATH (Debian package gnuplot-nox).\n",
     NULL, report_opts, 0};
 
 int cmd_report(int argc, char **argv)
 {
-    report_args a = {0};
+    report_args a = {0, 1e3 * MCB_SGM_SHIFT_S};
     mcb_cli_args p;
     int status = mcb_cli_parse(&report_cmd, argc, argv, &a, &p);
     if (status != MCB_CLI_GO_ON) return status;
@@ -105,7 +111,7 @@ int cmd_report(int argc, char **argv)
         status = mcb_cli_usage_error("report", "needs RESULTS.h5 and -o DIR");
     mcb_err err;
     mcb_rc rc = MCB_OK;
-    if (status == MCB_CLI_GO_ON && (rc = mcb_report(in, a.out, NULL, &err)))
+    if (status == MCB_CLI_GO_ON && (rc = mcb_report_shift(in, a.out, NULL, 1e-3 * a.sgm_shift_ms, &err)))
         status = cli_fail(rc, &err);
     else if (status == MCB_CLI_GO_ON) {
         fprintf(stderr, "mcbench: report in %s/index.html\n", a.out);

@@ -36,7 +36,7 @@ static int load_plugins(const mcb_cli_strings *paths)
 typedef struct {
     mcb_campaign_opts o;
     mcb_campaign C; /* isolate, mem_limit_mb, mpi, describe_never */
-    const char *out, *csv, *resume, *shard;
+    const char *out, *csv, *resume, *shard, *tiers;
     int quick;
     mcb_cli_strings solvers, params, plugins, include, exclude;
     /* simulate */
@@ -137,7 +137,12 @@ static const mcb_cli_opt run_opts[] = {
      .help = "wall-clock budget per run in seconds, setup included; 0: none; solvers that "
              "cannot be stopped, the siconos_* peers, are held to it after the fact"},
     {"--tol", 0, MCB_CLI_DOUBLE, RUN(o.settings.tol), "T", 0, INFINITY,
-     .help = "tolerance on the stop metric"},
+     .def = "the finest of --tiers", .help = "tolerance on the stop metric: each run stops there"},
+    {"--tiers", 0, MCB_CLI_STRING, RUN(tiers), "T1,T2,...", .def = MCB_DEFAULT_TIERS,
+     .help = "accuracy tiers on the stop metric (at most 4, each > 0, none finer than --tol): "
+             "the first check meeting each is a trace row; the CSV and the report give, per "
+             "tier, the success rate, time and iterations to it, profiles, rankings and shifted "
+             "geometric means (docs/metrics.md)"},
     RUN_SHARED_B
     {"--warm-start", 0, MCB_CLI_FLAG, RUN(o.settings.warm_start),
      .help = "start from the problem's initial guess when it has one"},
@@ -263,6 +268,28 @@ static int settle_shard_resume(const char *cmd, run_args *a)
     return 0;
 }
 
+/* --tiers and --tol: the runs stop at --tol, by default the finest tier;
+ * a tier finer than a --tol given is an error, a default tier finer than
+ * it is left out. */
+static int settle_tiers(run_args *a, int tol_given)
+{
+    char why[256];
+    double t[MCB_MAX_TIERS];
+    int n = mcb_tiers_parse(a->tiers ? a->tiers : MCB_DEFAULT_TIERS, t, why, sizeof why);
+    if (n < 0) return mcb_cli_usage_error("run", "--tiers: %s", why);
+    if (!tol_given) a->o.settings.tol = t[n - 1];
+    a->o.ntiers = 0;
+    for (int k = 0; k < n; k++) {
+        if (t[k] >= a->o.settings.tol) a->o.tiers[a->o.ntiers++] = t[k];
+        else if (a->tiers)
+            return mcb_cli_usage_error("run", "--tiers: tier %g is finer than --tol %g, where "
+                                              "every run stops (leave --tol out: it defaults "
+                                              "to the finest tier)",
+                                       t[k], a->o.settings.tol);
+    }
+    return 0;
+}
+
 static int run_settle(run_args *a, const mcb_cli_args *p)
 {
     /* --quick sets the budget; an --iters or --time-limit after it wins */
@@ -273,7 +300,7 @@ static int run_settle(run_args *a, const mcb_cli_args *p)
     int status = settle_shard_resume("run", a);
     if (status) return status;
     if (!p->npos) return mcb_cli_usage_error("run", "needs at least one FILE.h5");
-    return 0;
+    return settle_tiers(a, p->given[mcb_cli_find(&run_cmd, "--tol")]);
 }
 
 /* The problem set name of an input: its base name without extension. */
