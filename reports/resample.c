@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/mcb_tiers.h"
 #include "reports/profile.h"
 
 double mcb_rep_time_to_tol(const mcb_run_rec *r)
@@ -210,5 +211,35 @@ mcb_rc mcb_profile_band(const double *t, int np, int ns, double floor, const dou
     free(b.ratio);
     free(b.scratch);
     free(ci);
+    return rc;
+}
+
+/* ------------------------------------------ shifted geometric means */
+
+typedef struct {
+    double shift_s, charge_s;
+    double *col; /* np of scratch */
+} sgm_ctx;
+
+/* out[s] = sgm of column s / the smallest column sgm. */
+static void sgm_rel(const double *rows, int n, int width, void *ctx, double *out)
+{
+    sgm_ctx *x = ctx;
+    double best = INFINITY;
+    for (int s = 0; s < width; s++) {
+        for (int p = 0; p < n; p++) x->col[p] = rows[(size_t)p * width + s];
+        out[s] = mcb_sgm(x->col, n, x->shift_s, x->charge_s);
+        if (out[s] < best) best = out[s];
+    }
+    for (int s = 0; s < width; s++) out[s] = isfinite(best) && best > 0 ? out[s] / best : NAN;
+}
+
+mcb_rc mcb_sgm_rel_interval(const double *t, int np, int ns, double shift_s, double charge_s,
+                            mcb_interval *ci, mcb_err *err)
+{
+    sgm_ctx x = {shift_s, charge_s, mcb_malloc((size_t)np + 1, sizeof(double))};
+    mcb_rc rc = x.col ? mcb_bootstrap(t, np, ns, ns, sgm_rel, &x, NULL, ci, err)
+                      : mcb_fail(err, MCB_E_NOMEM, "shifted geometric mean: out of memory");
+    free(x.col);
     return rc;
 }

@@ -52,4 +52,12 @@ mcb_rc mcb_profile_band(const double *t, int np, int ns, double floor, const dou
                         int ng, const mcb_reps *R, const int *cell0, double *lo, double *hi,
                         mcb_err *err);
 
+/* Each solver's shifted geometric mean (lib/mcb_tiers.h: mcb_sgm, a
+ * failure, NaN, charged at charge_s) relative to the smallest one, over t
+ * (np x ns, row p the problem's times), with its interval: problems
+ * resampled, every solver's time of a problem kept together (the outcome
+ * medians as they are: no second level). ci[0..ns). MCB_E_NOMEM. */
+mcb_rc mcb_sgm_rel_interval(const double *t, int np, int ns, double shift_s, double charge_s,
+                            mcb_interval *ci, mcb_err *err);
+
 #endif

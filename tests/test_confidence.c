@@ -134,6 +134,27 @@ START_TEST(paired_ratio_over_repetitions)
 }
 END_TEST
 
+/* The shifted geometric mean relative to the best: B (1 s) twice A (0.5 s)
+ * on every problem gives 2 with a zero-width interval;
+ * a failure of B on one problem of four (charged 10) widens B's interval
+ * and leaves A at exactly 1. */
+START_TEST(sgm_relative_interval)
+{
+    double t[8] = {0.5, 1, 0.5, 1, 0.5, 1, 0.5, 1};
+    mcb_interval ci[2];
+    mcb_err err;
+    ck_assert_int_eq(mcb_sgm_rel_interval(t, 4, 2, 0.01, 10, ci, &err), MCB_OK);
+    ck_assert(ci[0].est == 1 && ci[0].lo == 1 && ci[0].hi == 1);
+    ck_assert_msg(fabs(ci[1].est - 2) < 1e-12 && fabs(ci[1].lo - 2) < 1e-12 &&
+                      fabs(ci[1].hi - 2) < 1e-12, "[%g, %g]", ci[1].lo, ci[1].hi);
+    t[7] = NAN;
+    ck_assert_int_eq(mcb_sgm_rel_interval(t, 4, 2, 0.01, 10, ci, &err), MCB_OK);
+    ck_assert(ci[1].est > 2 && ci[1].lo < ci[1].est && ci[1].hi > ci[1].est);
+    ck_assert(ci[1].lo >= 2 - 1e-12 && ci[1].hi <= 20 + 1e-12);
+    ck_assert(ci[0].lo == 1 && ci[0].hi == 1);
+}
+END_TEST
+
 /* ------------------------------------------------- synthetic campaigns */
 
 static void remove_dir(const char *dir)
@@ -401,6 +422,7 @@ int main(void)
     tcase_add_test(tc, coverage_of_the_true_mean);
     tcase_add_test(tc, bad_sizes_are_refused);
     tcase_add_test(tc, paired_ratio_over_repetitions);
+    tcase_add_test(tc, sgm_relative_interval);
     tcase_add_test(tc, compare_flags_only_outside_the_interval);
     tcase_add_test(tc, others_share_by_hand);
     tcase_add_test(tc, busy_and_throttled_machines_flagged);

@@ -292,7 +292,8 @@ START_TEST(planted_wrong_claim_is_counted)
     ck_assert_msg(strstr(t, "\n1e-06,B,a,1,1,1,1,") != NULL, "%s", t);
     ck_assert_msg(strstr(t, "0.0001,all,") == t + strlen("tier,set,solver,rank,accepted,reached,"
                                                            "success_rate,median_time_s,"
-                                                           "median_iterations,sgm_s,sgm_rel\n"),
+                                                           "median_iterations,sgm_s,sgm_rel,"
+                                                           "sgm_rel_lo,sgm_rel_hi\n"),
                   "%s", t);
     free(t);
     t = fx_slurp(out, "index.html");
