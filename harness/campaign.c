@@ -29,6 +29,17 @@ double mcb_default_mem_limit_mb(void)
 
 /* ------------------------------------------------------------- the plan */
 
+/* --warm-start own, per solver: its last solution and the start made from
+ * it for the problem now running (kept for that problem's repetitions). */
+typedef struct {
+    int f, p;            /* the problem of the last rep-0 run; f < 0: none yet */
+    int usable;          /* it returned a finite solution (the status allows one) */
+    int n, m;
+    double *v, *lambda;  /* that solution */
+    int start_f, start_p, start; /* the problem the start below is for; MCB_START_* */
+    double *v0, *lambda0; /* that start (n, m of problem start_p) */
+} warm_chain;
+
 struct mcb_plan {
     mcb_run_item *items; /* selected, not yet recorded, in run-list order */
     int count;
@@ -44,6 +55,9 @@ struct mcb_plan {
     /* the current problem's metrics workspace */
     int ws_f, ws_p;
     mcb_metrics_ws *ws;
+    warm_chain *warm;         /* per solver, under --warm-start own; else NULL */
+    warm_chain *seeds;        /* own on --resume: per full-list index, the recorded rep-0
+                                 solutions the runs left start from (f >= 0 where held) */
 };
 
 int mcb_plan_count(const mcb_plan *L) { return L->count; }
@@ -57,6 +71,18 @@ void mcb_plan_free(mcb_plan **Lp)
     mcb_journal_close(&L->journal);
     mcb_results_src_close(&L->old);
     mcb_metrics_ws_free(&L->ws);
+    for (int s = 0; L->warm && s < L->nconfig; s++) {
+        free(L->warm[s].v);
+        free(L->warm[s].lambda);
+        free(L->warm[s].v0);
+        free(L->warm[s].lambda0);
+    }
+    free(L->warm);
+    for (int k = 0; L->seeds && k < L->total; k++) {
+        free(L->seeds[k].v);
+        free(L->seeds[k].lambda);
+    }
+    free(L->seeds);
     free(L->items);
     for (int s = 0; L->config && s < L->nconfig; s++) free(L->config[s]);
     free(L->config);
@@ -145,6 +171,53 @@ static char *config_words(const mcb_campaign_opts *o, const mcb_solver_choice *c
     return mcb_strdup(buf);
 }
 
+/* A run's solution a next step may start from (--warm-start own): its
+ * status says it returned one, and every entry is finite. */
+static int usable_solution(const mcb_run_rec *r)
+{
+    int st = r->status;
+    int usable = (st == MCB_ST_SOLVED || st == MCB_ST_MAX_ITERS || st == MCB_ST_TIME_LIMIT ||
+                  st == MCB_ST_STALLED) &&
+                 (r->v || r->n == 0) && r->lambda;
+    for (int k = 0; usable && k < r->n; k++) usable = isfinite(r->v[k]);
+    for (int k = 0; usable && k < r->m; k++) usable = isfinite(r->lambda[k]);
+    return usable;
+}
+
+/* The chain's state from record r (of problem p of input f): its
+ * solution taken over when usable. */
+static void chain_take(warm_chain *w, int f, int p, mcb_run_rec *r)
+{
+    w->f = f;
+    w->p = p;
+    w->n = r->n;
+    w->m = r->m;
+    w->usable = usable_solution(r);
+    free(w->v);
+    free(w->lambda);
+    w->v = w->usable ? r->v : NULL;
+    w->lambda = w->usable ? r->lambda : NULL;
+    if (w->usable) r->v = r->lambda = NULL; /* the chain owns them now */
+}
+
+/* The full-list index of (input f, problem p, solver s, repetition rep). */
+static int run_index_of(const mcb_campaign *C, int f, int p, int s, int rep)
+{
+    int index = 0;
+    for (int g = 0; g < f; g++) index += C->in[g].problems->count * C->nsolvers * C->o->repeat;
+    return index + (p * C->nsolvers + s) * C->o->repeat + rep;
+}
+
+/* The selected problem before p in input f (the one a solver ran just
+ * before p), or -1. */
+static int prev_selected(const mcb_campaign *C, int f, int p)
+{
+    const mcb_input *in = &C->in[f];
+    for (int q = p - 1; q >= 0; q--)
+        if (selected(C, in->set_name, in->problems->items[q]->name)) return q;
+    return -1;
+}
+
 /* The item of the full run list a record names, or -1. */
 static int item_of(const mcb_campaign *C, const mcb_run_rec *r)
 {
@@ -231,6 +304,80 @@ static mcb_rc load_recorded(const mcb_campaign *C, mcb_plan *L, unsigned char *d
     return rc;
 }
 
+/* Keeps the records of source `path` whose index is wanted as seeds. */
+static mcb_rc seeds_from(const mcb_campaign *C, mcb_plan *L, const char *path,
+                         const unsigned char *want, mcb_err *err)
+{
+    mcb_results_src *S = NULL;
+    mcb_rc rc = mcb_results_src_open(path, &S, err);
+    int count = rc ? 0 : mcb_results_src_ctx(S)->count;
+    for (int k = 0; k < count && !rc; k++) {
+        mcb_run_rec r;
+        if ((rc = mcb_results_src_run(S, k, &r, err))) break;
+        int i = item_of(C, &r);
+        if (i >= 0 && want[i]) {
+            int f = 0, base = 0, per;
+            while ((per = C->in[f].problems->count * C->nsolvers * C->o->repeat) <= i - base) {
+                base += per;
+                f++;
+            }
+            chain_take(&L->seeds[i], f, r.problem_index, &r);
+        }
+        mcb_rec_free(&r);
+    }
+    mcb_results_src_close(&S);
+    return rc;
+}
+
+/* --warm-start own on --resume: the runs left whose previous step was
+ * recorded by an earlier process start from that recorded solution (the
+ * solutions are saved under own), read from the results file and the
+ * journal; so a resumed campaign starts every step where one process
+ * would have. */
+static mcb_rc warm_seeds(const mcb_campaign *C, mcb_plan *L, const unsigned char *done,
+                         mcb_err *err)
+{
+    unsigned char *want = calloc((size_t)L->total + 1, 1);
+    if (!want) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    int any = 0;
+    for (int k = 0; k < L->count; k++) {
+        const mcb_run_item *it = &L->items[k];
+        int q = prev_selected(C, it->f, it->p);
+        int i = q < 0 ? -1 : run_index_of(C, it->f, q, it->s, 0);
+        if (i >= 0 && done[i]) want[i] = any = 1;
+    }
+    mcb_rc rc = MCB_OK;
+    if (any && !(L->seeds = calloc((size_t)L->total + 1, sizeof *L->seeds)))
+        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    for (int k = 0; any && !rc && k < L->total; k++) L->seeds[k].f = -1;
+    char jpath[4200];
+    mcb_journal_path(C->h5_path, jpath, sizeof jpath);
+    if (any && !rc && L->old) rc = seeds_from(C, L, C->h5_path, want, err);
+    if (any && !rc && L->old_journal) rc = seeds_from(C, L, jpath, want, err);
+    free(want);
+    return rc;
+}
+
+mcb_rc mcb_campaign_check_warm(const mcb_campaign *C, mcb_err *err)
+{
+    const mcb_campaign_opts *o = C->o;
+    if (o->settings.warm_start < MCB_WARM_NONE || o->settings.warm_start > MCB_WARM_OWN)
+        return mcb_fail(err, MCB_E_INPUT, "warm start mode %d is not none, recorded or own",
+                        o->settings.warm_start);
+    if (o->settings.warm_start != MCB_WARM_OWN) return MCB_OK;
+    const char *why = C->loop       ? "a closed loop (each step already starts from the "
+                                      "solver's own previous step)"
+                      : C->nshards ? "--shard (a shard holds steps whose previous step another "
+                                     "shard solves; split the campaign by input file instead)"
+                      : C->mpi     ? "--mpi (ranks solve steps of one trajectory at the same "
+                                     "time; run it without --mpi, or split it by input file)"
+                      : !o->save_solutions ? "without saving the solutions (each step's "
+                                             "solution is what the next one starts from)"
+                                           : NULL;
+    return why ? mcb_fail(err, MCB_E_INPUT, "--warm-start own cannot be combined with %s", why)
+               : MCB_OK;
+}
+
 mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err)
 {
     *out = NULL;
@@ -243,8 +390,14 @@ mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err)
     L->config = calloc((size_t)C->nsolvers + 1, sizeof *L->config);
     L->nconfig = C->nsolvers;
     unsigned char *done = calloc((size_t)L->total + 1, 1);
-    mcb_rc rc = MCB_OK;
-    if (!L->items || !L->config || !done) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    mcb_rc rc = mcb_campaign_check_warm(C, err);
+    if (!rc && C->o->settings.warm_start == MCB_WARM_OWN) {
+        L->warm = calloc((size_t)C->nsolvers + 1, sizeof *L->warm);
+        for (int s = 0; L->warm && s < C->nsolvers; s++) L->warm[s].f = L->warm[s].start_f = -1;
+    }
+    if (!rc && (!L->items || !L->config || !done ||
+                (C->o->settings.warm_start == MCB_WARM_OWN && !L->warm)))
+        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     for (int s = 0; s < C->nsolvers && !rc; s++)
         if (!(L->config[s] = config_words(C->solvers[s].opts ? C->solvers[s].opts : C->o,
                                           &C->solvers[s])))
@@ -272,6 +425,7 @@ mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err)
             if (!done[L->items[k].index]) L->items[kept++] = L->items[k];
         L->count = kept;
     }
+    if (!rc && C->resume && L->warm) rc = warm_seeds(C, L, done, err);
     /* nshards/resume: L->total stays the full list (recorded in the context) */
     free(done);
     if (rc) mcb_plan_free(&L);
@@ -297,7 +451,114 @@ typedef struct {
     mcb_metrics_ws *ws;
     mcb_buf *framed;
     int fd; /* isolated: the memory file the child writes the record to */
+    const mcb_problem *P; /* what the solver receives: the item's problem, or under
+                             --warm-start own a view of it with the chain's start */
+    int start;            /* MCB_START_* */
 } exec_ctx;
+
+/* ---------------------------------------------------- --warm-start own */
+
+static int same_text(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
+
+/* Q is the step just before P in one recorded trajectory: the next step
+ * index of the same scene and source (mcbench gen writes both). */
+static int is_next_step(const mcb_problem *Q, const mcb_problem *P)
+{
+    return Q->step + 1 == P->step && same_text(Q->scene, P->scene) &&
+           same_text(Q->source, P->source) && Q->form == P->form;
+}
+
+/* The same constraint blocks row for row (kinds and sizes): a problem
+ * carries no contact keys, so this is when lambda can be carried over. */
+static int same_blocks(const mcb_problem *Q, const mcb_problem *P)
+{
+    if (Q->m != P->m || Q->nblocks != P->nblocks) return 0;
+    for (int b = 0; b < P->nblocks; b++)
+        if (Q->blocks[b].type != P->blocks[b].type || Q->blocks[b].nrows != P->blocks[b].nrows)
+            return 0;
+    return 1;
+}
+
+/* Copies x (len entries; NULL: none) into *buf, grown as needed. */
+static int keep_copy(double **buf, const double *x, int len)
+{
+    free(*buf);
+    *buf = NULL;
+    if (!x) return 0;
+    *buf = malloc((size_t)(len > 0 ? len : 1) * sizeof **buf);
+    if (!*buf) return -1;
+    if (len > 0) memcpy(*buf, x, (size_t)len * sizeof **buf);
+    return 0;
+}
+
+/* Where the run of item `it` starts: *Q is the problem it solves (a
+ * shallow view of the item's problem whose v0, lambda0 point at the
+ * chain's start under own; the problem itself otherwise). The start is
+ * made once per problem and kept for its repetitions; made here, before
+ * the run, its copying is no part of any solver time. */
+static mcb_rc warm_prepare(const mcb_campaign *C, mcb_plan *L, const mcb_run_item *it,
+                           mcb_problem *Q, int *start, mcb_err *err)
+{
+    const mcb_problem *P = C->in[it->f].problems->items[it->p];
+    int mode = C->o->settings.warm_start, has_init = P->v0 || P->lambda0;
+    *Q = *P;
+    *start = mode == MCB_WARM_NONE || !has_init ? MCB_START_ZERO : MCB_START_RECORDED;
+    if (mode != MCB_WARM_OWN) return MCB_OK;
+    warm_chain *w = &L->warm[it->s];
+    if (w->start_f != it->f || w->start_p != it->p) {
+        int q = prev_selected(C, it->f, it->p);
+        warm_chain *seed =
+            q >= 0 && L->seeds ? &L->seeds[run_index_of(C, it->f, q, it->s, 0)] : NULL;
+        if (q >= 0 && (w->f != it->f || w->p != q) && seed && seed->f >= 0) {
+            /* resumed: the previous step was recorded by an earlier process */
+            mcb_run_rec r = {.n = seed->n, .m = seed->m, .v = seed->v, .lambda = seed->lambda,
+                             .status = seed->usable ? MCB_ST_SOLVED : MCB_ST_DIVERGED};
+            chain_take(w, it->f, q, &r);
+            seed->v = seed->lambda = NULL;
+            seed->f = -1;
+        }
+        const mcb_problem *prev =
+            q >= 0 && w->f == it->f && w->p == q ? C->in[it->f].problems->items[q] : NULL;
+        w->start_f = it->f;
+        w->start_p = it->p;
+        w->start = *start;
+        int bad = 0;
+        if (prev && is_next_step(prev, P)) {
+            /* the previous step: its solution, or the recorded guess when it has none */
+            w->start = w->usable && w->n == P->n ? MCB_START_OWN : MCB_START_FALLBACK;
+            if (w->start == MCB_START_OWN && !same_blocks(prev, P)) w->start = MCB_START_OWN_V;
+            int own = w->start == MCB_START_OWN, own_v = own || w->start == MCB_START_OWN_V;
+            bad = keep_copy(&w->v0, own_v ? w->v : P->v0, P->n) ||
+                 keep_copy(&w->lambda0, own ? w->lambda : P->lambda0, P->m);
+        } else {
+            bad = keep_copy(&w->v0, P->v0, P->n) || keep_copy(&w->lambda0, P->lambda0, P->m);
+        }
+        if (bad) {
+            w->start_f = -1;
+            return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+        }
+    }
+    *start = w->start;
+    Q->v0 = w->v0;
+    Q->lambda0 = w->lambda0;
+    return MCB_OK;
+}
+
+/* After the first repetition of an item under own: its solution (from the
+ * framed record, in-process or handed back by an isolated child) becomes
+ * the solver's chain state; a run that returned none, or a non-finite
+ * one, leaves the next step to its recorded guess (MCB_START_FALLBACK). */
+static mcb_rc warm_keep(mcb_plan *L, const mcb_run_item *it, const mcb_buf *framed,
+                        mcb_err *err)
+{
+    if (!L->warm || it->rep != 0) return MCB_OK;
+    mcb_run_rec r;
+    mcb_rc rc = mcb_unframe_run(framed, "the run just made", &r, err);
+    if (rc) return rc;
+    chain_take(&L->warm[it->s], it->f, it->p, &r);
+    mcb_rec_free(&r);
+    return MCB_OK;
+}
 
 /* The closed-loop instance of problem p of input f (instances follow the
  * inputs' problems in order). */
@@ -325,9 +586,9 @@ static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
     mcb_machine_mark before, after;
     mcb_machine_mark_now(&before);
     mcb_rc rc = C->loop ? mcb_loop_run(loop_instance(C, it->f, it->p), ch->def, ch->params, o, &run, err)
-                        : mcb_run_one(in->problems->items[it->p], x->ws, ch->def, ch->params, o,
-                                      &run, err);
+                        : mcb_run_one(x->P, x->ws, ch->def, ch->params, o, &run, err);
     mcb_machine_mark_now(&after);
+    run.start = C->loop ? MCB_START_UNKNOWN : x->start;
     if (!rc) {
         mcb_run_rec rec;
         mcb_buf payload = {0};
@@ -387,6 +648,7 @@ static void frame_lost_run(const exec_ctx *x, const mcb_isolate_report *rep, con
     run.own_status = run.own_stop = -1;
     run.info.solve_s = rep->wall_s; /* the child's wall time until it ended */
     run.info.status = rep->outcome == MCB_ISO_TIMEOUT ? MCB_ST_TIME_LIMIT : MCB_ST_CRASHED;
+    run.start = C->loop ? MCB_START_UNKNOWN : x->start;
     snprintf(run.info.reason, sizeof run.info.reason, "isolated run %s", why);
     mcb_run_rec rec;
     mcb_buf payload = {0};
@@ -461,11 +723,15 @@ mcb_rc mcb_execute(const mcb_campaign *C, mcb_plan *L, const mcb_run_item *it, m
         L->ws_f = it->f;
         L->ws_p = it->p;
     }
-    exec_ctx x = {C, L, it, L->ws, framed, -1};
+    mcb_problem Q;
+    exec_ctx x = {C, L, it, L->ws, framed, -1, &Q, MCB_START_UNKNOWN};
     framed->len = 0;
     framed->oom = 0;
-    if (wants_isolation(C, C->solvers[it->s].def)) return run_isolated(&x, err);
-    return run_and_frame(&x, err);
+    mcb_rc rc = C->loop ? MCB_OK : warm_prepare(C, L, it, &Q, &x.start, err);
+    if (!rc) rc = wants_isolation(C, C->solvers[it->s].def) ? run_isolated(&x, err)
+                                                            : run_and_frame(&x, err);
+    if (!rc && !C->loop) rc = warm_keep(L, it, framed, err);
+    return rc;
 }
 
 /* ---------------------------------------------------- journal and results */

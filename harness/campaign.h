@@ -58,6 +58,14 @@ typedef struct {
                                       first step); NULL: replay */
 } mcb_campaign;
 
+/* C->o->settings.warm_start is a mcb_warm_mode; MCB_WARM_OWN needs each
+ * solver's steps of a trajectory run in order by one process that sees
+ * every result, and the solutions saved: own with a closed loop, --shard,
+ * --mpi or without save_solutions is MCB_E_INPUT (the campaign checks it;
+ * the command line asks before any work). On --resume, a step left whose
+ * previous step was recorded starts from that recorded solution. */
+mcb_rc mcb_campaign_check_warm(const mcb_campaign *C, mcb_err *err);
+
 /* The default memory limit per isolated run: half the physical memory. */
 double mcb_default_mem_limit_mb(void);
 

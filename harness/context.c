@@ -85,6 +85,7 @@ void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run
     rec->steps = run->steps;
     rec->v = run->v;
     rec->lambda = run->lambda;
+    rec->start = run->start;
     rec->load_avg = rec->cpu_mhz = rec->cpu_max_mhz = rec->others_share = NAN; /* campaign.c */
 }
 

@@ -71,6 +71,7 @@ typedef struct {
                                 (its callback's answer), -1: no solve */
     int step_rows;           /* a closed-loop run (closed_loop.h): its steps */
     double *steps;           /* step_rows x MCB_STEP_COLS */
+    int start;               /* where it started, MCB_START_* (set by the campaign) */
 } mcb_run;
 
 void mcb_run_clear(mcb_run *r); /* frees trace, solutions and steps */

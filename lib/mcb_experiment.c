@@ -531,6 +531,20 @@ static mcb_rc get_bool(reader *R, const yaml_node_t *v, const char *field, int *
     return MCB_OK;
 }
 
+/* warm_start: true (1), false (0), or a mode of mcbench run --warm-start
+ * (none 0, recorded 1, own 2: mcb_warm_mode). */
+static mcb_rc get_warm(reader *R, const yaml_node_t *v, const char *field, int *out)
+{
+    const char *s = is_plain(v) ? scalar(v) : NULL;
+    int k = s ? mcb_warm_from_name(s) : -1;
+    if (k >= 0) {
+        *out = k;
+        return MCB_OK;
+    }
+    if (get_bool(R, v, field, out) == MCB_OK) return MCB_OK;
+    return bad(R, v, field, "expected true, false, none, recorded or own, got %s", SHOWN(v));
+}
+
 /* One of two words: 0 or 1. */
 static mcb_rc get_choice(reader *R, const yaml_node_t *v, const char *field, const char *w0,
                          const char *w1, int *out)
@@ -616,7 +630,7 @@ static mcb_rc read_budget(reader *R, const yaml_node_t *n, const char *field, mc
     if (!rc && v[B_FDIRS])
         rc = get_int(R, v[B_FDIRS], F("friction_directions"), 3, MCB_XP_FRICTION_DIRS_MAX,
                      &b->friction_directions);
-    if (!rc && v[B_WARM]) rc = get_bool(R, v[B_WARM], F("warm_start"), &b->warm_start);
+    if (!rc && v[B_WARM]) rc = get_warm(R, v[B_WARM], F("warm_start"), &b->warm_start);
 #undef F
     return rc;
 }

@@ -44,7 +44,8 @@ typedef struct {
     char *law;           /* "ncp" or "ccp"; NULL: unset */
     char *formulation;   /* run's --formulation; NULL: unset */
     int friction_directions; /* 0: unset */
-    int warm_start;      /* -1: unset; replay: --warm-start; closed loop: 0 = --cold-start */
+    int warm_start;      /* -1: unset; replay: the mcb_warm_mode of --warm-start (true:
+                            recorded, false: none); closed loop: 0 = --cold-start */
 } mcb_xp_budget;
 
 /* A group of problems. Exactly one of scene, set (with entry) or fclib. */

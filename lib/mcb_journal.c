@@ -177,6 +177,7 @@ void mcb_rec_pack(const mcb_run_rec *r, mcb_buf *b)
     put_doubles(b, r->lambda, r->m);
     put_i64(b, r->step_rows);
     put_doubles(b, r->steps, (long long)r->step_rows * MCB_STEP_COLS);
+    put_i64(b, r->start);
     /* last: a journal written before issue 28 still reads (NaN) */
     const double machine[] = {r->load_avg, r->cpu_mhz, r->cpu_max_mhz, r->others_share};
     for (size_t k = 0; k < sizeof machine / sizeof *machine; k++) put_f64(b, machine[k]);
@@ -221,6 +222,9 @@ mcb_rc mcb_rec_unpack(const void *p, size_t len, const char *ctx, mcb_run_rec *r
         r->step_rows = get_int(&c);
         if (!c.bad && r->step_rows < 0) what = "a count or status out of range";
         else r->steps = get_doubles(&c, (long long)r->step_rows * MCB_STEP_COLS, NULL);
+        /* where the run started: absent from the records of older journals */
+        if (!c.bad && c.pos < len) r->start = get_int(&c);
+        if (!c.bad && (r->start < 0 || r->start >= MCB_NSTART)) what = "start out of range";
     }
     double *machine[] = {&r->load_avg, &r->cpu_mhz, &r->cpu_max_mhz, &r->others_share};
     int has_machine = !c.bad && !what && c.pos < len;
@@ -297,6 +301,21 @@ void mcb_frame(int type, const mcb_buf *payload, mcb_buf *out)
     put(out, payload->p, payload->len);
     put(out, &crc, 4);
     if (payload->oom) out->oom = 1;
+}
+
+mcb_rc mcb_unframe_run(const mcb_buf *framed, const char *ctx, mcb_run_rec *r, mcb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    uint32_t t = 0;
+    uint64_t n = 0;
+    if (framed->len >= FRAME_HEAD + FRAME_TAIL) {
+        memcpy(&t, framed->p + 4, 4);
+        memcpy(&n, framed->p + 8, 8);
+    }
+    if (framed->len < FRAME_HEAD + FRAME_TAIL || memcmp(framed->p, FRAME_MAGIC, 4) ||
+        t != MCB_JREC_RUN || n != framed->len - FRAME_HEAD - FRAME_TAIL)
+        return mcb_fail(err, MCB_E_INPUT, "%s: not a framed run record", ctx);
+    return mcb_rec_unpack(framed->p + FRAME_HEAD, (size_t)n, ctx, r, err);
 }
 
 /* ---------------------------------------------------------------- writing */

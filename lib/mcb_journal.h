@@ -40,6 +40,9 @@ mcb_rc mcb_ctx_unpack(const void *p, size_t len, const char *ctx, mcb_results_da
 /* The framed form of one record (header, payload, CRC), ready to append. */
 enum { MCB_JREC_CONTEXT = 1, MCB_JREC_RUN = 2 };
 void mcb_frame(int type, const mcb_buf *payload, mcb_buf *out);
+/* The run record a framed run record holds (mcb_rec_unpack of its payload;
+ * a frame that is not one whole run record is MCB_E_INPUT). */
+mcb_rc mcb_unframe_run(const mcb_buf *framed, const char *ctx, mcb_run_rec *r, mcb_err *err);
 
 /* Writing: creates a new journal (O_EXCL: an existing one is an unfinished
  * campaign, never overwritten) or reopens one for appending after cutting a

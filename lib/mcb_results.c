@@ -241,7 +241,7 @@ const char *mcb_csv_header(void)
         }
         off = strlen(header);
         snprintf(header + off, sizeof header - off,
-                 ",reason,load_avg,cpu_mhz,cpu_max_mhz,others_share");
+                 ",warm_start,start,reason,load_avg,cpu_mhz,cpu_max_mhz,others_share");
     }
     return header;
 }
@@ -276,9 +276,9 @@ static unsigned long long fnv1a(const char *s)
 }
 
 /* What a CSV row needs from the campaign: the trace column of its stop
- * metric, its tolerance, time limit and tiers. */
+ * metric, its tolerance, time limit and tiers, its warm-start mode. */
 typedef struct {
-    int col, ntiers;
+    int col, ntiers, warm_start;
     double tol, time_limit_s, tiers[MCB_MAX_TIERS];
 } csv_ctx;
 
@@ -289,6 +289,7 @@ static void csv_ctx_of(const mcb_results_data *D, csv_ctx *X)
     X->tol = D->tol;
     X->time_limit_s = D->time_limit_s;
     X->ntiers = mcb_campaign_tiers(D->settings, D->tol, X->tiers);
+    X->warm_start = D->warm_start;
 }
 
 /* own_status, own_stop, met_before_stop, then per tier slot its tolerance,
@@ -350,7 +351,7 @@ static int write_csv_row(FILE *f, const mcb_run_rec *r, const csv_ctx *X)
         fputs(",0,,,,,,,,,", f);
     }
     csv_claims_tiers(f, r, X);
-    fputc(',', f);
+    fprintf(f, ",%s,%s,", mcb_warm_name(X->warm_start), mcb_start_name(r->start));
     csv_str(f, r->reason ? r->reason : "");
     const double machine[] = {r->load_avg, r->cpu_mhz, r->cpu_max_mhz, r->others_share};
     for (size_t k = 0; k < sizeof machine / sizeof *machine; k++) csv_num(f, machine[k]);
@@ -420,6 +421,7 @@ static int write_run(hid_t runs, int k, const mcb_run_rec *r)
                                mcb_step_column);
     if (!rc && r->v && r->n > 0) rc = mcb_h5_write_doubles(g, "v", r->v, r->n);
     if (!rc && r->lambda) rc = mcb_h5_write_doubles(g, "lambda", r->lambda, r->m);
+    if (!rc && r->start) rc = mcb_h5_attr_write_str(g, "start", mcb_start_name(r->start));
     H5Gclose(g);
     return rc;
 }
@@ -527,7 +529,15 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
     if (mcb_h5_exists(g, "lambda") &&
         (rc = mcb_h5_read_doubles(g, "lambda", r->m, ctx, &r->lambda, err)))
         return rc;
-    return MCB_OK;
+    if (mcb_h5_attr_exists(g, "start")) { /* optional: where the run started */
+        char *s = NULL;
+        if ((rc = mcb_h5_attr_get_str(g, "start", ctx, &s, err))) return rc;
+        r->start = mcb_start_from_name(s);
+        if (r->start <= 0)
+            rc = mcb_fail(err, MCB_E_INPUT, "%s: start '%.64s' is unknown", ctx, s);
+        free(s);
+    }
+    return rc;
 }
 
 static mcb_rc read_context(hid_t f, const char *path, mcb_results_data *D, mcb_err *err)

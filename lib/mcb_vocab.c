@@ -183,6 +183,28 @@ int mcb_timed_from_name(const char *s)
     return -1;
 }
 
+static const char *const warm_names[] = {"none", "recorded", "own"};
+static const char *const start_names[] = {"", "zero", "recorded", "own", "own-v", "fallback"};
+
+/* The word of value k in names[0..n-1]; `other` out of range. */
+static const char *word_of(const char *const *names, int n, int k, const char *other)
+{
+    return k >= 0 && k < n ? names[k] : other;
+}
+
+/* The index of `name` in names[0..n-1]; -1 if absent. */
+static int index_of(const char *const *names, int n, const char *name)
+{
+    for (int k = 0; k < n; k++)
+        if (name && !strcmp(name, names[k])) return k;
+    return -1;
+}
+
+const char *mcb_warm_name(int mode) { return word_of(warm_names, MCB_NWARM, mode, "unknown"); }
+int mcb_warm_from_name(const char *name) { return index_of(warm_names, MCB_NWARM, name); }
+const char *mcb_start_name(int start) { return word_of(start_names, MCB_NSTART, start, ""); }
+int mcb_start_from_name(const char *name) { return index_of(start_names, MCB_NSTART, name); }
+
 /* --- descriptors ----------------------------------------------------- */
 const char *mcb_desc_from_name(int from)
 {

@@ -77,6 +77,34 @@ const char *mcb_timed_name(int timed);
 /* The MCB_TIMED_* value named `name`; -1 if unknown. */
 int mcb_timed_from_name(const char *name);
 
+/* --- warm starts (mcbench run --warm-start) --------------------------- */
+/* Where each run of a replay campaign starts (mcb_settings.warm_start holds
+ * it; a solver only tests it for non-zero and then starts from the
+ * problem's v0, lambda0 where present). */
+typedef enum {
+    MCB_WARM_NONE = 0,     /* from zero (a cold start) */
+    MCB_WARM_RECORDED = 1, /* from the problem's recorded guess, init/v and init/lambda */
+    MCB_WARM_OWN = 2       /* from what the same solver returned for the previous step
+                              of the same trajectory (harness/campaign.c) */
+} mcb_warm_mode;
+#define MCB_NWARM 3
+const char *mcb_warm_name(int mode);     /* "none", "recorded", "own"; "unknown" */
+int mcb_warm_from_name(const char *name); /* -1 if unknown */
+
+/* Where one run did start (mcb_run_rec.start), what the mode gave it. */
+enum {
+    MCB_START_UNKNOWN = 0,  /* not recorded: a closed-loop run, an older file */
+    MCB_START_ZERO,         /* zero: mode none, or no recorded guess */
+    MCB_START_RECORDED,     /* the recorded guess: mode recorded, or own on a first step */
+    MCB_START_OWN,          /* own: (v, lambda) of the previous step's run */
+    MCB_START_OWN_V,        /* own v; lambda recorded: the constraint blocks changed */
+    MCB_START_FALLBACK,     /* own mode, the previous step's run returned no usable
+                               solution (failed, diverged, non-finite, other n): recorded */
+    MCB_NSTART
+};
+const char *mcb_start_name(int start); /* "" (unknown), "zero", ...; "" out of range */
+int mcb_start_from_name(const char *name); /* -1 if unknown */
+
 /* --- traces ----------------------------------------------------------- */
 /* Trace columns: iteration, solver time so far, every metric, own residual. */
 #define MCB_TRACE_COLS (3 + MCB_NMETRICS)

@@ -301,6 +301,11 @@ static void write_md_head(FILE *f, const campaign *A, const campaign *B, const m
                    "%g, %d iterations, %g s.\n\n",
                 A->D->stop_metric, A->D->tol, A->D->max_iters, A->D->time_limit_s,
                 B->D->stop_metric, B->D->tol, B->D->max_iters, B->D->time_limit_s);
+    if (A->D->warm_start != B->D->warm_start)
+        fprintf(f, "**Note: the warm starts differ**: OLD `--warm-start %s`, NEW `--warm-start "
+                   "%s` (docs/metrics.md, \"Warm starts\"): iterations and times then differ "
+                   "from the start point, not from the solver.\n\n",
+                mcb_warm_name(A->D->warm_start), mcb_warm_name(B->D->warm_start));
     for (int w = 0; w < 2; w++) {
         const campaign *X = w ? B : A, *Y = w ? A : B;
         char buf[600] = "";

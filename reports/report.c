@@ -254,7 +254,11 @@ static void write_context(FILE *html, const mcb_results_data *D, const char *res
                   "(setup included), tolerance %g on the harness&#39;s <b>",
             D->threads, D->max_iters, D->time_limit_s, D->tol);
     mcb_html_escape(html, D->stop_metric);
-    fputs("</b> residual.</p>\n", html);
+    static const char *const starts[] = {
+        "from zero", "from the problems' recorded guesses",
+        "each step from the same solver's solution of the previous step"};
+    fprintf(html, "</b> residual. Warm start <b>%s</b>: %s.</p>\n", mcb_warm_name(D->warm_start),
+            D->warm_start >= 0 && D->warm_start < MCB_NWARM ? starts[D->warm_start] : "unknown");
 }
 
 /* 1 when some solver solved problem p. */

@@ -940,7 +940,10 @@ static void fmt_budget(char *b, size_t n, const mcb_xp_budget *B)
     if (B->law) ADD("law %s", B->law);
     if (B->formulation) ADD("formulation %s", B->formulation);
     if (B->friction_directions > 0) ADD("%d friction directions", B->friction_directions);
-    if (B->warm_start >= 0) ADD("%s start", B->warm_start ? "warm" : "cold");
+    if (B->warm_start >= 0)
+        ADD("%s start", B->warm_start == MCB_WARM_OWN ? "own warm"
+                        : B->warm_start                ? "warm"
+                                                       : "cold");
 #undef ADD
 }
 

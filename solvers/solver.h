@@ -54,7 +54,10 @@ typedef struct {
     double time_limit_s; /* wall clock, setup included; <= 0: unlimited */
     double tol;          /* harness tolerance on the stop metric */
     int threads;         /* OpenMP threads */
-    int warm_start;      /* start from the problem's initial guess if it has one */
+    int warm_start;      /* non-zero: start from the problem's initial guess (v0, lambda0)
+                            where it has one; the value is the campaign's mcb_warm_mode
+                            (under MCB_WARM_OWN the harness puts the solver's own previous
+                            step in v0, lambda0): a solver only tests it for non-zero */
 } mcb_settings;
 
 void mcb_settings_default(mcb_settings *s);

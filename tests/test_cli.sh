@@ -101,6 +101,34 @@ check run-formulation 0 "$mcb" run "$d/s.h5" -o "$d/rf.h5" --solvers psor-lcp,pg
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
          $col["solver"] == "psor-lcp" && $col["status"] != "skipped" && $col["form_residual"] != "" { n++ }
          END { exit !(n == 2) }' "$d/rf.csv" || { fail=$((fail+1)); echo "FAIL run-formulation: psor-lcp did not run"; }
+# --warm-start MODE (docs/metrics.md, "Warm starts"): bare, it is the old flag
+# (recorded); a bad value is named; own starts step 1 from the solver's step 0,
+# records each run's start in the CSV, continues under --resume, and refuses
+# --shard and --mpi
+check warm-bare 0 "$mcb" run "$d/s.h5" -o "$d/w0.h5" --solvers pgs --iters 50 --warm-start
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+         $col["warm_start"] == "recorded" && $col["start"] == "recorded" { n++ }
+         END { exit !(n == 2) }' "$d/w0.csv" || { fail=$((fail+1)); echo "FAIL warm-bare: not recorded"; }
+check warm-bad 2 "$mcb" run "$d/s.h5" -o "$d/w1.h5" --solvers pgs --warm-start owm
+expect_err warm-bad "--warm-start wants none, recorded or own, got 'owm'"
+absent warm-bad "$d/w1.h5" "$d/w1.csv"
+check warm-own 0 "$mcb" run "$d/s.h5" -o "$d/w2.h5" --solvers pgs --iters 50 --warm-start own
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+         { s[$col["problem"]] = $col["warm_start"] "/" $col["start"] }
+         END { exit !(s["stack-2x2x2-step0000"] == "own/recorded" && s["stack-2x2x2-step0001"] == "own/own") }' \
+  "$d/w2.csv" || { fail=$((fail+1)); echo "FAIL warm-own: starts"; cat "$d/w2.csv"; }
+check warm-own-shard 2 "$mcb" run "$d/s.h5" -o "$d/w3.h5" --solvers pgs --warm-start own --shard 0/2
+expect_err warm-own-shard "--warm-start own cannot be combined with --shard"
+# resumed: step 1 starts from step 0's solution recorded by the first process
+check warm-own-part 0 "$mcb" run "$d/s.h5" -o "$d/w5.h5" --solvers pgs --iters 50 --warm-start own --problems '*step0000'
+check warm-own-resume 0 "$mcb" run "$d/s.h5" --resume "$d/w5.h5" --solvers pgs --iters 50 --warm-start own
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+         { s[$col["problem"]] = $col["start"] }
+         END { exit !(s["stack-2x2x2-step0000"] == "recorded" && s["stack-2x2x2-step0001"] == "own") }' \
+  "$d/w5.csv" || { fail=$((fail+1)); echo "FAIL warm-own-resume: starts"; cat "$d/w5.csv"; }
+check warm-own-mpi 2 "$mcb" run "$d/s.h5" -o "$d/w4.h5" --solvers pgs --warm-start own --mpi
+expect_err warm-own-mpi "--warm-start own cannot be combined with --mpi"
+absent warm-own-refused "$d/w3.h5" "$d/w4.h5"
 check run-formulation-bad 2 "$mcb" run "$d/s.h5" -o "$d/rf2.h5" --formulation nope
 check report-not-results 2 "$mcb" report "$d/s.h5" -o "$d/rep2"
 expect_err report-not-results "is a problem file"

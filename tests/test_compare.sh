@@ -75,6 +75,12 @@ run tight "$mcb" run stack.h5 -o tight.h5 --solvers pgs,pj --iters 5 --tol 1e-6 
 run status "$mcb" compare old.h5 tight.h5
 has status '^\| stack/[^|]* \| pj \| solved \| max-iterations \|.*STATUS' "$d/out"
 has status "budgets differ" "$d/out"
+hasnt status "warm starts differ" "$d/out"
+
+# the same budget from each solver's own previous step: the warm starts' note
+run own "$mcb" run stack.h5 -o own.h5 --solvers pgs,pj "${common[@]}" --warm-start own
+run own-cmp "$mcb" compare old.h5 own.h5 --time-tol 1e9
+has own-cmp 'warm starts differ.*OLD `--warm-start none`, NEW `--warm-start own`' "$d/out"
 if "$mcb" compare old.h5 tight.h5 --fail-on-flag >/dev/null 2>&1; then bad "fail-on-flag: exit 0"; else
   [ $? = 3 ] && ok || bad "fail-on-flag: exit not 3"; fi
 

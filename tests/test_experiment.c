@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness/experiment.h"
+#include "lib/mcb_vocab.h"
 
 #define XP_DIR MCB_SOURCE_DIR "/tests/data/experiments"
 
@@ -393,6 +394,30 @@ static void expect_text(const char *name, const char *text, const char *needle)
     "protocol: replay\nproblems: [{id: s, scene: stir, args: \"--spheres 8\"}]\n" \
     "solvers: [{id: p, solver: pgs}]\n"
 
+/* budget.warm_start: a mode of mcbench run --warm-start besides true/false. */
+START_TEST(warm_start_words)
+{
+    const char *words[] = {"none", "recorded", "own", "true", "false"};
+    const int want[] = {MCB_WARM_NONE, MCB_WARM_RECORDED, MCB_WARM_OWN, 1, 0};
+    for (int k = 0; k < 5; k++) {
+        char dir[] = "/tmp/mcb_test_xp_XXXXXX", path[256];
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/wk.yaml", dir);
+        FILE *fp = fopen(path, "w");
+        fprintf(fp, HEAD("wk") "budget: {warm_start: %s}\nlayout:\n  columns: [{id: c, problems: "
+                "s, quantity: time_ms}]\n  rows: [{id: r, solver: p}]\n", words[k]);
+        fclose(fp);
+        mcb_xp_spec *S = NULL;
+        mcb_err err = {{0}};
+        ck_assert_msg(mcb_xp_read_checked(path, &S, &err) == MCB_OK, "%s", err.msg);
+        ck_assert_int_eq(S->budget.warm_start, want[k]);
+        mcb_xp_free(&S);
+        unlink(path);
+        rmdir(dir);
+    }
+}
+END_TEST
+
 START_TEST(bad_inline)
 {
     expect_text("empty", "", "empty.yaml: empty experiment spec");
@@ -424,6 +449,9 @@ START_TEST(bad_inline)
                 "b.yaml:8: budget.stop: expected one of dyn_abs, dyn_rel, fb, fb_max, natmap, zres,"
                 " got 'pen_max'");
     expect_text("two", HEAD("two") "title: again\n", "two.yaml:8: title: given twice");
+    expect_text("wm", HEAD("wm") "budget: {warm_start: maybe}\n",
+                "wm.yaml:8: budget.warm_start: expected true, false, none, recorded or own, got "
+                "'maybe'");
     expect_text("q", HEAD("q") "quick: {iters: 3}\n", "q.yaml:8: quick.iters: unknown key (known: budget)");
     expect_text("fac", HEAD("fac") "verdict: {count: {factor: 1}}\n",
                 "fac.yaml:8: verdict.count.factor: expected a factor > 1");
@@ -496,6 +524,7 @@ int main(void)
     tcase_add_test(tc, list_and_locate);
     tcase_add_loop_test(tc, bad_spec, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
     tcase_add_test(tc, bad_inline);
+    tcase_add_test(tc, warm_start_words);
     tcase_add_test(tc, missing_file);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);

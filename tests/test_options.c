@@ -132,6 +132,61 @@ START_TEST(every_type)
 }
 END_TEST
 
+/* A choice with a bare word (a flag turned into a choice, --warm-start):
+ * alone at the end or before an option it means that word; followed by a
+ * word, that word; followed by anything else, an error naming both uses. */
+static const char *const starts[] = {"none", "recorded", "own", NULL};
+static const mcb_cli_opt bare_opts[] = {
+    {.short_name = 'o', .type = MCB_CLI_STRING, .offset = offsetof(args_t, out), .metavar = "OUT",
+     .help = "the output"},
+    {"--start", 0, MCB_CLI_CHOICE, offsetof(args_t, mode), .words = starts, .bare = "recorded",
+     .help = "where to start"},
+    {0},
+};
+static const mcb_cli_cmd bare_cmd = {"demo", "usage: mcbench demo FILE...\n", "", bare_opts, 0};
+
+START_TEST(bare_choice)
+{
+    args_t a;
+    mcb_cli_args p;
+    char err[1024];
+    struct {
+        int argc;
+        char *argv[4];
+        int rc, mode, npos;
+    } cases[] = {
+        {2, {"demo", "--start"}, MCB_CLI_GO_ON, 1, 0},
+        {4, {"demo", "--start", "-o", "x"}, MCB_CLI_GO_ON, 1, 0},
+        {3, {"demo", "--start", "own"}, MCB_CLI_GO_ON, 2, 0},
+        {4, {"demo", "f.h5", "--start", "none"}, MCB_CLI_GO_ON, 0, 1},
+        {3, {"demo", "--start", "f.h5"}, MCB_CLI_EXIT_INPUT, -1, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        defaults(&a);
+        a.mode = -1;
+        int rc = parse(&bare_cmd, cases[k].argc, cases[k].argv, &a, &p, err, sizeof err);
+        ck_assert_int_eq(rc, cases[k].rc);
+        if (rc != MCB_CLI_GO_ON) {
+            ck_assert_msg(strstr(err, "--start wants none, recorded or own, got 'f.h5' (--start "
+                                      "alone, before another option or at the end, means "
+                                      "recorded)"), "%s", err);
+            continue;
+        }
+        ck_assert_int_eq(a.mode, cases[k].mode);
+        ck_assert_int_eq(p.npos, cases[k].npos);
+        ck_assert(mcb_cli_given(&bare_cmd, &p, "--start"));
+        mcb_cli_free(&bare_cmd, &a, &p);
+    }
+    FILE *t = tmpfile(); /* the help shows the value as optional */
+    mcb_cli_help(&bare_cmd, &a, t);
+    rewind(t);
+    size_t n = fread(err, 1, sizeof err - 1, t);
+    err[n] = '\0';
+    fclose(t);
+    ck_assert_msg(strstr(err, "--start [none|recorded|own]"), "%s", err);
+}
+END_TEST
+
 /* Each bad value: exit 2 and the message naming the option, its range and the value. */
 START_TEST(range_errors)
 {
@@ -275,6 +330,7 @@ int main(void)
     Suite *s = suite_create("options");
     TCase *tc = tcase_create("options");
     tcase_add_test(tc, every_type);
+    tcase_add_test(tc, bare_choice);
     tcase_add_test(tc, range_errors);
     tcase_add_test(tc, unknown_and_missing);
     tcase_add_test(tc, passthrough);

@@ -70,6 +70,7 @@ nonempty files "$d/rep" index.html problems.csv problems.md s_set.html t_set.htm
 links report "$d/rep"
 pages report "$d/rep" s t
 grep -qF "<a href='../runs/r.h5'>" rep/index.html && ok || bad "results file not linked as ../runs/r.h5"
+grep -qF "Warm start <b>none</b>: from zero." rep/index.html && ok || bad "summary: no warm start mode"
 
 # problems.csv: a header naming set, problem, best and 3 columns per solver;
 # one row per (set, problem) of the campaign, in the order of r.csv

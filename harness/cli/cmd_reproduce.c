@@ -322,7 +322,8 @@ static void budget_words(argvec *a, const mcb_xp_budget *b, int loop)
         if (b->time_s >= 0)
             av_add(a, "--time-limit"), av_add(a, mcb_cli_num_text(b->time_s, num, sizeof num));
         if (b->tol >= 0) av_add(a, "--tol"), av_add(a, mcb_cli_num_text(b->tol, num, sizeof num));
-        if (b->warm_start == 1) av_add(a, "--warm-start");
+        if (b->warm_start == MCB_WARM_RECORDED) av_add(a, "--warm-start");
+        if (b->warm_start == MCB_WARM_OWN) av_add(a, "--warm-start"), av_add(a, "own");
     }
     if (b->stop) av_add(a, "--stop-metric"), av_add(a, b->stop);
     if (b->repeat > 0) av_add(a, "--repeat"), av_addf(a, "%d", b->repeat);

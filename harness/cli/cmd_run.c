@@ -56,6 +56,7 @@ static const char *const describe_words[] = {"auto", "never", NULL};         /* 
 static const char *const check_words[] = {"auto", "never", NULL};
 static const int check_values[] = {MCB_CHECK_AUTO, MCB_CHECK_NEVER};
 static const char *const trace_words[] = {"checks", NULL};
+static const char *const warm_words[] = {"none", "recorded", "own", NULL}; /* mcb_warm_mode */
 static const int trace_values[] = {MCB_TRACE_CHECKS};
 
 /* The options run and simulate share, in three runs of the help's order. */
@@ -144,8 +145,18 @@ static const mcb_cli_opt run_opts[] = {
              "tier, the success rate, time and iterations to it, profiles, rankings and shifted "
              "geometric means (docs/metrics.md)"},
     RUN_SHARED_B
-    {"--warm-start", 0, MCB_CLI_FLAG, RUN(o.settings.warm_start),
-     .help = "start from the problem's initial guess when it has one"},
+    {"--warm-start", 0, MCB_CLI_CHOICE, RUN(o.settings.warm_start), .words = warm_words,
+     .map = mcb_warm_from_name, .bare = "recorded",
+     .help = "where each solve starts (docs/metrics.md, \"Warm starts\"): none (zero), "
+             "recorded (the problem's recorded guess, init/v and init/lambda, where it has "
+             "one; --warm-start alone means this), or own: on problems that are consecutive "
+             "steps of one trajectory (same scene and source, step + 1), each step starts from "
+             "the (v, lambda) the same solver returned for the previous step; a trajectory's "
+             "first step, and a step after a run that returned no finite solution, start from "
+             "the recorded guess; lambda is carried only when the constraint blocks are "
+             "unchanged (else the recorded lambda). own saves the solutions (as "
+             "--save-solutions: --resume continues from them) and cannot be combined with "
+             "--shard or --mpi; each run's start is recorded (CSV column start)"},
     {"--save-solutions", 0, MCB_CLI_FLAG, RUN(o.save_solutions),
      .help = "store the final (v, lambda) of every run"},
     RUN_SHARED_C
@@ -299,6 +310,13 @@ static int run_settle(run_args *a, const mcb_cli_args *p)
         a->o.settings.time_limit_s = 10.0;
     int status = settle_shard_resume("run", a);
     if (status) return status;
+    if (a->o.settings.warm_start == MCB_WARM_OWN) {
+        a->o.save_solutions = 1; /* each step's solution is the next one's start */
+        mcb_campaign c = a->C;
+        c.o = &a->o;
+        mcb_err err;
+        if (mcb_campaign_check_warm(&c, &err)) return mcb_cli_usage_error("run", "%s", err.msg);
+    }
     if (!p->npos) return mcb_cli_usage_error("run", "needs at least one FILE.h5");
     return settle_tiers(a, p->given[mcb_cli_find(&run_cmd, "--tol")]);
 }

@@ -188,6 +188,9 @@ static int set_value(const mcb_cli_cmd *c, const mcb_cli_opt *o, const char *opt
     }
     if (!bad) return 0;
     range_text(o, what, sizeof what);
+    if (o->bare)
+        return mcb_cli_usage_error(c->name, "%s wants %s, got '%s' (%s alone, before another "
+                                   "option or at the end, means %s)", opt, what, v, opt, o->bare);
     return mcb_cli_usage_error(c->name, "%s wants %s, got '%s'", opt, what, v);
 }
 
@@ -223,6 +226,10 @@ int mcb_cli_parse(const mcb_cli_cmd *c, int argc, char **argv, void *target, mcb
             status = mcb_cli_usage_error(c->name, "unknown option %s", arg);
         } else if (i < 0) {
             a->pos[a->npos++] = argv[k];
+        } else if (c->opts[i].bare && (k + 1 >= argc || argv[k + 1][0] == '-')) {
+            a->given[i] = k; /* the old flag's spelling: its bare word */
+            int rc = set_value(c, &c->opts[i], arg, c->opts[i].bare, target);
+            if (rc) status = rc;
         } else if (c->opts[i].type != MCB_CLI_FLAG && k + 1 >= argc) {
             status = mcb_cli_usage_error(c->name, "option %s needs a value", arg);
         } else {
@@ -299,9 +306,9 @@ static void help_entry(const mcb_cli_opt *o, const void *target, FILE *f)
     }
     char sh[4] = "";
     if (o->short_name) snprintf(sh, sizeof sh, "-%c", o->short_name);
-    snprintf(left, sizeof left, "  %s%s%s%s%s", sh, o->short_name && o->name ? ", " : "",
-             o->name ? o->name : "", o->type == MCB_CLI_FLAG ? "" : " ",
-             o->type == MCB_CLI_FLAG ? "" : meta ? meta : "X");
+    snprintf(left, sizeof left, "  %s%s%s%s%s%s%s", sh, o->short_name && o->name ? ", " : "",
+             o->name ? o->name : "", o->type == MCB_CLI_FLAG ? "" : " ", o->bare ? "[" : "",
+             o->type == MCB_CLI_FLAG ? "" : meta ? meta : "X", o->bare ? "]" : "");
     const char *d = default_text(o, target, dflt, sizeof dflt);
     range[0] = '\0';
     if (o->type == MCB_CLI_CHOICE && o->metavar) { /* else the words are in left */

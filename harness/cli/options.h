@@ -55,6 +55,10 @@ typedef struct {
     const char *def;  /* the default shown in the help; NULL: read from the target field
                          (after the command's defaults); "": none shown */
     const char *help; /* what it does, without its default or range (generated) */
+    /* CHOICE only: the word the option stands for when given without one, at the end
+     * of the line or before another option (a flag that became a choice keeps its old
+     * spelling); NULL: a value is required */
+    const char *bare;
 } mcb_cli_opt;
 
 /* The -o option most commands have: a string field of struct st. */
