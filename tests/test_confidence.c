@@ -17,6 +17,7 @@
 #include <check.h>
 
 #include "check_main.h"
+#include "fixtures.h"
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -175,10 +176,9 @@ typedef struct {
 static void write_campaign(const char *dir, const char *name, const campaign_spec *c, char *h5,
                            size_t len)
 {
-    char csv[300], jr[320];
+    char csv[300];
     snprintf(h5, len, "%s/%s.h5", dir, name);
     snprintf(csv, sizeof csv, "%s/%s.csv", dir, name);
-    mcb_journal_path(h5, jr, sizeof jr);
     char set[] = "s", prob[] = "p0", solver[] = "pgs", none[] = "", metric[] = "natmap";
     char text[] = "test", cpu[128];
     snprintf(cpu, sizeof cpu, "%s", c->cpu);
@@ -194,26 +194,16 @@ static void write_campaign(const char *dir, const char *name, const campaign_spe
     ctx.cpu_count = 2;
     ctx.repeat = c->nreps;
     ctx.total_runs = c->nreps;
+    mcb_run_rec runs[16];
+    for (int k = 0; k < c->nreps; k++)
+        runs[k] = (mcb_run_rec){.problem_set = set, .problem = prob, .solver = solver,
+                                .reason = none, .config = none, .run_index = k, .rep = k,
+                                .status = MCB_ST_SOLVED, .iterations = 10, .n = 6, .m = 6,
+                                .solve_s = c->t[k], .load_avg = c->load, .cpu_mhz = c->mhz,
+                                .cpu_max_mhz = c->max_mhz, .others_share = c->share};
     mcb_err err;
-    mcb_journal *J = NULL;
-    ck_assert_msg(mcb_journal_create(jr, &ctx, &J, &err) == MCB_OK, "%s", err.msg);
-    for (int k = 0; k < c->nreps; k++) {
-        mcb_run_rec r = {.problem_set = set, .problem = prob, .solver = solver, .reason = none,
-                         .config = none, .run_index = k, .rep = k, .status = MCB_ST_SOLVED,
-                         .iterations = 10, .n = 6, .m = 6, .solve_s = c->t[k],
-                         .load_avg = c->load, .cpu_mhz = c->mhz, .cpu_max_mhz = c->max_mhz,
-                         .others_share = c->share};
-        ck_assert_msg(mcb_journal_append_run(J, &r, &err) == MCB_OK, "%s", err.msg);
-    }
-    mcb_journal_close(&J);
-    mcb_results_src *S = NULL;
-    ck_assert_msg(mcb_results_src_open(jr, &S, &err) == MCB_OK, "%s", err.msg);
-    mcb_pick picks[16];
-    for (int k = 0; k < c->nreps; k++) picks[k] = (mcb_pick){S, k};
-    ck_assert_msg(mcb_results_write(h5, csv, &ctx, picks, c->nreps, &err) == MCB_OK, "%s",
+    ck_assert_msg(fx_write_results(h5, csv, &ctx, runs, c->nreps, &err) == MCB_OK, "%s",
                   err.msg);
-    mcb_results_src_close(&S);
-    unlink(jr);
 }
 
 static const char cpu_a[] = "Test CPU A @ 3.0GHz", cpu_b[] = "Test CPU B @ 2.0GHz";
@@ -289,17 +279,6 @@ START_TEST(others_share_by_hand)
 }
 END_TEST
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 20);
-    size_t n = fread(buf, 1, (1 << 20) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* A campaign with others' share 50%, one with load 5 on 2 CPUs, one at
  * 1000 of 3000 MHz: flagged; a quiet one (1%, load 0.5) not; the report
  * warns for the busy one and not for the quiet one. */
@@ -326,9 +305,7 @@ START_TEST(busy_and_throttled_machines_flagged)
         mcb_results_data_free(&D);
         snprintf(out, sizeof out, "%s/rep%d", dir, k);
         ck_assert_msg(mcb_report(h5, out, NULL, &err) == MCB_OK, "%s", err.msg);
-        char idx[400];
-        snprintf(idx, sizeof idx, "%s/index.html", out);
-        char *t = slurp(idx);
+        char *t = fx_slurp(out, "index.html");
         ck_assert_ptr_nonnull(t);
         ck_assert_int_eq(strstr(t, "Warning: the machine was busy") != NULL, busy[k]);
         ck_assert_int_eq(strstr(t, "Warning: the CPU was throttled") != NULL, throttled[k] > 0);
@@ -370,7 +347,7 @@ END_TEST
  * as NaN, and the report says it was not recorded. */
 START_TEST(old_files_read_as_nan)
 {
-    char dir[] = "/tmp/mcb_oldXXXXXX", h5[300], out[300], idx[400];
+    char dir[] = "/tmp/mcb_oldXXXXXX", h5[300], out[300];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     const campaign_spec spec = {cpu_a, 3, t_old, 5.0, 0.5, 1000, 3000};
     write_campaign(dir, "old", &spec, h5, sizeof h5);
@@ -403,8 +380,7 @@ START_TEST(old_files_read_as_nan)
     mcb_results_data_free(&D);
     snprintf(out, sizeof out, "%s/rep", dir);
     ck_assert_msg(mcb_report(h5, out, NULL, &err) == MCB_OK, "%s", err.msg);
-    snprintf(idx, sizeof idx, "%s/index.html", out);
-    char *t = slurp(idx);
+    char *t = fx_slurp(out, "index.html");
     ck_assert_ptr_nonnull(t);
     ck_assert(strstr(t, "Machine during the runs: not recorded") != NULL);
     ck_assert(strstr(t, "Warning") == NULL);
