@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #include "harness/campaign.h"
 #include "harness/whole_step.h"
+#include "harness/machine.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -582,13 +583,22 @@ static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
     run.own_status = run.own_stop = -1;
     const mcb_solver_choice *ch = &C->solvers[it->s];
     const mcb_campaign_opts *o = ch->opts ? ch->opts : C->o;
+    mcb_machine_mark before, after;
+    mcb_machine_mark_now(&before);
     mcb_rc rc = C->loop ? mcb_loop_run(loop_instance(C, it->f, it->p), ch->def, ch->params, o, &run, err)
                         : mcb_run_one(x->P, x->ws, ch->def, ch->params, o, &run, err);
+    mcb_machine_mark_now(&after);
     run.start = C->loop ? MCB_START_UNKNOWN : x->start;
     if (!rc) {
         mcb_run_rec rec;
         mcb_buf payload = {0};
         mcb_rec_view(&run, it->index, x->L->config[it->s], &rec);
+        mcb_machine_state ms;
+        mcb_machine_between(&before, &after, (int)sysconf(_SC_NPROCESSORS_ONLN), &ms);
+        rec.load_avg = ms.load_avg;
+        rec.cpu_mhz = ms.cpu_mhz;
+        rec.cpu_max_mhz = ms.cpu_max_mhz;
+        rec.others_share = ms.others_share;
         mcb_rec_pack(&rec, &payload);
         mcb_frame(MCB_JREC_RUN, &payload, x->framed);
         mcb_buf_free(&payload);

@@ -7,6 +7,7 @@
 #include "harness/context.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,7 @@ void mcb_rec_view(const mcb_run *run, int run_index, const char *config, mcb_run
     rec->v = run->v;
     rec->lambda = run->lambda;
     rec->start = run->start;
+    rec->load_avg = rec->cpu_mhz = rec->cpu_max_mhz = rec->others_share = NAN; /* campaign.c */
 }
 
 void mcb_settings_words(const mcb_campaign_opts *o, char *buf, size_t len)

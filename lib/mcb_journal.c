@@ -178,6 +178,9 @@ void mcb_rec_pack(const mcb_run_rec *r, mcb_buf *b)
     put_i64(b, r->step_rows);
     put_doubles(b, r->steps, (long long)r->step_rows * MCB_STEP_COLS);
     put_i64(b, r->start);
+    /* last: a journal written before issue 28 still reads (NaN) */
+    const double machine[] = {r->load_avg, r->cpu_mhz, r->cpu_max_mhz, r->others_share};
+    for (size_t k = 0; k < sizeof machine / sizeof *machine; k++) put_f64(b, machine[k]);
 }
 
 static mcb_rc unpack_fail(cursor *c, const char *ctx, const char *what, mcb_err *err)
@@ -223,6 +226,10 @@ mcb_rc mcb_rec_unpack(const void *p, size_t len, const char *ctx, mcb_run_rec *r
         if (!c.bad && c.pos < len) r->start = get_int(&c);
         if (!c.bad && (r->start < 0 || r->start >= MCB_NSTART)) what = "start out of range";
     }
+    double *machine[] = {&r->load_avg, &r->cpu_mhz, &r->cpu_max_mhz, &r->others_share};
+    int has_machine = !c.bad && !what && c.pos < len;
+    for (size_t k = 0; k < sizeof machine / sizeof *machine; k++)
+        *machine[k] = has_machine ? get_f64(&c) : NAN;
     if (!c.bad && !what && c.pos != len) what = "trailing bytes";
     if (!c.bad && !what && r->trace_rows > 0 && !r->trace) what = "trace missing";
     if (!c.bad && !what && r->step_rows > 0 && !r->steps) what = "steps missing";

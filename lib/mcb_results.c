@@ -240,7 +240,8 @@ const char *mcb_csv_header(void)
                      t, t, t);
         }
         off = strlen(header);
-        snprintf(header + off, sizeof header - off, ",warm_start,start,reason");
+        snprintf(header + off, sizeof header - off,
+                 ",warm_start,start,reason,load_avg,cpu_mhz,cpu_max_mhz,others_share");
     }
     return header;
 }
@@ -352,6 +353,8 @@ static int write_csv_row(FILE *f, const mcb_run_rec *r, const csv_ctx *X)
     csv_claims_tiers(f, r, X);
     fprintf(f, ",%s,%s,", mcb_warm_name(X->warm_start), mcb_start_name(r->start));
     csv_str(f, r->reason ? r->reason : "");
+    const double machine[] = {r->load_avg, r->cpu_mhz, r->cpu_max_mhz, r->others_share};
+    for (size_t k = 0; k < sizeof machine / sizeof *machine; k++) csv_num(f, machine[k]);
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
@@ -371,6 +374,10 @@ static int write_named_table(hid_t g, const char *name, const double *x, int row
     if (d >= 0) H5Dclose(d);
     return rc;
 }
+
+/* The machine's state during a run (optional: NaN when absent). */
+static const char *const machine_attrs[4] = {"load_avg", "cpu_mhz", "cpu_max_mhz",
+                                             "others_share"};
 
 static int write_run(hid_t runs, int k, const mcb_run_rec *r)
 {
@@ -395,6 +402,8 @@ static int write_run(hid_t runs, int k, const mcb_run_rec *r)
     const double dval[] = {r->setup_s,   r->solve_s,          r->own_residual,
                            r->measure_s, r->observed_solve_s, r->form_residual};
     for (int i = 0; i < 6 && !rc; i++) rc = mcb_h5_attr_write_double(g, dbl[i], dval[i]);
+    const double mval[] = {r->load_avg, r->cpu_mhz, r->cpu_max_mhz, r->others_share};
+    for (int i = 0; i < 4 && !rc; i++) rc = mcb_h5_attr_write_double(g, machine_attrs[i], mval[i]);
     if (!rc)
         rc = mcb_h5_attr_write_str(g, "own_status",
                                    r->own_status >= 0 ? mcb_status_name(r->own_status) : "") ||
@@ -491,6 +500,13 @@ static mcb_rc read_run(hid_t g, const char *ctx, mcb_run_rec *r, mcb_err *err)
         char an[64];
         snprintf(an, sizeof an, "final_%s", mcb_metric_name(k));
         if ((rc = mcb_h5_attr_get_double(g, an, ctx, &r->final.val[k], err))) return rc;
+    }
+    double *md[] = {&r->load_avg, &r->cpu_mhz, &r->cpu_max_mhz, &r->others_share};
+    for (int k = 0; k < 4; k++) {
+        *md[k] = NAN; /* since issue 28 */
+        if (mcb_h5_attr_exists(g, machine_attrs[k]) &&
+            (rc = mcb_h5_attr_get_double(g, machine_attrs[k], ctx, md[k], err)))
+            return rc;
     }
     if ((rc = read_own(g, ctx, r, err))) return rc;
     if (mcb_h5_exists(g, "trace")) {

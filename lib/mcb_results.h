@@ -44,6 +44,9 @@ typedef struct {
     int step_rows;      /* a closed-loop run's steps (0: a replay run) */
     double *steps;      /* step_rows x MCB_STEP_COLS (mcb_vocab.h) */
     int start;          /* where the run started, MCB_START_* (mcbench run --warm-start) */
+    /* the machine while the run was timed (harness/machine.h; NaN: not
+     * recorded, e.g. files written before issue 28, or not exposed) */
+    double load_avg, cpu_mhz, cpu_max_mhz, others_share;
 } mcb_run_rec;
 
 void mcb_rec_free(mcb_run_rec *r); /* for records that own their fields */

@@ -2,9 +2,12 @@
  *
  * Steps, one static helper each: read both campaigns into their problems x
  * solvers matrices (outcomes.h) and per-cell repetition statistics
- * (cell_stats), match problems by (set, name) and solvers by name
- * (match), refuse when nothing is shared (refuse_disjoint), judge every
- * shared pair (judge), then write the Markdown table, the CSV and the
+ * (cell_stats, from the repetitions per cell: resample.h), match problems
+ * by (set, name) and solvers by name (match), refuse when nothing is shared
+ * (refuse_disjoint), judge every shared pair (judge: the time ratio's
+ * bootstrap interval; no time flag across different machines unless
+ * allowed: machine.h), the per-solver geometric means with their intervals
+ * (solver_changes), then write the Markdown table, the CSV and the
  * gnuplot plot. Fails with MCB_E_INPUT (nothing in common, unreadable
  * file), MCB_E_IO (cannot write DIR, gnuplot failed), MCB_E_NOMEM.
  * Allocates both campaigns' records, their matrices and per-cell arrays,
@@ -23,7 +26,9 @@
 #include "reports/html.h"
 #include "lib/mcb_paths.h"
 #include "reports/outcomes.h"
+#include "reports/machine.h"
 #include "reports/profile.h"
+#include "reports/resample.h"
 
 void mcb_compare_defaults(mcb_compare_opts *o)
 {
@@ -31,6 +36,7 @@ void mcb_compare_defaults(mcb_compare_opts *o)
     o->time_tol = 0.10;
     o->iter_tol = 0.01;
     o->gnuplot = NULL;
+    o->allow_other_machine = 0;
 }
 
 /* Per (problem, solver) cell of one campaign: solve_s min / median / max
@@ -44,6 +50,7 @@ typedef struct {
     mcb_results_data *D;
     mcb_outcomes O;
     cell *cells; /* O.nproblems x O.nsolvers */
+    mcb_reps reps; /* solve_s of every repetition, per cell */
 } campaign;
 
 /* Index of (set, name) among O's problems, -1 when absent; *hint speeds
@@ -65,57 +72,36 @@ static int find_name(const char **names, int n, const char *s)
     return -1;
 }
 
-/* Fills C->cells from the runs: two passes (count, then gather) into one
- * array per statistic, reduced per cell. */
+/* Fills C->cells from the repetitions of every cell (resample.h). */
 static mcb_rc cell_stats(campaign *C, mcb_err *err)
 {
     const mcb_outcomes *O = &C->O;
-    size_t nc = (size_t)O->nproblems * (size_t)O->nsolvers, nr = (size_t)C->D->count;
+    size_t nc = (size_t)O->nproblems * (size_t)O->nsolvers;
+    mcb_reps it;
     C->cells = mcb_malloc(nc + 1, sizeof *C->cells);
-    int *of = mcb_malloc(nr + 1, sizeof *of), *start = mcb_calloc(nc + 2, sizeof *start);
-    double *t = mcb_malloc(nr + 1, sizeof *t), *it = mcb_malloc(nr + 1, sizeof *it);
-    int *fill = mcb_calloc(nc + 1, sizeof *fill);
-    mcb_rc rc = MCB_OK;
-    if (!C->cells || !of || !start || !t || !it || !fill) {
-        rc = mcb_fail(err, MCB_E_NOMEM, "compare: out of memory");
-        goto done;
-    }
-    int hint = -1;
-    for (size_t k = 0; k < nr; k++) {
-        const mcb_run_rec *r = &C->D->runs[k];
-        int p = find_problem(O, r->problem_set, r->problem, &hint);
-        int s = find_name(O->solvers, O->nsolvers, r->solver);
-        of[k] = p < 0 || s < 0 ? -1 : p * O->nsolvers + s;
-        if (of[k] >= 0) start[of[k] + 1]++;
-    }
-    for (size_t c = 0; c < nc; c++) start[c + 1] += start[c];
-    for (size_t k = 0; k < nr; k++) {
-        if (of[k] < 0) continue;
-        int at = start[of[k]] + fill[of[k]]++;
-        t[at] = C->D->runs[k].solve_s;
-        it[at] = C->D->runs[k].iterations;
-    }
-    for (size_t c = 0; c < nc; c++) {
-        int n = start[c + 1] - start[c];
+    double *buf = mcb_malloc((size_t)C->D->count + 1, sizeof *buf);
+    mcb_rc rc = C->cells && buf ? MCB_OK : mcb_fail(err, MCB_E_NOMEM, "compare: out of memory");
+    if (!rc) rc = mcb_reps_build(C->D, O, mcb_rep_solve_s, &C->reps, err);
+    if (!rc) rc = mcb_reps_build(C->D, O, mcb_rep_iterations, &it, err);
+    for (size_t c = 0; !rc && c < nc; c++) {
+        int a = C->reps.start[c], n = C->reps.start[c + 1] - a;
         cell *x = &C->cells[c];
         x->t_min = x->t_med = x->t_max = x->it_med = NAN;
         if (n == 0) continue;
-        double *tc = t + start[c], lo = INFINITY, hi = -INFINITY;
+        double lo = INFINITY, hi = -INFINITY;
         for (int k = 0; k < n; k++) {
-            lo = fmin(lo, tc[k]);
-            hi = fmax(hi, tc[k]);
+            buf[k] = C->reps.v[a + k];
+            lo = fmin(lo, buf[k]);
+            hi = fmax(hi, buf[k]);
         }
         x->t_min = lo;
         x->t_max = hi;
-        x->t_med = mcb_median(tc, n);
-        x->it_med = mcb_median(it + start[c], n);
+        x->t_med = mcb_median(buf, n);
+        memcpy(buf, it.v + a, (size_t)n * sizeof *buf);
+        x->it_med = mcb_median(buf, n);
     }
-done:
-    free(of);
-    free(start);
-    free(t);
-    free(it);
-    free(fill);
+    if (!rc) mcb_reps_free(&it);
+    free(buf);
     return rc;
 }
 
@@ -132,6 +118,7 @@ static mcb_rc load(campaign *C, const char *path, mcb_err *err)
 static void unload(campaign *C)
 {
     free(C->cells);
+    mcb_reps_free(&C->reps);
     mcb_outcomes_free(&C->O);
     mcb_results_data_free(&C->D);
 }
@@ -223,13 +210,16 @@ typedef struct {
     const cell *a, *b;
     char st_old[48], st_new[48];
     double ratio, d_iters; /* time ratio of the medians NEW/OLD; iterations change, relative */
+    mcb_interval ci;       /* the ratio's bootstrap interval over the repetitions */
     int flags;
 } verdict;
 
-static void judge(const campaign *A, const campaign *B, int po, int pn, int so, int sn,
-                  const mcb_compare_opts *o, verdict *v)
+/* time_ok: 0 when the machines differ and that was not allowed (no TIME
+ * flag then). */
+static mcb_rc judge(const campaign *A, const campaign *B, int po, int pn, int so, int sn,
+                    const mcb_compare_opts *o, int time_ok, verdict *v, mcb_err *err)
 {
-    size_t ca = (size_t)po * A->O.nsolvers + so, cb = (size_t)pn * B->O.nsolvers + sn;
+    int ca = po * A->O.nsolvers + so, cb = pn * B->O.nsolvers + sn;
     v->po = po;
     v->pn = pn;
     v->so = so;
@@ -243,10 +233,13 @@ static void judge(const campaign *A, const campaign *B, int po, int pn, int so, 
     v->d_iters = (v->b->it_med - v->a->it_med) / fmax(v->a->it_med, 1.0);
     if (fabs(v->d_iters) > o->iter_tol) v->flags |= FLAG_ITERS;
     v->ratio = v->a->t_med > 0 && v->b->t_med > 0 ? v->b->t_med / v->a->t_med : NAN;
-    int apart = v->b->t_min > v->a->t_max || v->b->t_max < v->a->t_min;
-    if (apart && isfinite(v->ratio) &&
+    v->ci.est = v->ci.lo = v->ci.hi = NAN;
+    if (!isfinite(v->ratio)) return MCB_OK;
+    mcb_rc rc = mcb_ratio_interval(&A->reps, &ca, &B->reps, &cb, 1, &v->ci, err);
+    if (!rc && time_ok && mcb_interval_excludes(&v->ci, 1.0) &&
         (v->ratio > 1.0 + o->time_tol || v->ratio < 1.0 / (1.0 + o->time_tol)))
         v->flags |= FLAG_TIME;
+    return rc;
 }
 
 static void flag_text(int flags, char *buf, size_t len)
@@ -297,9 +290,11 @@ static void write_md_head(FILE *f, const campaign *A, const campaign *B, const m
             A->path, A->D->date, A->D->git_revision, A->D->repeat, B->path, B->D->date,
             B->D->git_revision, B->D->repeat);
     fprintf(f, "%d shared problems x %d shared solvers. Flags: STATUS a status change; ITERS "
-               "median iterations changed by more than %g%%; TIME the repetitions' solve_s "
-               "ranges do not overlap and the median ratio NEW/OLD is beyond %g%%.\n\n",
-            M->np, M->ns, 100 * o->iter_tol, 100 * o->time_tol);
+               "median iterations changed by more than %g%%; TIME the ratio of the median "
+               "solve_s NEW/OLD is beyond %g%% and its 95%% bootstrap interval over the "
+               "repetitions (%d resamples, docs/metrics.md) excludes 1 (with one repetition "
+               "the interval is the ratio itself).\n\n",
+            M->np, M->ns, 100 * o->iter_tol, 100 * o->time_tol, MCB_BOOT_RESAMPLES);
     if (strcmp(A->D->stop_metric, B->D->stop_metric) || A->D->tol != B->D->tol ||
         A->D->max_iters != B->D->max_iters || A->D->time_limit_s != B->D->time_limit_s)
         fprintf(f, "**Note: the budgets differ**: OLD %s <= %g, %d iterations, %g s; NEW %s <= "
@@ -321,8 +316,8 @@ static void write_md_head(FILE *f, const campaign *A, const campaign *B, const m
         if (strcmp(buf, " (none)")) fprintf(f, "Solvers only in %s:%s  \n", w ? "NEW" : "OLD", buf);
     }
     fputs("\n| set/problem | solver | status OLD | status NEW | iters OLD | iters NEW | "
-          "iters change | solve_s OLD [min, max] | solve_s NEW [min, max] | time NEW/OLD | "
-          "flags |\n|---|---|---|---|--:|--:|--:|--:|--:|--:|---|\n",
+          "iters change | solve_s OLD [min, max] | solve_s NEW [min, max] | time NEW/OLD "
+          "[95% CI] | flags |\n|---|---|---|---|--:|--:|--:|--:|--:|--:|---|\n",
           f);
 }
 
@@ -338,6 +333,66 @@ static void write_md_summary(FILE *f, const verdict *V, int npairs)
             counts[0], counts[1], counts[2]);
 }
 
+/* Per shared solver: the geometric mean over the shared problems (both
+ * medians finite and > 0) of the time ratio NEW/OLD, with its interval
+ * (problems resampled, and each problem's repetitions). */
+typedef struct {
+    int n;           /* problems in the mean */
+    mcb_interval ci; /* NaN when n = 0 */
+    int flagged;     /* the interval excludes 1 (and the machines agree or were allowed) */
+} solver_change;
+
+static mcb_rc solver_changes(const campaign *A, const campaign *B, const match_t *M,
+                             const verdict *V, int time_ok, solver_change *S, mcb_err *err)
+{
+    int *ca = mcb_malloc((size_t)M->np + 1, sizeof *ca), *cb = mcb_malloc((size_t)M->np + 1, sizeof *cb);
+    mcb_rc rc = ca && cb ? MCB_OK : mcb_fail(err, MCB_E_NOMEM, "compare: out of memory");
+    for (int s = 0; !rc && s < M->ns; s++) {
+        S[s].n = 0;
+        S[s].ci.est = S[s].ci.lo = S[s].ci.hi = NAN;
+        for (int p = 0; p < M->np; p++) {
+            const verdict *v = &V[(size_t)p * M->ns + s];
+            if (!isfinite(v->ratio)) continue;
+            ca[S[s].n] = v->po * A->O.nsolvers + v->so;
+            cb[S[s].n++] = v->pn * B->O.nsolvers + v->sn;
+        }
+        if (S[s].n) rc = mcb_ratio_interval(&A->reps, ca, &B->reps, cb, S[s].n, &S[s].ci, err);
+        S[s].flagged = !rc && time_ok && mcb_interval_excludes(&S[s].ci, 1.0);
+    }
+    free(ca);
+    free(cb);
+    return rc;
+}
+
+static void write_md_solvers(FILE *f, const campaign *A, const match_t *M,
+                             const solver_change *S)
+{
+    fputs("\nPer solver over the shared problems: the geometric mean of the time ratios "
+          "NEW/OLD with its 95% bootstrap interval (problems resampled, and within each the "
+          "repetitions); `changed` when the interval excludes 1.\n\n"
+          "| solver | problems | time NEW/OLD | 95% CI | verdict |\n|---|--:|--:|--:|---|\n",
+          f);
+    for (int s = 0; s < M->ns; s++) {
+        md_text(f, A->O.solvers[M->s_old[s]]);
+        fprintf(f, "| %d | %.3g | [%.3g, %.3g] ", S[s].n, S[s].ci.est, S[s].ci.lo, S[s].ci.hi);
+        md_text(f, S[s].flagged ? (S[s].ci.est < 1 ? "changed: faster" : "changed: slower")
+                                : "no significant change");
+        fputs("|\n", f);
+    }
+}
+
+/* The machines: why the time flags are off, or that they were allowed. */
+static void write_md_machine(FILE *f, const char *why, int allowed)
+{
+    if (!*why) return;
+    if (allowed)
+        fprintf(f, "\n**Note: the machines differ** (%s); time changes are flagged anyway "
+                   "(--allow-other-machine).\n", why);
+    else
+        fprintf(f, "\n**The machines differ** (%s): no time change is called significant "
+                   "(TIME flags off; --allow-other-machine to flag them anyway).\n", why);
+}
+
 static void write_md_row(FILE *f, const campaign *A, const verdict *v)
 {
     char name[600], fl[32];
@@ -347,9 +402,9 @@ static void write_md_row(FILE *f, const campaign *A, const verdict *v)
     md_text(f, A->O.solvers[v->so]);
     md_text(f, v->st_old);
     md_text(f, v->st_new);
-    fprintf(f, "| %.0f | %.0f | %+.1f%% | %.3g [%.3g, %.3g] | %.3g [%.3g, %.3g] | %.3g ", v->a->it_med,
-            v->b->it_med, 100 * v->d_iters, v->a->t_med, v->a->t_min, v->a->t_max, v->b->t_med,
-            v->b->t_min, v->b->t_max, v->ratio);
+    fprintf(f, "| %.0f | %.0f | %+.1f%% | %.3g [%.3g, %.3g] | %.3g [%.3g, %.3g] | %.3g [%.3g, %.3g] ",
+            v->a->it_med, v->b->it_med, 100 * v->d_iters, v->a->t_med, v->a->t_min, v->a->t_max,
+            v->b->t_med, v->b->t_min, v->b->t_max, v->ratio, v->ci.lo, v->ci.hi);
     md_text(f, fl);
     fputs("|\n", f);
 }
@@ -374,6 +429,8 @@ static void write_csv_row(FILE *f, const campaign *A, const verdict *v)
     csv_num(f, v->b->t_max);
     csv_num(f, v->ratio);
     csv_text(f, fl, 0);
+    csv_num(f, v->ci.lo);
+    csv_num(f, v->ci.hi);
     fputc('\n', f);
 }
 
@@ -439,7 +496,8 @@ static FILE *open_in(const char *dir, const char *name, mcb_err *err)
 
 /* DIR/compare.{md,csv,dat,gp} and the plot. */
 static mcb_rc write_dir(const char *dir, const campaign *A, const campaign *B, const match_t *M,
-                        const verdict *V, const mcb_compare_opts *o, mcb_err *err)
+                        const verdict *V, const solver_change *S, const char *why,
+                        const mcb_compare_opts *o, mcb_err *err)
 {
     struct stat st;
     if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
@@ -455,13 +513,15 @@ static mcb_rc write_dir(const char *dir, const campaign *A, const campaign *B, c
         write_md_head(md, A, B, M, o);
         fputs("set,problem,solver,status_old,status_new,iters_old,iters_new,iters_change,"
               "solve_s_old,solve_s_old_min,solve_s_old_max,solve_s_new,solve_s_new_min,"
-              "solve_s_new_max,time_ratio,flags\n",
+              "solve_s_new_max,time_ratio,flags,time_ratio_lo,time_ratio_hi\n",
               csv);
         for (int k = 0; k < M->np * M->ns; k++) {
             write_md_row(md, A, &V[k]);
             write_csv_row(csv, A, &V[k]);
         }
         write_md_summary(md, V, M->np * M->ns);
+        write_md_solvers(md, A, M, S);
+        write_md_machine(md, why, o->allow_other_machine);
         finite = write_plot_files(dat, gp, A, M, V, o);
         if (finite) fputs("\n![time NEW/OLD](compare.png)\n", md);
     }
@@ -487,28 +547,39 @@ mcb_rc mcb_compare(const char *old_path, const char *new_path, const char *dir, 
     campaign A, B;
     match_t M;
     verdict *V = NULL;
+    solver_change *S = NULL;
+    char why[600] = "";
     memset(&B, 0, sizeof B);
     memset(&M, 0, sizeof M);
     mcb_rc rc = load(&A, old_path, err);
     if (!rc) rc = load(&B, new_path, err);
     if (!rc) rc = match(&A, &B, &M, err);
     if (!rc) rc = refuse_disjoint(&A, &B, &M, err);
-    if (!rc && !(V = mcb_malloc((size_t)M.np * M.ns + 1, sizeof *V)))
+    if (!rc && (!(V = mcb_malloc((size_t)M.np * M.ns + 1, sizeof *V)) ||
+                !(S = mcb_malloc((size_t)M.ns + 1, sizeof *S))))
         rc = mcb_fail(err, MCB_E_NOMEM, "compare: out of memory");
+    int time_ok = 1;
+    if (!rc && mcb_machine_differs(A.D, B.D, why, sizeof why))
+        time_ok = o->allow_other_machine;
     int nflag = 0;
     for (int p = 0; !rc && p < M.np; p++)
-        for (int s = 0; s < M.ns; s++) {
+        for (int s = 0; s < M.ns && !rc; s++) {
             verdict *v = &V[(size_t)p * M.ns + s];
-            judge(&A, &B, M.p_old[p], M.p_new[p], M.s_old[s], M.s_new[s], o, v);
+            rc = judge(&A, &B, M.p_old[p], M.p_new[p], M.s_old[s], M.s_new[s], o, time_ok, v,
+                       err);
             nflag += v->flags != 0;
         }
+    if (!rc) rc = solver_changes(&A, &B, &M, V, time_ok, S, err);
     if (!rc && out) {
         write_md_head(out, &A, &B, &M, o);
         for (int k = 0; k < M.np * M.ns; k++) write_md_row(out, &A, &V[k]);
         write_md_summary(out, V, M.np * M.ns);
+        write_md_solvers(out, &A, &M, S);
+        write_md_machine(out, why, o->allow_other_machine);
     }
-    if (!rc && dir) rc = write_dir(dir, &A, &B, &M, V, o, err);
+    if (!rc && dir) rc = write_dir(dir, &A, &B, &M, V, S, why, o, err);
     if (!rc && flagged) *flagged = nflag;
+    free(S);
     free(V);
     match_free(&M);
     unload(&A);

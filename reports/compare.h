@@ -6,11 +6,16 @@
  *           as "K/R solved": a change of K is a change of status);
  *   iters   |it_new - it_old| > iter_tol max(it_old, 1), it the median of
  *           the repetitions' iterations;
- *   time    the ranges [min, max] of the two campaigns' solve_s over the
- *           repetitions do not overlap AND the ratio of the medians
- *           NEW/OLD is above 1 + time_tol or below 1 / (1 + time_tol).
- * With one repetition a range is one point, so the time rule is the ratio
- * alone. Output: a Markdown table on `out` (may be NULL) and, with a
+ *   time    the ratio of the medians of solve_s NEW/OLD is above
+ *           1 + time_tol or below 1 / (1 + time_tol) AND its 95% bootstrap
+ *           interval (both campaigns' repetitions resampled; 2000
+ *           resamples, fixed seed: lib/mcb_bootstrap.h) excludes 1; never
+ *           when the campaigns' machines differ (CPU model, threads,
+ *           maximum frequency: reports/machine.h) unless allow_other_machine.
+ * With one repetition the interval is the ratio itself, so the time rule
+ * is the ratio alone. Per solver, the geometric mean of the ratios over
+ * the shared problems with its interval (problems and repetitions
+ * resampled). Output: a Markdown table on `out` (may be NULL) and, with a
  * directory, DIR/compare.md, DIR/compare.csv, DIR/compare.dat,
  * DIR/compare.gp and the gnuplot plot DIR/compare.png (time ratio per
  * problem and solver, log scale). */
@@ -25,6 +30,7 @@ typedef struct {
     double time_tol;       /* default 0.10 */
     double iter_tol;       /* default 0.01 */
     const char *gnuplot;   /* NULL: "gnuplot" on PATH */
+    int allow_other_machine; /* 1: flag time changes across different machines */
 } mcb_compare_opts;
 
 void mcb_compare_defaults(mcb_compare_opts *o);

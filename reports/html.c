@@ -111,6 +111,7 @@ static const char style[] =
     "h1{margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}\n"
     "nav{font-size:.95em;margin-bottom:.5em}\n"
     ".meta{color:#555;font-size:.92em}\n"
+    ".warn{background:#fff4e0;border-left:4px solid #d08000;padding:.3em .6em}\n"
     ".tw{overflow:auto;max-height:80vh;max-width:100%;width:fit-content;margin:.8em 0;"
     "border:1px solid #ccc}\n"
     "table{border-collapse:separate;border-spacing:0}\n"

@@ -380,6 +380,7 @@ mcb_rc mcb_page_set(const mcb_report_ctx *C, int set, mcb_err *err)
         mcb_html_begin(html, title, "<a href='index.html'>&larr; summary</a>");
         fputs("<h2>Ranking</h2>\n", html);
         rc = mcb_html_ranking(html, O, set, err);
+        if (!rc) rc = mcb_html_speedup(html, C, set, err);
     }
     int loop = mcb_loop_any(C->D, O->sets[set]);
     if (!rc && loop) rc = mcb_page_loop(C, html, set, err);

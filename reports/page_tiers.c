@@ -15,12 +15,15 @@
 #include "reports/html.h"
 #include "reports/profile.h"
 #include "reports/report_pages.h"
+#include "reports/resample.h"
 #include "reports/loop_stats.h"
 
 /* One tier's numbers per solver, on one set or every set (-1). */
 typedef struct {
     int *order, *reached, *accepted;
     double *med_s, *med_it, *sgm_s, *buf;
+    double *t;          /* the scope's problems x solvers times (for the intervals) */
+    mcb_interval *rel;  /* sgm_s / the best one, with its bootstrap interval (resample.h) */
 } tier_cols;
 
 static void tier_cols_free(tier_cols *T)
@@ -32,6 +35,8 @@ static void tier_cols_free(tier_cols *T)
     free(T->med_it);
     free(T->sgm_s);
     free(T->buf);
+    free(T->t);
+    free(T->rel);
 }
 
 static mcb_rc tier_cols_alloc(tier_cols *T, int ns, int np, mcb_err *err)
@@ -44,7 +49,10 @@ static mcb_rc tier_cols_alloc(tier_cols *T, int ns, int np, mcb_err *err)
     T->med_it = mcb_malloc((size_t)ns + 1, sizeof(double));
     T->sgm_s = mcb_malloc((size_t)ns + 1, sizeof(double));
     T->buf = mcb_malloc((size_t)np + 1, sizeof(double));
-    if (T->order && T->reached && T->accepted && T->med_s && T->med_it && T->sgm_s && T->buf)
+    T->t = mcb_malloc((size_t)np * ns + 1, sizeof(double));
+    T->rel = mcb_malloc((size_t)ns + 1, sizeof(mcb_interval));
+    if (T->order && T->reached && T->accepted && T->med_s && T->med_it && T->sgm_s && T->buf &&
+        T->t && T->rel)
         return MCB_OK;
     tier_cols_free(T);
     return mcb_fail(err, MCB_E_NOMEM, "accuracy tiers: out of memory");
@@ -67,6 +75,14 @@ static mcb_rc tier_compute(const mcb_outcomes *O, int set, double shift_s, doubl
         T->sgm_s[s] = mcb_outcomes_sgm(O, set, s, shift_s, charge_s, T->buf);
         if (!(T->sgm_s[s] >= *best_s)) *best_s = T->sgm_s[s];
     }
+    int np = 0;
+    for (int p = 0; p < O->nproblems && !rc; p++)
+        if (set < 0 || O->set[p] == set)
+            memcpy(T->t + (size_t)np++ * O->nsolvers, O->time_s + (size_t)p * O->nsolvers,
+                   (size_t)O->nsolvers * sizeof(double));
+    if (!rc && np > 0) rc = mcb_sgm_rel_interval(T->t, np, O->nsolvers, shift_s, charge_s, T->rel, err);
+    for (int s = 0; s < O->nsolvers && !rc && np == 0; s++)
+        T->rel[s] = (mcb_interval){NAN, NAN, NAN};
     return rc;
 }
 
@@ -79,9 +95,10 @@ static void csv_rows(FILE *csv, const mcb_outcomes *O, int set, double tier, con
         mcb_csv_field(csv, set < 0 ? "all" : O->sets[set]);
         fputc(',', csv);
         mcb_csv_field(csv, O->solvers[s]);
-        fprintf(csv, ",%d,%d,%d,%.6g,%.6e,%.6g,%.6e,%.6g\n", k + 1, T->accepted[s],
+        fprintf(csv, ",%d,%d,%d,%.6g,%.6e,%.6g,%.6e,%.6g,%.6g,%.6g\n", k + 1, T->accepted[s],
                 T->reached[s], T->accepted[s] ? (double)T->reached[s] / T->accepted[s] : NAN,
-                T->med_s[s], T->med_it[s], T->sgm_s[s], T->sgm_s[s] / best_s);
+                T->med_s[s], T->med_it[s], T->sgm_s[s], T->sgm_s[s] / best_s, T->rel[s].lo,
+                T->rel[s].hi);
     }
 }
 
@@ -94,6 +111,7 @@ static void html_tier_table(FILE *html, const mcb_outcomes *O, const tier_cols *
           "<th class='n'>success (of accepted)</th><th class='n'>median time to tier (ms)</th>"
           "<th class='n'>median iterations to tier</th>"
           "<th class='n'>shifted geometric mean, every set (best = 1)</th>"
+          "<th class='n'>95% interval</th>"
           "<th class='n'>shifted geometric mean (ms)</th>",
           html);
     for (int t = 0; t < O->nsets; t++) {
@@ -104,19 +122,22 @@ static void html_tier_table(FILE *html, const mcb_outcomes *O, const tier_cols *
     fputs("</tr></thead><tbody>\n", html);
     for (int k = 0; k < ns; k++) {
         int s = all->order[k];
-        char a[48], b[48], c[48], d[48], rate[16];
+        char a[48], b[48], c[48], d[48], lo[48], hi[48], rate[16];
         mcb_fmt_num(a, sizeof a, 1e3 * all->med_s[s]);
         mcb_fmt_num(b, sizeof b, all->med_it[s]);
         mcb_fmt_num(c, sizeof c, all->sgm_s[s] / best_s);
         mcb_fmt_num(d, sizeof d, 1e3 * all->sgm_s[s]);
+        mcb_fmt_num(lo, sizeof lo, all->rel[s].lo);
+        mcb_fmt_num(hi, sizeof hi, all->rel[s].hi);
         if (all->accepted[s])
             snprintf(rate, sizeof rate, "%.0f%%", 100.0 * all->reached[s] / all->accepted[s]);
         else snprintf(rate, sizeof rate, "-");
         fprintf(html, "<tr><td class='n'>%d</td><td>", k + 1);
         mcb_html_escape(html, O->solvers[s]);
         fprintf(html, "</td><td class='n'>%d/%d</td><td class='n'>%s</td><td class='n'>%s</td>"
-                      "<td class='n'>%s</td><td class='n'>%s</td><td class='n'>%s</td>",
-                all->reached[s], all->accepted[s], rate, a, b, c, d);
+                      "<td class='n'>%s</td><td class='n'>%s</td><td class='n'>[%s, %s]</td>"
+                      "<td class='n'>%s</td>",
+                all->reached[s], all->accepted[s], rate, a, b, c, lo, hi, d);
         for (int t = 0; t < O->nsets; t++) {
             mcb_fmt_num(a, sizeof a, set_rel[(size_t)t * ns + s]);
             fprintf(html, "<td class='n'>%s</td>", a);
@@ -191,7 +212,8 @@ static const char tiers_note[] =
     "ranking, reaching the tier for solving. The <b>shifted geometric mean</b> "
     "exp(mean(log(t + shift))) - shift of the time to the tier runs over every problem of the "
     "scope (a problem not accepted included), a failure charged %.6g s (%s); shift %.6g ms; "
-    "shown relative to the best solver (= 1), and in ms. tiers.csv has every number, per "
+    "shown relative to the best solver (= 1), with its 95%% bootstrap interval over the "
+    "problems (2000 resamples, fixed seed; docs/metrics.md), and in ms. tiers.csv has every number, per "
     "set and over every set (set <code>all</code>).</p>\n";
 
 mcb_rc mcb_report_tiers(const mcb_report_ctx *C, FILE *html, double shift_s, mcb_err *err)
@@ -203,7 +225,7 @@ mcb_rc mcb_report_tiers(const mcb_report_ctx *C, FILE *html, double shift_s, mcb
     FILE *csv = mcb_report_open(C->outdir, "tiers", ".csv", err);
     if (!csv) return MCB_E_IO;
     fputs("tier,set,solver,rank,accepted,reached,success_rate,median_time_s,median_iterations,"
-          "sgm_s,sgm_rel\n",
+          "sgm_s,sgm_rel,sgm_rel_lo,sgm_rel_hi\n",
           csv);
     double charge = mcb_failure_charge_s(C->D);
     fputs("<h2 id='tiers'>Accuracy tiers</h2>\n", html);

@@ -16,6 +16,7 @@
 #include "reports/html.h"
 #include "reports/profile.h"
 #include "reports/report_pages.h"
+#include "reports/resample.h"
 
 const char *const mcb_plot_terms[2][2] = {
     {"pngcairo size 1400,700 enhanced font 'Sans,14'", "png"},
@@ -50,7 +51,8 @@ void mcb_gp_solver_style(FILE *gp, int s)
  * decades around [lo / 2, 2 hi], so that it has labelled tics (gnuplot
  * labels only powers of ten on a log axis). */
 static void plot_profile(FILE *dat, FILE *gp, int first, const char *base, const char *label,
-                         const mcb_profile_kind *K, const mcb_profile *P, const char **solvers)
+                         const mcb_profile_kind *K, const mcb_profile *P, const char **solvers,
+                         int band)
 {
     double xmin = K->relative ? 0 : pow(10, floor(log10(P->lo / 2)));
     double xmax = K->relative ? fmax(1, 1.1 * log2(P->hi)) : pow(10, ceil(log10(2 * P->hi)));
@@ -77,9 +79,14 @@ static void plot_profile(FILE *dat, FILE *gp, int first, const char *base, const
         if (K->relative) fprintf(gp, "set xrange [0:%.9g]\n", xmax);
         else fprintf(gp, "set logscale x\nset format x '%s'\nset xrange [%.9g:%.9g]\n",
                      MCB_GP_LOG_FORMAT, xmin, xmax);
+        if (band >= 0) fputs("set style fill transparent solid 0.15 noborder\n", gp);
         fprintf(gp, "plot ");
         for (int s = 0; s < P->nsolvers; s++) {
-            fprintf(gp, "%s'%s.dat' index %d using %s with steps lw 3 ", s ? ", " : "", base,
+            if (band >= 0) /* the 95% band (profile_band), under the curve */
+                fprintf(gp, "%s'%s.dat' index %d using (log($1)/log(2)):2:3 with filledcurves "
+                            "lc %d notitle", s ? ", " : "", base, band + s, s % 8 + 1);
+            fprintf(gp, "%s'%s.dat' index %d using %s with steps lw 3 ",
+                    s || band >= 0 ? ", " : "", base,
                     first + s, K->relative ? "(log($1)/log(2)):2" : "1:2");
             mcb_gp_solver_style(gp, s);
             fprintf(gp, " title ");
@@ -89,31 +96,84 @@ static void plot_profile(FILE *dat, FILE *gp, int first, const char *base, const
     }
 }
 
+/* The abscissae of the band: MCB_BAND_POINTS from 1 to hi (> 1), evenly
+ * spaced in log2(tau). */
+#define MCB_BAND_POINTS 48
+
+/* The 95% band of the time profile P of t (np x ns) into lo, hi (ns x
+ * MCB_BAND_POINTS) at tau: problems resampled and each cell's repetitions
+ * (resample.h). */
+static mcb_rc profile_band(const mcb_report_ctx *C, const double *t, const int *cell0, int np,
+                           const mcb_profile *P, double *tau, double *lo, double *hi,
+                           mcb_err *err)
+{
+    double top = fmax(P->hi, 2.0);
+    for (int g = 0; g < MCB_BAND_POINTS; g++)
+        tau[g] = exp2(log2(top) * g / (MCB_BAND_POINTS - 1));
+    mcb_reps R;
+    mcb_rc rc = mcb_reps_build(C->D, C->O, mcb_rep_time_to_tol, &R, err);
+    if (!rc)
+        rc = mcb_profile_band(t, np, C->O->nsolvers, MCB_PROFILE_TIME_FLOOR, tau,
+                              MCB_BAND_POINTS, &R, cell0, lo, hi, err);
+    mcb_reps_free(&R);
+    return rc;
+}
+
+/* The band's data: one gnuplot index per solver, rows "tau lo hi". */
+static void write_band(FILE *dat, const double *tau, const double *lo, const double *hi,
+                       int ns, int np)
+{
+    for (int s = 0; s < ns; s++) {
+        fprintf(dat, "# 95%% bootstrap band of the time profile, solver %d: tau, lo, hi "
+                     "(fraction of the %d problems)\n", s, np);
+        for (int g = 0; g < MCB_BAND_POINTS; g++)
+            fprintf(dat, "%.9g %.9g %.9g\n", tau[g], lo[(size_t)s * MCB_BAND_POINTS + g],
+                    hi[(size_t)s * MCB_BAND_POINTS + g]);
+        fputs("\n\n", dat);
+    }
+}
+
 mcb_rc mcb_plot_profiles(const mcb_report_ctx *C, FILE *dat, int first, const char *base,
                          const char *label, int set, int *np_out, int *unsolved, mcb_err *err)
 {
     const mcb_outcomes *O = C->O;
     int ns = O->nsolvers, np = 0;
+    size_t nb = (size_t)ns * MCB_BAND_POINTS;
     double *t = mcb_malloc((size_t)O->nproblems * ns + 1, sizeof *t);
-    if (!t) return mcb_fail(err, MCB_E_NOMEM, "profiles of %s: out of memory", label);
-    mcb_rc rc = MCB_OK;
+    int *cell0 = mcb_malloc((size_t)O->nproblems + 1, sizeof *cell0);
+    double *tau = mcb_malloc(MCB_BAND_POINTS, sizeof *tau), *lo = mcb_malloc(nb, sizeof *lo);
+    double *hi = mcb_malloc(nb, sizeof *hi);
+    mcb_rc rc = t && cell0 && tau && lo && hi
+                    ? MCB_OK
+                    : mcb_fail(err, MCB_E_NOMEM, "profiles of %s: out of memory", label);
+    int banded = 0;
     for (int k = 0; k < 3 && !rc; k++) {
         const double *m = mcb_profile_kinds[k].iters ? O->iters : O->time_s;
         np = 0;
         for (int p = 0; p < O->nproblems; p++)
-            if (set < 0 || O->set[p] == set)
+            if (set < 0 || O->set[p] == set) {
+                cell0[np] = p * ns;
                 memcpy(t + (size_t)np++ * ns, m + (size_t)p * ns, (size_t)ns * sizeof *t);
+            }
         mcb_profile P;
         if ((rc = mcb_profile_compute(t, np, ns, mcb_profile_kinds[k].floor,
                                       mcb_profile_kinds[k].relative, &P, err)))
             break;
-        plot_profile(dat, C->gp, first + k * ns, base, label, &mcb_profile_kinds[k], &P,
-                     O->solvers);
+        if (k == 0) rc = profile_band(C, t, cell0, np, &P, tau, lo, hi, err);
+        banded |= k == 0 && !rc;
+        if (!rc)
+            plot_profile(dat, C->gp, first + k * ns, base, label, &mcb_profile_kinds[k], &P,
+                         O->solvers, k == 0 ? first + 3 * ns : -1);
         if (k == 0) *unsolved = P.unsolved;
         mcb_profile_free(&P);
     }
+    if (!rc && banded) write_band(dat, tau, lo, hi, ns, np);
     *np_out = np;
     free(t);
+    free(cell0);
+    free(tau);
+    free(lo);
+    free(hi);
     return rc;
 }
 

@@ -1,7 +1,9 @@
 /* report.c: `mcbench report`: the summary page (index.html) and the
  * orchestration of the others. The summary comes first: the solvers ranked,
  * each over the problems it accepted, by success, then time to tolerance
- * (outcomes.h); the performance profile over every problem (a problem a
+ * (outcomes.h), under the machine's state during the runs (machine.h) and
+ * followed by the speed-up table with its bootstrap intervals (speedup.c);
+ * the performance profile over every problem, with its 95% band (a problem a
  * solver does not accept is its failure there, as said under it); one row
  * per problem set linking to its page
  * (page_set.c), whose problem table links to one page per problem
@@ -30,6 +32,7 @@
 #include "reports/html.h"
 #include "lib/mcb_paths.h"
 #include "reports/loop_stats.h"
+#include "reports/machine.h"
 #include "reports/outcomes.h"
 #include "reports/plot_difficulty.h"
 #include "reports/profile.h"
@@ -404,6 +407,7 @@ static mcb_rc write_index(const mcb_report_ctx *C, FILE *html, const char *resul
     for (int p = 0; p < O->nproblems; p++) unsolved += !solved_by_any(O, p);
     mcb_html_begin(html, "mcbench report", NULL);
     write_context(html, C->D, results_path, C->outdir);
+    mcb_html_machine(html, C->D);
     fputs("<h2>Summary</h2>\n", html);
     fprintf(html, "<p>%d problem%s in %d set%s, %d solver%s; ", O->nproblems,
             O->nproblems == 1 ? "" : "s", O->nsets, O->nsets == 1 ? "" : "s", O->nsolvers,
@@ -411,6 +415,7 @@ static mcb_rc write_index(const mcb_report_ctx *C, FILE *html, const char *resul
     if (unsolved) fprintf(html, "<b>%d solved by no solver</b>.</p>\n", unsolved);
     else fputs("each solved by at least one solver.</p>\n", html);
     mcb_rc rc = mcb_html_ranking(html, O, -1, err);
+    if (!rc) rc = mcb_html_speedup(html, C, -1, err);
     if (rc) return rc;
     mcb_html_figure(html, ALL_SETS_BASE, "_pp-time", "performance profile over every problem",
                     "Performance profile of the time to tolerance over every problem: the "

@@ -87,6 +87,9 @@ mcb_rc mcb_pages_problems(const mcb_report_ctx *C, int set, mcb_err *err);
 /* The file name (no extension) of problem p's page into buf. */
 void mcb_problem_page_name(const mcb_report_ctx *C, int p, char *buf, size_t len);
 
+/* ---- speedup.c: the speed-up table with 95% bootstrap intervals of set
+ * `set` (-1: every set) against the solver ranked first (docs/reports.md). */
+mcb_rc mcb_html_speedup(FILE *html, const mcb_report_ctx *C, int set, mcb_err *err);
 /* ---- page_tiers.c: the summary's sections "Accuracy tiers" (per tier of
  * the campaign, lib/mcb_tiers.h: the ranking, the shifted geometric means
  * with shift_s, the profile all.sets_tierK_pp-time; tiers.csv) and

@@ -23,7 +23,7 @@ bad() { fail=$((fail+1)); echo "FAIL $*"; }
 # same_runs NAME A.csv B.csv: equal rows once timing columns are dropped
 same_runs() {
   local cols
-  cols=$(head -1 "$2" | tr , '\n' | grep -nvE '^(setup_s|solve_s|total_s|measure_s|observed_solve_s|checks|timing|config_hash|tier[0-9]_s|reason)$' | cut -d: -f1 | paste -sd,)
+  cols=$(head -1 "$2" | tr , '\n' | grep -nvE '^(setup_s|solve_s|total_s|measure_s|observed_solve_s|checks|timing|config_hash|tier[0-9]_s|reason|load_avg|cpu_mhz|cpu_max_mhz|others_share)$' | cut -d: -f1 | paste -sd,)
   if diff <(cut -d, -f"$cols" "$2" | sort) <(cut -d, -f"$cols" "$3" | sort) >/dev/null; then ok
   else bad "$1: runs differ"; diff <(cut -d, -f"$cols" "$2" | sort) <(cut -d, -f"$cols" "$3" | sort) | head -5; fi
 }

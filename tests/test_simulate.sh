@@ -76,8 +76,8 @@ run shard0 "$mcb" simulate "${q[@]}" --solvers pgs,subadmm --budget iters:10 \
 run shard1 "$mcb" simulate "${q[@]}" --solvers pgs,subadmm --budget iters:10 \
   --budget subadmm=iters:20 --shard 1/2 -o "$d/s1.h5"
 run merge "$mcb" merge "$d/s0.h5" "$d/s1.h5" -o "$d/m.h5"
-strip() { # the CSV without its time columns
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) t[i] = $i ~ /(_s|^total_s)$/ }
+strip() { # the CSV without its time columns and the machine's state
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) t[i] = $i ~ /(_s|^total_s|^load_avg|^cpu_mhz|^cpu_max_mhz|^others_share)$/ }
            { l = ""; for (i = 1; i <= NF; i++) if (!t[i]) l = l $i ","; print l }' "$1"
 }
 if [ "$(strip "$d/w.csv")" = "$(strip "$d/m.csv")" ]; then ok

@@ -172,11 +172,12 @@ static mcb_results_data *campaign(mcb_problem_set *S, const mcb_solver_def *def,
     ck_assert_msg(mcb_results_read(h5, &D, &err) == MCB_OK, "%s", err.msg);
     ck_assert_int_eq(D->warm_start, mode);
     /* the CSV names the mode and each run's start, in its columns
-     * warm_start and start (before reason, the last) */
+     * warm_start and start (before reason and the machine's state, the last) */
     FILE *f = fopen(csv, "r");
     char line[8192];
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_ptr_nonnull(strstr(line, ",warm_start,start,reason\n"));
+    ck_assert_ptr_nonnull(
+        strstr(line, ",warm_start,start,reason,load_avg,cpu_mhz,cpu_max_mhz,others_share\n"));
     int col = 0; /* the column of warm_start */
     for (const char *c = line; c < strstr(line, ",warm_start,"); c++) col += *c == ',';
     col++;

@@ -138,18 +138,26 @@ static const mcb_cli_opt compare_opts[] = {
      .help = "iterations changed by more than F (relative) are flagged"},
     {"--fail-on-flag", 0, MCB_CLI_FLAG, offsetof(compare_args, fail_on_flag),
      .help = "exit 3 when something is flagged"},
+    {"--allow-other-machine", 0, MCB_CLI_FLAG, offsetof(compare_args, o.allow_other_machine),
+     .help = "flag time changes even when the machines differ (CPU model, threads, maximum "
+             "frequency)"},
     {0},
 };
 
 static const mcb_cli_cmd compare_cmd = {
     "compare",
     "usage: mcbench compare OLD.h5 NEW.h5 [-o DIR] [--time-tol F] [--iter-tol F]\n"
+    "       [--allow-other-machine] [--fail-on-flag]\n"
     "Two campaigns of the same problems (e.g. two revisions of a solver): per solver\n"
     "and problem the change in status, iterations and solve time, with the spread of\n"
     "the repetitions (--repeat), and a flag on every change larger than the noise\n"
     "(docs/compare.md): any status change; iterations changed by more than --iter-tol\n"
-    "(default 0.01, relative); a time ratio NEW/OLD outside both campaigns' min-max\n"
-    "spread and off by more than --time-tol (default 0.10). Prints a Markdown table;\n"
+    "(default 0.01, relative); a time ratio NEW/OLD off by more than --time-tol\n"
+    "(default 0.10) whose 95% bootstrap interval over the repetitions excludes 1\n"
+    "(docs/metrics.md). Per solver, the geometric mean of the ratios over the shared\n"
+    "problems with its interval. Campaigns run on different machines (CPU model,\n"
+    "threads, maximum frequency) get no time flag, saying why, unless\n"
+    "--allow-other-machine. Prints a Markdown table;\n"
     "-o DIR writes DIR/compare.md, DIR/compare.csv and the plot DIR/compare.png\n"
     "(gnuplot: time ratio per problem and solver, log scale). Refuses two files with\n"
     "no problem or no solver in common, naming those in one file only. Exits 0 either\n"
