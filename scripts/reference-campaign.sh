@@ -32,12 +32,15 @@ h5dump -A -g /context "$out/results.h5" | awk '
 ' >"$out/digest.txt"
 echo "# cpu_features $cpu_features" >>"$out/digest.txt"
 echo "# blas $blas" >>"$out/digest.txt"
-# every run's attributes, timings left out, one "RUN NAME VALUE" line each
+# every run's attributes, timings and the machine's state during the run
+# (load_avg, cpu_mhz, cpu_max_mhz, others_share) left out, one "RUN NAME
+# VALUE" line each
 h5dump -A -m '%.17g' -g /runs "$out/results.h5" | awk '
   /^ *GROUP "[0-9]+"/ { run = $2; gsub(/"/, "", run) }
   /^ *ATTRIBUTE "/ { name = $2; gsub(/"/, "", name) }
   /^ *DATASET "/ { name = "" }
-  /\(0\):/ && name != "" && name !~ /_s$/ && name != "config" {
+  /\(0\):/ && name != "" && name !~ /_s$/ && name != "config" &&
+    name !~ /^(load_avg|cpu_mhz|cpu_max_mhz|others_share)$/ {
     v = $0; sub(/^ *\(0\): */, "", v); print run, name, v; name = "" }
 '  >>"$out/digest.txt"
 [ -s "$out/digest.txt" ] || { echo "reference-campaign: empty digest (see $out/run.log)" >&2; exit 1; }

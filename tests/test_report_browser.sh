@@ -115,8 +115,11 @@ page summary "$rep/index.html" "<h1>mcbench report</h1>"
 page set "$rep/stack_set.html" "<h1>Problem set stack</h1>"
 prob=$(ls "$rep" | grep -E '^stack_p[0-9]+\.html$' | head -1)
 [ -n "$prob" ] && page problem "$rep/$prob" "<h1>Problem stack-" || bad "no problem page"
-# issue 28: the speed-up table with its intervals and the machine's state render
-for w in "Speed-up with confidence" "95% interval" "Machine during the runs"; do
+# issue 28: the accuracy tiers with their shifted geometric means, the claims
+# against the verdicts, the speed-up table with its intervals and the
+# machine's state render
+for w in "Accuracy tiers" "shifted geometric mean" "Claimed against verified" \
+  "Speed-up with confidence" "95% interval" "Machine during the runs"; do
   grep -qF "$w" "$d/summary.dom" && ok || bad "summary: no '$w' in the rendered page"
 done
 grep -qF "Speed-up with confidence" "$d/set.dom" && ok || bad "set: no speed-up table rendered"
