@@ -258,10 +258,11 @@ completed() { # DIR JOB...: each job COMPLETED with exit code 0
   done
 }
 # The merged runs are the single-process runs: every column of the single
-# run's CSV but the timing ones (*_s, and 'timing', how the time was taken),
-# rows sorted; residuals as printed (%.6e).
+# run's CSV but the timing ones (*_s, and 'timing', how the time was taken)
+# and the machine's state during the run (load_avg, cpu_mhz, cpu_max_mhz,
+# others_share), rows sorted; residuals as printed (%.6e).
 strip() { # CSV HEADER-SOURCE
-  awk -F, -v OFS=, 'NR == FNR { if (FNR == 1) for (i = 1; i <= NF; i++) if ($i !~ /_s$/ && $i != "timing") want[++n] = $i; next }
+  awk -F, -v OFS=, 'NR == FNR { if (FNR == 1) for (i = 1; i <= NF; i++) if ($i !~ /_s$/ && $i !~ /^(timing|load_avg|cpu_mhz|cpu_max_mhz|others_share)$/) want[++n] = $i; next }
     FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
                for (j = 1; j <= n; j++) if (!(want[j] in col)) { print "MISSING COLUMN " want[j]; exit 1 } next }
     { line = ""; for (j = 1; j <= n; j++) line = line (j > 1 ? OFS : "") $(col[want[j]]); print line }' "$2" "$1" | sort
