@@ -47,6 +47,7 @@
  * every judgement (fetch()); the build of F(P) is timed as setup. The ncp
  * formulation builds nothing: the solver's iterate is P's. */
 #include "harness/runner.h"
+#include "lib/mcb_order.h"
 
 #include <limits.h>
 #include <math.h>
@@ -574,18 +575,12 @@ static void judge(run_ctx *c, mcb_run *run)
 /* The time the checks added to the iterations after them: those
  * iterations' times over the mean of the others (unknown, so infinite, when
  * every iteration followed a check). */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double distortion_s(run_ctx *c)
 {
     if (c->post_n == 0) return 0.0;
     if (c->plain_n == 0) return INFINITY;
     int n = c->post_n < 256 ? c->post_n : 256;
-    qsort(c->post_d, (size_t)n, sizeof(double), cmp_double);
+    mcb_sort_doubles(c->post_d, (size_t)n);
     double median = n % 2 ? c->post_d[n / 2] : 0.5 * (c->post_d[n / 2 - 1] + c->post_d[n / 2]);
     return c->post_n * (median - c->plain_sum / c->plain_n);
 }

@@ -1,5 +1,6 @@
 /* mcb_bootstrap.c: the percentile bootstrap (see mcb_bootstrap.h). */
 #include "lib/mcb_bootstrap.h"
+#include "lib/mcb_order.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,21 +13,6 @@ void mcb_boot_defaults(mcb_boot_opts *o)
     o->resamples = MCB_BOOT_RESAMPLES;
     o->level = MCB_BOOT_LEVEL;
     o->seed = MCB_BOOT_SEED;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Quantile q of sorted v[0..n) (type 7: linear between order statistics). */
-static double quantile7(const double *v, int n, double q)
-{
-    double h = (n - 1) * q;
-    int k = (int)floor(h);
-    if (k >= n - 1) return v[n - 1];
-    return v[k] + (h - k) * (v[k + 1] - v[k]);
 }
 
 /* One resample into rows: n units drawn with replacement, each redrawn
@@ -57,9 +43,9 @@ static void intervals(double *vals, int B, int nout, double level, mcb_interval 
             ci[j].lo = ci[j].hi = NAN;
             continue;
         }
-        qsort(col, (size_t)B, sizeof *col, cmp_double);
-        ci[j].lo = quantile7(col, B, 0.5 * (1 - level));
-        ci[j].hi = quantile7(col, B, 0.5 * (1 + level));
+        mcb_sort_doubles(col, (size_t)B);
+        ci[j].lo = mcb_quantile_sorted(col, B, 0.5 * (1 - level));
+        ci[j].hi = mcb_quantile_sorted(col, B, 0.5 * (1 + level));
     }
 }
 

@@ -9,6 +9,7 @@
  * ((steps + 1) x m doubles) and its work vectors, a CHOLMOD factor of A,
  * SuiteSparseQR's factor; all freed before returning. */
 #include "metrics/describe.h"
+#include "lib/mcb_order.h"
 
 #include <SuiteSparseQR_C.h>
 #include <float.h>
@@ -38,12 +39,6 @@ void mcb_describe_defaults(mcb_describe_opts *o)
 
 /* ---------------------------------------------------------- mu statistics */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static mcb_rc mu_stats(const mcb_problem *P, mcb_descriptors *d, mcb_err *err)
 {
     d->mu_min = d->mu_med = d->mu_max = NAN;
@@ -53,7 +48,7 @@ static mcb_rc mu_stats(const mcb_problem *P, mcb_descriptors *d, mcb_err *err)
     int c = 0;
     for (int k = 0; k < P->nblocks; k++)
         if (mcb_is_contact(P->blocks[k].type)) mu[c++] = P->blocks[k].mu;
-    qsort(mu, (size_t)c, sizeof(double), cmp_double);
+    mcb_sort_doubles(mu, (size_t)c);
     d->mu_min = mu[0];
     d->mu_max = mu[c - 1];
     d->mu_med = c % 2 ? mu[c / 2] : 0.5 * (mu[c / 2 - 1] + mu[c / 2]);

@@ -5,25 +5,11 @@
  * memory, with nothing left allocated. A NaN abscissa in a trace is never
  * reached (a run whose last one is NaN never counts as going). */
 #include "reports/curves.h"
+#include "lib/mcb_order.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double mcb_quantile_sorted(const double *x, int n, double q)
-{
-    if (n <= 0) return NAN;
-    double h = (n - 1) * q;
-    int lo = (int)floor(h);
-    if (lo >= n - 1) return x[n - 1];
-    return x[lo] + (h - lo) * (x[lo + 1] - x[lo]);
-}
 
 void mcb_curve_free(mcb_curve *c)
 {
@@ -49,7 +35,7 @@ static int union_of_abscissae(const mcb_run_rec *const *runs, int nruns, int xco
     for (int k = 0; k < nruns; k++)
         for (int t = 0; t < runs[k]->trace_rows; t++)
             it[n++] = runs[k]->trace[(size_t)t * MCB_TRACE_COLS + xcol];
-    qsort(it, (size_t)n, sizeof *it, cmp_double);
+    mcb_sort_doubles(it, (size_t)n);
     int u = 0;
     for (int k = 0; k < n; k++)
         if (!isnan(it[k]) && (u == 0 || it[k] != it[u - 1])) it[u++] = it[k];
@@ -82,8 +68,8 @@ static void point(const mcb_run_rec *const *runs, int nruns, int xcol, int col, 
         vals[nv] = row[col];
         times[nv++] = row[1];
     }
-    qsort(vals, (size_t)nv, sizeof *vals, cmp_double);
-    qsort(times, (size_t)nv, sizeof *times, cmp_double);
+    mcb_sort_doubles(vals, (size_t)nv);
+    mcb_sort_doubles(times, (size_t)nv);
     c->going[k] = going;
     c->median[k] = mcb_quantile_sorted(vals, nv, 0.5);
     c->q1[k] = mcb_quantile_sorted(vals, nv, 0.25);

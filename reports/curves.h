@@ -11,6 +11,7 @@
 #ifndef MCB_CURVES_H
 #define MCB_CURVES_H
 
+#include "lib/mcb_order.h" /* mcb_quantile_sorted */
 #include "lib/mcb_results.h"
 
 typedef struct {
@@ -23,11 +24,6 @@ typedef struct {
     double *time_s; /* median of the solver time (trace column 1), likewise */
     int *going;     /* runs whose last traced abscissa is >= iter[k] */
 } mcb_curve;
-
-/* Quantile q in [0, 1] of x[0..n) sorted increasing, interpolated between
- * order statistics (Hyndman and Fan type 7: the median for q = 0.5 is the
- * mean of the two middle values when n is even); NaN when n = 0. */
-double mcb_quantile_sorted(const double *x, int n, double q);
 
 /* runs: nruns records (a run without trace rows is left out); xcol: the
  * abscissa, 0 (iteration) or 1 (solver time); col: a trace column (>= 2,

@@ -1,16 +1,11 @@
 /* profile.c: the median, performance and data profiles (see profile.h).
  * Fails only on bad sizes or out of memory, with nothing left allocated. */
 #include "reports/profile.h"
+#include "lib/mcb_order.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 double mcb_median(double *x, int n)
 {
@@ -18,7 +13,7 @@ double mcb_median(double *x, int n)
     for (int i = 0; i < n; i++)
         if (!isnan(x[i])) x[k++] = x[i];
     if (k == 0) return NAN;
-    qsort(x, (size_t)k, sizeof *x, cmp_double);
+    mcb_sort_doubles(x, (size_t)k);
     return k % 2 ? x[k / 2] : 0.5 * (x[k / 2 - 1] + x[k / 2]);
 }
 
@@ -96,7 +91,7 @@ mcb_rc mcb_profile_compute(const double *t, int np, int ns, double floor, int re
         int n = 0;
         for (int p = 0; p < np; p++)
             if (isfinite(x[(size_t)p * ns + s])) col[n++] = x[(size_t)p * ns + s];
-        qsort(col, (size_t)n, sizeof *col, cmp_double);
+        mcb_sort_doubles(col, (size_t)n);
         out->solved[s] = n;
         double *tau = out->tau + stride * s, *rho = out->rho + stride * s;
         int k = 0, m = 0; /* m: values counted so far */
