@@ -11,7 +11,6 @@ import unittest
 import numpy as np
 import scipy.sparse as sp
 
-import mcbench
 from mcbench import Block, Problem
 
 BIN = os.environ.get("MCBENCH_BIN", "mcbench")
@@ -25,6 +24,35 @@ def mcbench_cli(*args, ok=True):
         raise AssertionError("mcbench %s: exit %d\n%s%s" % (" ".join(map(str, args)),
                                                            r.returncode, r.stdout, r.stderr))
     return r
+
+
+MJCF = """<mujoco model="box-on-floor">
+  <option timestep="0.005" cone="CONE"/>
+  <worldbody>
+    <geom type="plane" size="1 1 0.1"/>
+    <body pos="0 0 0.099"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def record_mujoco(tc, cone, optional=False):
+    """A box resting on the floor recorded by `mcbench record mujoco` (3
+    steps; compliance r, MuJoCo's provenance, warm start, reference) into
+    tc's scratch directory. When mcbench was built without MuJoCo: None if
+    optional, else tc is skipped (with the reason)."""
+    xml = tc.path("box-%s.xml" % cone)
+    with open(xml, "w") as f:
+        f.write(MJCF.replace("CONE", cone))
+    out = tc.path("mj-%s.h5" % cone)
+    r = mcbench_cli("record", "mujoco", xml, "--steps", 3, "--no-timing", "-o", out, ok=False)
+    if r.returncode != 0 and "MuJoCo" in r.stderr and "without" in r.stderr:
+        if optional:
+            print("mujoco files left out: " + r.stderr.strip())
+            return None
+        tc.skipTest("mcbench built without MuJoCo: " + r.stderr.strip())
+    tc.assertEqual(r.returncode, 0, r.stderr)
+    return out
 
 
 class TmpCase(unittest.TestCase):

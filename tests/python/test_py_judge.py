@@ -14,7 +14,8 @@ import numpy as np
 import mcbench
 from mcbtest import (FX_OPEN, FX_SLIP, FX_STICK, TmpCase, aniso_slide, aniso_slide_solution,
                      compliant, compliant_solution, every_feature, mcbench_cli, point_contact,
-                     point_contact_dual, point_solution)
+                     point_contact_dual, point_solution,
+                     record_mujoco)
 
 ZERO = 1e-12
 RESIDUALS = ("dyn_abs", "fb", "fb_max", "natmap", "zres", "natmap_ncp")
@@ -141,6 +142,10 @@ class AgainstTheHarness(TmpCase):
                                        point_contact(FX_STICK)])
         files["dual"] = self.path("dual.h5")
         mcbench.save(files["dual"], [point_contact_dual(s) for s in (0, 1, 2)])
+        for cone in ("pyramidal", "elliptic"):  # MuJoCo's rows, with compliance
+            path = record_mujoco(self, cone, optional=True)
+            if path:
+                files["mujoco-" + cone] = path
         for name, path in files.items():
             for law in ("ncp", "ccp"):
                 self.campaign(path, "pgs,apgd", law)

@@ -8,27 +8,15 @@ bad input refused with the C library's message naming the field and the
 reason, with no file left behind."""
 
 import os
-import shutil
 import unittest
 
 import h5py
 import numpy as np
-import scipy.sparse as sp
 
 import mcbench
-from mcbench import Block, Problem
+from mcbench import Problem
 from mcbtest import (SRC, TmpCase, aniso_slide, assert_same_problem, compliant, every_feature,
-                     mcbench_cli, point_contact_dual)
-
-MJCF = """<mujoco model="box-on-floor">
-  <option timestep="0.005" cone="CONE"/>
-  <worldbody>
-    <geom type="plane" size="1 1 0.1"/>
-    <body pos="0 0 0.099"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>
-  </worldbody>
-</mujoco>
-"""
-
+                     mcbench_cli, point_contact_dual, record_mujoco)
 
 class RoundTrip(TmpCase):
     def roundtrip(self, problems):
@@ -109,15 +97,7 @@ class RoundTrip(TmpCase):
     def test_mujoco_recorded(self):
         """Compliance r, MuJoCo's provenance, unilateral rows (pyramidal cone)."""
         for cone in ("pyramidal", "elliptic"):
-            xml = self.path("box-%s.xml" % cone)
-            with open(xml, "w") as f:
-                f.write(MJCF.replace("CONE", cone))
-            src = self.path("mj-%s.h5" % cone)
-            r = mcbench_cli("record", "mujoco", xml, "--steps", 3, "--no-timing", "-o", src,
-                            ok=False)
-            if r.returncode != 0 and "MuJoCo" in r.stderr and "without" in r.stderr:
-                self.skipTest("mcbench built without MuJoCo: " + r.stderr.strip())
-            self.assertEqual(r.returncode, 0, r.stderr)
+            src = record_mujoco(self, cone)
             ps = mcbench.load(src)
             last = ps[-1]
             self.assertIsNotNone(last.mujoco)
