@@ -302,9 +302,27 @@ mcb_results_read = _fn("mcb_results_read", _rc, ctypes.c_char_p,
 mcb_results_data_free = _fn("mcb_results_data_free", None,
                             ctypes.POINTER(ctypes.POINTER(mcb_results_data)))
 
-METRICS = tuple(mcb_metric_name(k).decode() for k in range(NMETRICS))
-TRACE_COLUMNS = tuple(mcb_trace_column(k).decode() for k in range(TRACE_COLS))
-STEP_COLUMNS = tuple(mcb_step_column(k).decode() for k in range(STEP_COLS))
+def _names(f, bound=1000):
+    """A vocabulary's names, counted in the library (its name functions say
+    "unknown" past the end)."""
+    out = []
+    while len(out) < bound and f(len(out)) != b"unknown":
+        out.append(f(len(out)).decode())
+    return tuple(out)
+
+
+# the structures above hold MCB_NMETRICS metrics and the trace and step rows
+# these many columns: a library that counts otherwise is another layout
+for _what, _f, _want in (("metrics", mcb_metric_name, NMETRICS),
+                         ("trace columns", mcb_trace_column, TRACE_COLS),
+                         ("step columns", mcb_step_column, STEP_COLS)):
+    if len(_names(_f)) != _want:
+        raise OSError("mcbench: %s has %d %s, this package expects %d: the package and the "
+                      "library are of different versions" % (path, len(_names(_f)), _what, _want))
+
+METRICS = _names(mcb_metric_name)
+TRACE_COLUMNS = _names(mcb_trace_column)
+STEP_COLUMNS = _names(mcb_step_column)
 
 
 def cstr(p):

@@ -1,4 +1,4 @@
-"""test_py_results.py: mcbench.results / traces / solutions (issue 29).
+"""test_py_results.py: mcbench.results / traces / steps / solutions (issue 29).
 
 A campaign's results read through the C results reader equal the CSV the
 campaign wrote (one row per run: keys, status, iterations, times, final
@@ -82,6 +82,20 @@ class Results(TmpCase):
                 self.assertTrue(np.array_equal(lam, g["lambda"][()]))
         self.assertEqual(len(tr), int(df["trace_rows"].sum()))
         self.assertEqual(len(mcbench.steps(self.res)), 0)  # a replay campaign has no steps
+
+    def test_closed_loop_steps_equal_the_file(self):
+        res = self.path("loop.h5")
+        mcbench_cli("simulate", "quadrupeds", "--robots", 1, "--steps", 5, "--budget", "iters:10",
+                    "--solvers", "pgs", "-o", res)
+        df = mcbench.results(res)
+        st = mcbench.steps(res)
+        self.assertEqual(list(df["loop_steps"]), [5])
+        self.assertEqual(list(st.columns[5:]), list(mcbench._lib.STEP_COLUMNS))
+        self.assertEqual(list(st["step"]), [0, 1, 2, 3, 4])
+        with h5py.File(res, "r") as f:
+            (g,) = f["runs"].values()
+            self.assertTrue(np.array_equal(st[list(mcbench._lib.STEP_COLUMNS)].to_numpy(),
+                                           g["steps"][()], equal_nan=True))
 
     def test_not_a_results_file(self):
         with self.assertRaises(mcbench.Error) as cm:
