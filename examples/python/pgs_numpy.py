@@ -213,7 +213,7 @@ class PGSNumpy:
                 return None
             if own <= self.own_tol:
                 return "stalled"
-        return "max_iters"
+        return "max-iterations"
 
     def iterate(self):
         """(v, lambda): v = A^-1 (b + J^T lambda)."""

@@ -112,7 +112,10 @@ static const int trace_values[] = {MCB_TRACE_CHECKS};
      .help = "run each run in a forked child: auto (solvers that cannot be stopped and " \
              "plugins, solvers from outside mcbench), always, never. A crash, a hang or the " \
              "memory limit costs that run only (status crashed or time-limit); a child is " \
-             "killed at twice the time limit plus 10 s"}, \
+             "killed at twice the time limit plus --kill-grace"}, \
+    {"--kill-grace", 0, MCB_CLI_DOUBLE, RUN(C.grace_s), "S", 0, INFINITY, \
+     .help = "seconds an isolated run may overrun twice its time limit before it is killed " \
+             "(recorded as time-limit)"}, \
     {"--mem-limit", 0, MCB_CLI_DOUBLE, RUN(C.mem_limit_mb), "MB", 0, INFINITY, \
      .def = "half the physical memory", .help = "memory an isolated run may add; 0: none"}, \
     {"--describe", 0, MCB_CLI_CHOICE, RUN(C.describe_never), .words = describe_words, \

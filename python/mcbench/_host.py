@@ -75,7 +75,9 @@ def cli(args, capture=False):
         text = t.read().decode("utf-8", "replace")
     sys.stderr.write(text)
     sys.stderr.flush()
-    errors = [ln[len(ERROR_PREFIX):] for ln in text.splitlines() if ln.startswith(ERROR_PREFIX)]
+    errors = [ln[len(ERROR_PREFIX):] if ln.startswith(ERROR_PREFIX) else ln
+              for ln in text.splitlines() if ln.startswith(ERROR_PREFIX)
+              or ln.startswith("mcbench %s: " % argv[1] if len(argv) > 1 else ERROR_PREFIX)]
     return rc, errors
 
 

@@ -107,9 +107,10 @@ def _why(e):
 def _status_of(ret):
     """A status returned by solve() (a name or a number) as mcb_status, or None."""
     if isinstance(ret, str):
-        k = _lib.lib().mcb_status_from_name(ret.encode())
+        k = _lib.lib().mcb_status_from_name(ret.replace("_", "-").encode())
         if k < 0:
-            raise ValueError("solve() returned %r, not a status name" % ret)
+            raise ValueError("solve() returned %r, not a status name (solved, max-iterations, "
+                             "time-limit, diverged, stalled, ...)" % ret)
         return k
     if isinstance(ret, (int, np.integer)) and not isinstance(ret, bool):
         return int(ret)
@@ -343,8 +344,9 @@ def register(solver, origin=None):
     err = C.create_string_buffer(MCB_ERR_LEN)
     L = _lib.lib()
     L.mcb_registry_add.argtypes = [C.c_void_p, C.c_char_p, C.c_void_p]
-    rc = L.mcb_registry_add(C.addressof(ps.cdef),
-                            ("python %s" % (origin or cls.__module__)).encode(), err)
+    label = "plugin %s" % origin if origin else "python class %s.%s" % (cls.__module__,
+                                                                        cls.__qualname__)
+    rc = L.mcb_registry_add(C.addressof(ps.cdef), label.encode(), err)
     if rc:
         raise SolverError(err.value.decode("utf-8", "replace"))
     _registered[name] = ps
