@@ -1,0 +1,12 @@
+"""mcbench: the mcbench C library from Python (docs/python.md).
+
+Problems as SciPy matrices (load, save, Problem), the harness's judgement
+of a solution (judge) and a campaign's results as pandas DataFrames
+(results, traces), all through libmcbench.so (ctypes; _lib.py finds it).
+"""
+
+# --- package core (issue 29: problems, judge, results) ---------------------
+from ._lib import Error
+from .problem import Block, Problem
+from .io import load, save
+# --- end of package core -----------------------------------------------------
