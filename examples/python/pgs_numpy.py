@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
-BILATERAL, UNILATERAL, SOFT, CONTACT = 0, 1, 2, 3
+BILATERAL, UNILATERAL, SOFT, CONTACT = "bilateral", "unilateral", "soft", "contact"
 LOCAL_ITERS = 24  # MCB_LOCAL_ITERS
 
 
@@ -133,7 +133,7 @@ class PGSNumpy:
         self.W = sp.csr_matrix(W)
         self.W.sort_indices()
         self.q = J @ self.lu.solve(np.asarray(P.b, dtype=float)) + np.asarray(P.e, dtype=float)
-        self.blocks = [(int(b.type), int(b.row), int(b.nrows), float(b.mu),
+        self.blocks = [(b.type, int(b.row), int(b.nrows), float(b.mu),
                         float(getattr(b, "k", 0.0)), float(getattr(b, "alpha", 0.0)))
                        for b in P.blocks]
         Wd = self.W.toarray() if m <= 4000 else None
@@ -194,7 +194,7 @@ class PGSNumpy:
                     exact = -k * (e[r] + alpha * (rest - e[r])) / (1.0 + k * alpha * dd)
                     new = [prev[0] + omega * (exact - prev[0])]
                 else:
-                    raise ValueError("pgs_numpy: block type %d is not a Coulomb law" % t)
+                    raise ValueError("pgs_numpy: block type %s is not a Coulomb law" % t)
                 for i in range(step):
                     lam[r + i] = new[i]
                     change2 += (new[i] - prev[i]) ** 2

@@ -11,7 +11,7 @@
  * PYTHON: $MCB_PYTHON, else the interpreter CMake found (MCB_PYTHON_EXE).
  * The package and the library: the source tree's python/ and the build
  * tree's libmcbench.so when this binary runs from its build tree, else the
- * install prefix's (the binary's ../lib/...), unless MCBENCH_LIBRARY is set.
+ * install prefix's (the binary's ../lib/...), unless MCBENCH_LIB is set.
  * A start that fails is an error naming the file; no exit here (the caller
  * returns the status). */
 #include <errno.h>
@@ -89,7 +89,7 @@ int cli_python_host(int argc, char **argv)
     if (!py || !*py) py = MCB_PYTHON_EXE;
     char pypath[4200], lib[4200], joined[8400];
     locate(pypath, sizeof pypath, lib, sizeof lib);
-    if (!getenv("MCBENCH_LIBRARY")) setenv("MCBENCH_LIBRARY", lib, 1);
+    if (!getenv("MCBENCH_LIB")) setenv("MCBENCH_LIB", lib, 1);
     const char *old = getenv("PYTHONPATH");
     snprintf(joined, sizeof joined, "%s%s%s", pypath, old && *old ? ":" : "", old ? old : "");
     setenv("PYTHONPATH", joined, 1);

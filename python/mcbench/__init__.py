@@ -10,3 +10,7 @@ from ._lib import Error
 from .problem import Block, Problem
 from .io import load, save
 # --- end of package core -----------------------------------------------------
+
+# --- Python solvers (issue 29: solvers under the harness's rules, run) -------
+from .solver import SolverError, register
+from .campaign import CampaignError, run

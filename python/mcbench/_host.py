@@ -43,7 +43,7 @@ def _pylib():
     """libmcbench.so through PyDLL, with the script loader installed."""
     global _py
     if _py is None:
-        L = C.PyDLL(_lib.library_path())
+        L = C.PyDLL(_lib.path)
         L.mcb_cli_main.argtypes = [C.c_int, C.POINTER(C.c_char_p)]
         L.mcb_cli_main.restype = C.c_int
         L.mcb_plugin_set_script_loader.argtypes = [LOADER_FN]

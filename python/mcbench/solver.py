@@ -107,7 +107,7 @@ def _why(e):
 def _status_of(ret):
     """A status returned by solve() (a name or a number) as mcb_status, or None."""
     if isinstance(ret, str):
-        k = _lib.lib().mcb_status_from_name(ret.replace("_", "-").encode())
+        k = _lib.lib.mcb_status_from_name(ret.replace("_", "-").encode())
         if k < 0:
             raise ValueError("solve() returned %r, not a status name (solved, max-iterations, "
                              "time-limit, diverged, stalled, ...)" % ret)
@@ -342,7 +342,7 @@ def register(solver, origin=None):
         return name
     ps = PythonSolver(solver, origin)
     err = C.create_string_buffer(MCB_ERR_LEN)
-    L = _lib.lib()
+    L = _lib.lib
     L.mcb_registry_add.argtypes = [C.c_void_p, C.c_char_p, C.c_void_p]
     label = "plugin %s" % origin if origin else "python class %s.%s" % (cls.__module__,
                                                                         cls.__qualname__)

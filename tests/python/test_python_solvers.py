@@ -5,7 +5,7 @@ solver's time, exceptions as statuses with the reason, the simple form.
 
 Run by ctest (python_solvers) with /usr/bin/python3; needs NumPy and SciPy
 (exit 77, skipped, without them) and the environment ctest sets:
-PYTHONPATH (the package), MCBENCH_LIBRARY (libmcbench.so), MCBENCH_BIN
+PYTHONPATH (the package), MCBENCH_LIB (libmcbench.so), MCBENCH_BIN
 (the mcbench binary), MCB_EXAMPLES (examples/python)."""
 import csv
 import os
