@@ -9,6 +9,8 @@ of a solution (judge) and a campaign's results as pandas DataFrames
 from ._lib import Error
 from .problem import Block, Problem
 from .io import load, save
+from .judge import Judge, judge
+from .results import results, solutions, steps, traces
 # --- end of package core -----------------------------------------------------
 
 # --- Python solvers (issue 29: solvers under the harness's rules, run) -------

@@ -350,3 +350,13 @@ def check(rc, err):
 mcb_csc_check = _fn("mcb_csc_check", _rc, ctypes.POINTER(mcb_csc), ctypes.c_char_p,
                     ctypes.c_char_p, ctypes.c_int, ctypes.c_int, _err_p)
 mcb_problem_infer_subsystems = _fn("mcb_problem_infer_subsystems", _rc, mcb_problem_p, _err_p)
+
+mcb_timed_name = _fn("mcb_timed_name", ctypes.c_char_p, ctypes.c_int)
+mcb_timing_name = _fn("mcb_timing_name", ctypes.c_char_p, ctypes.c_int)
+mcb_warm_name = _fn("mcb_warm_name", ctypes.c_char_p, ctypes.c_int)
+
+
+def name(f, k):
+    """A vocabulary name (mcb_status_name, ...) as str."""
+    s = f(k)
+    return s.decode() if s is not None else ""
