@@ -264,7 +264,6 @@ def compare(csv_path):
 def main():
     import argparse
     import os
-    import sys
     import tempfile
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
