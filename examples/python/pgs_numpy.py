@@ -117,6 +117,13 @@ class PGSNumpy:
     params = {"omega": 1.0, "own_tol": 0.0}
     forms = ("primal",)
 
+    def accepts(self, problem):
+        """The Coulomb law's blocks only, as pgs (mcb_accepts_coulomb_only)."""
+        for b in problem.blocks:
+            if b.type not in (BILATERAL, UNILATERAL, SOFT, CONTACT):
+                return "pgs_numpy: the Coulomb law only (a %s block)" % b.type
+        return None
+
     def setup(self, problem, settings):
         """W = J A^-1 J^T + diag(r), q = J A^-1 b + e, the weights, the start."""
         omega = float(self.params["omega"])

@@ -68,6 +68,7 @@ class ParamDesc(C.Structure):
 
 
 ITER_CB = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_int, C.c_double)
+ACCEPTS_FN = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p, C.c_size_t)
 DEFAULTS_FN = C.CFUNCTYPE(None, C.c_void_p)
 SETUP_FN = C.CFUNCTYPE(C.c_int, C.c_void_p, C.POINTER(Settings), C.c_void_p,
                        C.POINTER(C.c_void_p), C.c_void_p)
@@ -190,6 +191,8 @@ class PythonSolver:
         doc = (inspect.getdoc(cls) or "a Python solver").splitlines()[0].encode()
         ref = ("Python: %s" % (self.origin or cls.__module__)).encode()
         self._keep += [doc, ref]
+        self.c_accepts = ACCEPTS_FN(self._accepts) if callable(getattr(cls, "accepts", None)) \
+            else None
         self.c_defaults = DEFAULTS_FN(self._defaults)
         self.c_setup = SETUP_FN(self._setup)
         self.c_solve = SOLVE_FN(self._solve)
@@ -197,6 +200,7 @@ class PythonSolver:
         self.c_free = FREE_FN(self._free)
         self.cdef = SolverDef(
             name=self._keep[0], description=doc, reference=ref, accepts=accepts,
+            accepts_problem=C.cast(self.c_accepts, C.c_void_p) if self.c_accepts else None,
             black_box=0 if self.has_iterate else 1, params_size=8 * max(n, 1),
             default_params=self.c_defaults, params=self.desc, nparams=n,
             setup=self.c_setup, solve=self.c_solve, iterate=self.c_iterate, free=self.c_free)
@@ -223,6 +227,18 @@ class PythonSolver:
         return self.target() if inspect.isclass(self.target) else self.target
 
     # --- the callbacks --------------------------------------------------
+    def _accepts(self, P, reason, size):
+        """accepts(problem) -> None (taken) or why not (the run is skipped)."""
+        try:
+            why = self._instance().accepts(Problem._from_c(P))
+        except BaseException:  # noqa: B902 - judged in setup, which says why
+            why = None
+        if why is None:
+            return 1
+        raw = ("%s" % why).encode("utf-8", "replace")[:max(int(size) - 1, 0)] + b"\0"
+        C.memmove(reason, raw, len(raw))
+        return 0
+
     def _setup(self, P, s, params, work, err):
         work[0] = None
         try:

@@ -247,6 +247,20 @@ class PythonSolvers(unittest.TestCase):
             a, b = float(c["natmap"]), float(s["natmap"])
             self.assertLessEqual(abs(a - b), 1e-8 * abs(a), (p, a, b))
 
+    def test_accepts_skips_with_the_reason(self):
+        """Problem objects into run(); accepts() refusing makes the run skipped."""
+        probs = mcbench.load(self.push)[:1]
+        for b in probs[0].blocks:
+            if b.type == "contact":
+                b.type = "contact_ccp"
+        out = self.out("ccp")
+        mcbench.run(probs, [PGSNumpy, "pgs"], out=out, max_iters=10)
+        r = rows(out)
+        p = probs[0].name
+        self.assertEqual(r[(p, "pgs_numpy")]["status"], "skipped")
+        self.assertIn("the Coulomb law only (a contact_ccp block)", r[(p, "pgs_numpy")]["reason"])
+        self.assertEqual(r[(p, "pgs")]["status"], "skipped")
+
     def test_register_refuses_what_is_no_solver(self):
         with self.assertRaises(msolver.SolverError):
             msolver.register(object())
