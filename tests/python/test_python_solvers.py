@@ -140,7 +140,7 @@ class PythonSolvers(unittest.TestCase):
         t0 = time.monotonic()
         mcbench.run(self.stack, [Hang, "pgs"], out=out, time_limit_s=0.2, max_iters=500,
                     options=["--kill-grace", "0.3"])
-        self.assertLess(time.monotonic() - t0, 20.0)
+        self.assertLess(time.monotonic() - t0, 8.0)  # killed at 2 x 0.2 + 0.3 s, not 10 s later
         r = rows(out)
         for p in ("stack-3x3x3-step0000", "stack-3x3x3-step0001"):
             self.assertEqual(r[(p, "py_hang")]["status"], "time-limit")
