@@ -9,9 +9,10 @@
  * options, the same results file, with the Python solvers registered like
  * plugins (isolated in a child process under --isolate auto).
  * PYTHON: $MCB_PYTHON, else the interpreter CMake found (MCB_PYTHON_EXE).
- * The package and the library: the source tree's python/ and the build
- * tree's libmcbench.so when this binary runs from its build tree, else the
- * install prefix's (the binary's ../lib/...), unless MCBENCH_LIB is set.
+ * The package: the source tree's python/ with the build tree's libmcbench.so
+ * (MCBENCH_LIB, unless set) when this binary runs from its build tree, else
+ * the install prefix's package (the binary's ../MCB_PYTHON_INSTALL_DIR),
+ * which finds the installed library itself (cmake/python.cmake).
  * A start that fails is an error naming the file; no exit here (the caller
  * returns the status). */
 #include <errno.h>
@@ -38,9 +39,6 @@
 #endif
 #ifndef MCB_INSTALL_PYTHONDIR
 #define MCB_INSTALL_PYTHONDIR "lib/python3/dist-packages"
-#endif
-#ifndef MCB_INSTALL_LIBRARY
-#define MCB_INSTALL_LIBRARY "lib/libmcbench.so"
 #endif
 
 /* What the interpreter runs first: a missing package or NumPy/SciPy is a
@@ -75,9 +73,9 @@ static void locate(char *pypath, size_t np, char *lib, size_t nl)
     if (MCB_BUILD_DIR[0] && !strcmp(dir, MCB_BUILD_DIR)) {
         snprintf(pypath, np, "%s", MCB_BUILD_PYTHONPATH);
         snprintf(lib, nl, "%s", MCB_BUILD_LIBRARY);
-    } else {
+    } else { /* the installed package finds the installed library itself (its _config.py) */
         snprintf(pypath, np, "%s/../%s", dir, MCB_INSTALL_PYTHONDIR);
-        snprintf(lib, nl, "%s/../%s", dir, MCB_INSTALL_LIBRARY);
+        snprintf(lib, nl, "%s", "");
     }
 }
 
@@ -89,7 +87,7 @@ int cli_python_host(int argc, char **argv)
     if (!py || !*py) py = MCB_PYTHON_EXE;
     char pypath[4200], lib[4200], joined[8400];
     locate(pypath, sizeof pypath, lib, sizeof lib);
-    if (!getenv("MCBENCH_LIB")) setenv("MCBENCH_LIB", lib, 1);
+    if (*lib && !getenv("MCBENCH_LIB")) setenv("MCBENCH_LIB", lib, 1);
     const char *old = getenv("PYTHONPATH");
     snprintf(joined, sizeof joined, "%s%s%s", pypath, old && *old ? ":" : "", old ? old : "");
     setenv("PYTHONPATH", joined, 1);
