@@ -42,10 +42,8 @@ MCB_ERR_LEN = 1024
 MCB_E_INPUT = 1
 MCB_ACCEPTS_PRIMAL, MCB_ACCEPTS_DUAL = 1, 2
 # mcb_status (lib/mcb_vocab.h)
-ST_SOLVED, ST_MAX_ITERS, ST_TIME_LIMIT, ST_DIVERGED, ST_SETUP_FAILED, ST_SKIPPED, \
+_, ST_MAX_ITERS, _, _, _, _, \
     ST_STALLED, ST_CRASHED = range(8)
-# mcb_cb_action -> mcb_status (mcb_status_from_cb)
-_CB_STATUS = {1: ST_SOLVED, 2: ST_TIME_LIMIT, 3: ST_DIVERGED}
 
 
 class Settings(C.Structure):
@@ -297,7 +295,7 @@ class PythonSolver:
         if run.error is not None:
             inf.reason = run.error.encode()[:MCB_ERR_LEN - 1]
         if action[0]:
-            return _CB_STATUS.get(action[0], ST_STALLED)
+            return _lib.lib.mcb_status_from_cb(action[0])
         if status is not None:
             return status
         if inf.iterations >= run.settings.max_iters:
