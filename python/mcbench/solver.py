@@ -41,9 +41,9 @@ from .problem import Problem
 MCB_ERR_LEN = 1024
 MCB_E_INPUT = 1
 MCB_ACCEPTS_PRIMAL, MCB_ACCEPTS_DUAL = 1, 2
-# mcb_status (lib/mcb_vocab.h)
-_, ST_MAX_ITERS, _, _, _, _, \
-    ST_STALLED, ST_CRASHED = range(8)
+# mcb_status (lib/mcb_vocab.h), by the library's own names
+ST_MAX_ITERS, ST_STALLED, ST_CRASHED = (_lib.lib.mcb_status_from_name(w) for w in
+                                        (b"max-iterations", b"stalled", b"crashed"))
 
 
 class Settings(C.Structure):
