@@ -48,3 +48,19 @@ install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/python/mcbench DESTINATION ${MCB_P
   FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/python/_config.py
   DESTINATION ${MCB_PYTHON_INSTALL_DIR}/mcbench)
+
+# The Python tests' environment (tests/CMakeLists.txt): in the sanitizer
+# build libmcbench.so needs the ASan and UBSan runtimes loaded first, which
+# a Python interpreter does not link: they are preloaded, and LeakSanitizer
+# is off (the interpreter keeps its own allocations to the end by design).
+set(MCB_PY_PRELOAD "")
+if(MCB_SANITIZE)
+  foreach(_rt libasan.so libubsan.so)
+    execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=${_rt}
+      OUTPUT_VARIABLE _rt_path OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(_rt_path AND IS_ABSOLUTE "${_rt_path}" AND EXISTS "${_rt_path}")
+      list(APPEND MCB_PY_PRELOAD "${_rt_path}")
+    endif()
+  endforeach()
+  list(JOIN MCB_PY_PRELOAD ":" MCB_PY_PRELOAD)
+endif()

@@ -15,8 +15,10 @@ pkgs=(gcc cmake make pkg-config libhdf5-dev hdf5-tools libsuitesparse-dev libsic
 case " $* " in *" -DMCB_FUZZ=ON "*) pkgs+=(clang libclang-rt-14-dev) ;; esac
 # optional: the SLURM test (tests/test_slurm.sh) starts its own private munged,
 # slurmctld and slurmd from these, the report's browser test
-# (tests/test_report_browser.sh) runs chromium; without them they are skipped
-opt=(slurm-wlm munge chromium)
+# (tests/test_report_browser.sh) runs chromium; the Python package's tests
+# (tests/python, docs/python.md) run with Debian's python3 and these modules;
+# without them they are skipped
+opt=(slurm-wlm munge chromium python3 python3-numpy python3-scipy python3-pandas python3-h5py)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=() optmissing=()
 for p in "${pkgs[@]}"; do installed "$p" || missing+=("$p"); done

@@ -208,5 +208,38 @@ check "crashing plugin" 0 "$m" run "$d/dual.h5" --plugin "$d/libcrash.so" --solv
 csv_status "crashing plugin" "$d/r5.csv" crash crashed
 csv_status "crashing plugin: the next run" "$d/r5.csv" pgs solved
 
+# --- the Python package (issue 29, cmake/python.cmake) ---------------------------
+# Installed under PREFIX/lib/python3/dist-packages/mcbench, it loads the
+# installed libmcbench.so through its _config.py (no LD_LIBRARY_PATH, no
+# MCBENCH_LIB), also from a copy of the prefix elsewhere; it reads the
+# installed problems, judges, and writes a file the installed mcbench reads.
+# Skipped (counted as passed, with a line) without a Python that has
+# Debian's numpy and scipy.
+py=${MCB_PYTHON:-}
+pkg=$p/lib/python3/dist-packages
+[ -f "$pkg/mcbench/__init__.py" ] && [ -f "$pkg/mcbench/_config.py" ] && ok \
+  || bad "not installed: $pkg/mcbench/__init__.py and _config.py"
+if [ -n "$py" ] && "$py" -c 'import numpy, scipy, pandas' 2>/dev/null; then
+  cp -a "$p" "$d/moved"
+  for root in "$p" "$d/moved"; do
+    check "python: import from $root" 0 env -u MCBENCH_LIB -u MCBENCH_BUILD -u LD_LIBRARY_PATH \
+      PYTHONPATH="$root/lib/python3/dist-packages" PYTHONDONTWRITEBYTECODE=1 \
+      ${MCB_PY_PRELOAD:+LD_PRELOAD="$MCB_PY_PRELOAD" ASAN_OPTIONS=detect_leaks=0} \
+      "$py" -c '
+import os, sys, mcbench
+root = os.path.realpath(sys.argv[1])
+assert os.path.realpath(mcbench._lib.path).startswith(root + "/"), mcbench._lib.path
+assert os.path.realpath(mcbench.__file__).startswith(root + "/"), mcbench.__file__
+ps = mcbench.load(sys.argv[2])
+m = mcbench.judge(ps[0], None, ps[0].q * 0)
+assert set(m) >= {"natmap", "fb", "zres"}, m
+mcbench.save(sys.argv[3], ps)
+print(mcbench._lib.path)' "$root" "$d/dual.h5" "$d/py.h5"
+    check "python: the installed mcbench reads what Python saved" 0 "$m" describe "$d/py.h5"
+  done
+else
+  echo "test_install: the Python package's import skipped: no Python with numpy, scipy, pandas (${py:-none})"
+fi
+
 echo "test_install: $pass passed, $fail failed"
 [ "$fail" = 0 ]

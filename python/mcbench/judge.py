@@ -20,6 +20,7 @@ class Judge:
     contact block judged as contact_ccp), as `mcbench run --law`."""
 
     def __init__(self, problem, law="ncp"):
+        self._ws = ctypes.c_void_p()
         code = _lib.mcb_law_from_name(str(law).encode())
         if code < 0:
             raise Error("mcbench.judge: law = '%s' is unknown (%s)" % (law, "|".join(_lib.LAWS)))
@@ -34,7 +35,6 @@ class Judge:
         self.n = c.n if c.form == 0 else 0
         self.m = c.m
         self.primal = c.form == 0
-        self._ws = ctypes.c_void_p()
         err = _lib.mcb_err()
         _lib.check(_lib.mcb_metrics_ws_new(self._c.ptr, ctypes.byref(self._ws),
                                            ctypes.byref(err)), err)

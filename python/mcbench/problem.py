@@ -172,8 +172,8 @@ def _csc_to_c(M, where, name):
 def _type_code(t, where, k):
     if isinstance(t, str):
         if t not in _lib.BLOCK_TYPES:
-            raise Error("%s: constraints/type: block %d has the unknown type '%s' (%s)"
-                        % (where, k, t, "|".join(_lib.BLOCK_TYPES)))
+            raise Error("%s: constraints/type[%d] = '%s' is an unknown constraint type (%s)"
+                        % (where, k, t, ", ".join(_lib.BLOCK_TYPES)))
         return _lib.BLOCK_TYPES.index(t)
     return int(t)  # a code: the validator refuses an unknown one
 

@@ -149,7 +149,7 @@ class BadInput(TmpCase):
     def test_non_finite(self):
         P = every_feature()
         P.b[2] = np.nan
-        self.refused(P, "b", "finite")
+        self.refused(P, "b[2] is not finite")
         P = every_feature()
         P.A = P.A.copy()
         P.A.data[0] = np.inf
@@ -175,15 +175,15 @@ class BadInput(TmpCase):
     def test_unknown_block_type(self):
         P = every_feature()
         P.blocks[1].type = "frictional"
-        self.refused(P, "constraints/type", "unknown type 'frictional'")
+        self.refused(P, "constraints/type[1] = 'frictional' is an unknown constraint type")
         P = every_feature()
         P.blocks[1].type = 9
-        self.refused(P, "type", "9")
+        self.refused(P, "constraints/type[1] = 9 is an unknown constraint type")
 
     def test_negative_friction(self):
         P = every_feature()
         P.blocks[3].mu = -0.1
-        self.refused(P, "mu", "-0.1")
+        self.refused(P, "constraints/mu[3] = -0.1 is negative")
 
     def test_asymmetric_a(self):
         P = every_feature()
@@ -195,12 +195,12 @@ class BadInput(TmpCase):
     def test_blocks_not_covering_rows(self):
         P = every_feature()
         P.blocks = P.blocks[:-1]
-        self.refused(P, "block")
+        self.refused(P, "constraint blocks cover 9 rows, the problem has 10")
 
     def test_compliance_on_soft_row(self):
         P = every_feature()
         P.r[2] = 0.5  # soft rows take no compliance
-        self.refused(P, "r")
+        self.refused(P, "r[2] = 0.5 on soft block 2")
 
     def test_malformed_files(self):
         txt = self.path("not.h5")
