@@ -15,6 +15,7 @@
  * which finds the installed library itself (cmake/python.cmake).
  * A start that fails is an error naming the file; no exit here (the caller
  * returns the status). */
+#define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -69,8 +70,8 @@ static void locate(char *pypath, size_t np, char *lib, size_t nl)
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
-    char *dir = dirname(exe);
-    if (MCB_BUILD_DIR[0] && !strcmp(dir, MCB_BUILD_DIR)) {
+    char *dir = dirname(exe), build[4096];
+    if (MCB_BUILD_DIR[0] && realpath(MCB_BUILD_DIR, build) && !strcmp(dir, build)) {
         snprintf(pypath, np, "%s", MCB_BUILD_PYTHONPATH);
         snprintf(lib, nl, "%s", MCB_BUILD_LIBRARY);
     } else { /* the installed package finds the installed library itself (its _config.py) */

@@ -12,6 +12,7 @@ back on this thread, and a campaign's isolated child (a fork) holds it too.
 """
 import ctypes as C
 import os
+import signal
 import sys
 import tempfile
 
@@ -52,6 +53,18 @@ def _pylib():
     return _py
 
 
+def _call(L, argv, arr):
+    """mcb_cli_main, with Python's signal handlers given back afterwards (the
+    command line installs its own, which remove its temporary files)."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return L.mcb_cli_main(len(argv), arr)
+    finally:
+        for s, h in saved.items():
+            if h is not None:
+                signal.signal(s, h)
+
+
 def cli(args, capture=False):
     """Runs `mcbench ARGS...` in this process. Returns (exit status, the
     error messages it printed, without their prefix: with capture=True
@@ -62,12 +75,12 @@ def cli(args, capture=False):
     sys.stdout.flush()
     sys.stderr.flush()
     if not capture:
-        return L.mcb_cli_main(len(argv), arr), []
+        return _call(L, argv, arr), []
     with tempfile.TemporaryFile() as t:
         saved = os.dup(2)
         os.dup2(t.fileno(), 2)
         try:
-            rc = L.mcb_cli_main(len(argv), arr)
+            rc = _call(L, argv, arr)
         finally:
             os.dup2(saved, 2)
             os.close(saved)
