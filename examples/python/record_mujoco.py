@@ -44,15 +44,16 @@ SCENE = """
 def jacobian(mujoco, m, d):
     """efc_J as a CSC matrix, from MuJoCo's dense or sparse storage."""
     nefc, nv = d.nefc, m.nv
+    flat = np.asarray(d.efc_J).ravel()  # the bindings' shape varies with the version
     if mujoco.mj_isSparse(m):
         rows, cols, vals = [], [], []
         for i in range(nefc):
             a, n = d.efc_J_rowadr[i], d.efc_J_rownnz[i]
             rows += [i] * n
             cols += list(d.efc_J_colind[a:a + n])
-            vals += list(d.efc_J[a:a + n])
+            vals += list(flat[a:a + n])
         return sp.csc_matrix((vals, (rows, cols)), shape=(nefc, nv))
-    return sp.csc_matrix(np.asarray(d.efc_J[:nefc * nv]).reshape(nefc, nv))
+    return sp.csc_matrix(flat[:nefc * nv].reshape(nefc, nv))
 
 
 def blocks_of(mujoco, m, d):
