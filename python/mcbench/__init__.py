@@ -7,7 +7,7 @@ of a solution (judge) and a campaign's results as pandas DataFrames
 
 # --- package core (issue 29: problems, judge, results) ---------------------
 from ._lib import Error
-from .problem import Block, Problem
+from .problem import Block, CProblem, Problem
 from .io import load, save
 from .judge import Judge, judge
 from .results import results, solutions, steps, traces

@@ -360,3 +360,20 @@ def name(f, k):
     """A vocabulary name (mcb_status_name, ...) as str."""
     s = f(k)
     return s.decode() if s is not None else ""
+
+
+class Owner:
+    """Something that owns C memory: close() frees it (and must accept
+    being called again); `with` and garbage collection call it."""
+
+    def close(self):
+        raise NotImplementedError
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -13,7 +13,7 @@ from ._lib import Error
 from .problem import CProblem, Problem
 
 
-class Judge:
+class Judge(_lib.Owner):
     """The C metrics' workspace for one problem (for primal problems A is
     factored once), reused for every judge(v, lam) of that problem. `law`
     is "ncp" (every block judged by its stored type) or "ccp" (every
@@ -67,15 +67,6 @@ class Judge:
     def close(self):
         if self._ws:
             _lib.mcb_metrics_ws_free(ctypes.byref(self._ws))
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def judge(problem, v, lam, law="ncp"):

@@ -64,7 +64,7 @@ class Block:
         return s + ")"
 
 
-class CProblem:
+class CProblem(_lib.Owner):
     """A C mcb_problem owned by Python: freed (mcb_problem_free) when the
     handle is closed or collected. Pass it to a ctypes function as it is
     (it has _as_parameter_) or use .ptr (an _lib.mcb_problem_p)."""
@@ -82,15 +82,6 @@ class CProblem:
         if self.ptr:
             _lib.mcb_problem_free(ctypes.byref(self.ptr))
             self.ptr = _lib.mcb_problem_p()
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 # --- copying out of C -----------------------------------------------------------

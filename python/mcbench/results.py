@@ -17,7 +17,7 @@ def _s(b):
     return b.decode("utf-8", "replace") if b is not None else ""
 
 
-class _Data:
+class _Data(_lib.Owner):
     """A results file read by mcb_results_read, freed on close."""
 
     def __init__(self, path):
@@ -26,11 +26,9 @@ class _Data:
         _lib.check(_lib.mcb_results_read(os.fsencode(path), ctypes.byref(self.D),
                                          ctypes.byref(err)), err)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        _lib.mcb_results_data_free(ctypes.byref(self.D))
+    def close(self):
+        if getattr(self, "D", None):
+            _lib.mcb_results_data_free(ctypes.byref(self.D))
 
     def runs(self):
         D = self.D.contents
