@@ -65,7 +65,10 @@ endif()
 set(MCB_EXPORTED mcb)
 
 if(MCB_SHARED)
-  add_library(mcbench_shared SHARED ${CMAKE_CURRENT_SOURCE_DIR}/cmake/shared.c)
+  add_library(mcbench_shared SHARED ${CMAKE_CURRENT_SOURCE_DIR}/cmake/shared.c
+    $<TARGET_OBJECTS:mcb_cli>)
+  # the Python host of --plugin FILE.py loads this library (harness/cli/python_host.c)
+  target_compile_definitions(mcb_cli PRIVATE MCB_BUILD_LIBRARY="$<TARGET_FILE:mcbench_shared>")
   if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.24)
     target_link_libraries(mcbench_shared PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,mcb>")
   else()

@@ -2,7 +2,8 @@
  * helper: open the file, find the entry, check its version, register the
  * solver. The table of loaded plugins is fixed (MCB_MAX_RUNTIME_SOLVERS,
  * the registry's own limit); each entry owns a copy of the path and the
- * dlopen handle, released by mcb_plugin_unload_all. */
+ * dlopen handle (none for a Python solver, which the Python host's loader
+ * registers), released by mcb_plugin_unload_all. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,39 @@ typedef struct {
 
 static loaded_plugin loaded[MCB_MAX_RUNTIME_SOLVERS];
 static int nloaded;
+static mcb_script_loader script_loader; /* the Python host's (plugin.h) */
+
+void mcb_plugin_set_script_loader(mcb_script_loader loader) { script_loader = loader; }
+
+int mcb_plugin_has_script_loader(void) { return script_loader != NULL; }
+
+int mcb_plugin_is_script(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 3 && !strcmp(path + n - 3, ".py");
+}
+
+/* A Python solver: the host's loader registers it; no library handle. */
+static mcb_rc load_script(const char *path, const mcb_solver_def **def, mcb_err *err)
+{
+    if (!script_loader)
+        return mcb_fail(err, MCB_E_INPUT, "plugin %s: a Python solver needs the Python host "
+                        "(python3 -m mcbench run ...; the mcbench command starts it itself)",
+                        path);
+    char *copy = mcb_strdup(path);
+    if (!copy) return mcb_fail(err, MCB_E_NOMEM, "out of memory loading plugin %s", path);
+    const mcb_solver_def *d = NULL;
+    mcb_rc rc = script_loader(path, &d, err);
+    if (!rc && !d) rc = mcb_fail(err, MCB_E_INPUT, "plugin %s: the Python host registered no "
+                                 "solver", path);
+    if (rc) {
+        free(copy);
+        return rc;
+    }
+    loaded[nloaded++] = (loaded_plugin){NULL, copy, d};
+    if (def) *def = d;
+    return MCB_OK;
+}
 
 static mcb_rc open_library(const char *path, void **handle, mcb_err *err)
 {
@@ -62,6 +96,7 @@ mcb_rc mcb_plugin_load(const char *path, const mcb_solver_def **def, mcb_err *er
     if (nloaded == MCB_MAX_RUNTIME_SOLVERS)
         return mcb_fail(err, MCB_E_INPUT, "plugin %s: at most %d plugins can be loaded", path,
                         MCB_MAX_RUNTIME_SOLVERS);
+    if (mcb_plugin_is_script(path)) return load_script(path, def, err);
     void *handle = NULL;
     const mcb_plugin_entry *entry = NULL;
     char origin[4200];
@@ -93,7 +128,7 @@ void mcb_plugin_unload_all(void)
 {
     mcb_registry_clear_added();
     for (int k = 0; k < nloaded; k++) {
-        dlclose(loaded[k].handle);
+        if (loaded[k].handle) dlclose(loaded[k].handle);
         free(loaded[k].path);
         loaded[k] = (loaded_plugin){NULL, NULL, NULL};
     }

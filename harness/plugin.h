@@ -19,6 +19,20 @@
  * is the solver. On failure nothing stays loaded. */
 mcb_rc mcb_plugin_load(const char *path, const mcb_solver_def **def, mcb_err *err);
 
+/* Python solvers (--plugin FILE.py, docs/python.md): a file whose name
+ * ends in ".py" is handed to the script loader that a Python host installs
+ * (python/mcbench/_host.py, through ctypes); the loader imports it,
+ * registers its solver with mcb_registry_add and returns it, or fails with
+ * MCB_E_INPUT and a message naming the file. Without a loader such a file
+ * is refused with the reason (the command line then runs itself again
+ * inside Python: harness/cli/python_host.c). The library loads no
+ * interpreter. */
+typedef mcb_rc (*mcb_script_loader)(const char *path, const mcb_solver_def **def, mcb_err *err);
+void mcb_plugin_set_script_loader(mcb_script_loader loader); /* NULL: none */
+int mcb_plugin_has_script_loader(void);
+/* 1 when path names a Python solver (ends in ".py"). */
+int mcb_plugin_is_script(const char *path);
+
 /* The file a runtime solver came from, NULL for a built-in one. */
 const char *mcb_plugin_origin(const mcb_solver_def *def);
 

@@ -63,11 +63,15 @@ static const int trace_values[] = {MCB_TRACE_CHECKS};
 #define RUN_SHARED_A \
     {"--solvers", 0, MCB_CLI_LIST, RUN(solvers), "a,b,...", .def = "all registered; see " \
      "'mcbench solvers'", .help = "solvers to run, each once"}, \
-    {"--plugin", 0, MCB_CLI_STRINGS, RUN(plugins), "FILE.so", \
+    {"--plugin", 0, MCB_CLI_STRINGS, RUN(plugins), "FILE.so|.py", \
      .help = "load a solver plugin (docs/api.md): its solver is registered under its own name, " \
              "for --solvers and --param; a plugin built for another solver interface version, " \
              "without the mcb_plugin symbol or clashing with a solver's name is refused (exit 2); " \
-             "--isolate auto runs it in a child process"},
+             "--isolate auto runs it in a child process. FILE.py: a solver class in Python " \
+             "(docs/python.md), under the same budgets and rules; mcbench then runs itself " \
+             "again inside Python ($MCB_PYTHON, else the python3 found at build time, with " \
+             "NumPy and SciPy), and a file that raises at import or defines no solver class " \
+             "is refused (exit 2); the interpreter's time counts as the solver's"},
 
 #define RUN_SHARED_B \
     {"--stop-metric", 0, MCB_CLI_CHOICE, RUN(o.stop_metric), "NAME", .words = metric_words, \
@@ -112,7 +116,10 @@ static const int trace_values[] = {MCB_TRACE_CHECKS};
      .help = "run each run in a forked child: auto (solvers that cannot be stopped and " \
              "plugins, solvers from outside mcbench), always, never. A crash, a hang or the " \
              "memory limit costs that run only (status crashed or time-limit); a child is " \
-             "killed at twice the time limit plus 10 s"}, \
+             "killed at twice the time limit plus --kill-grace"}, \
+    {"--kill-grace", 0, MCB_CLI_DOUBLE, RUN(C.grace_s), "S", 0, INFINITY, \
+     .help = "seconds an isolated run may overrun twice its time limit before it is killed " \
+             "(recorded as time-limit)"}, \
     {"--mem-limit", 0, MCB_CLI_DOUBLE, RUN(C.mem_limit_mb), "MB", 0, INFINITY, \
      .def = "half the physical memory", .help = "memory an isolated run may add; 0: none"}, \
     {"--describe", 0, MCB_CLI_CHOICE, RUN(C.describe_never), .words = describe_words, \
@@ -816,14 +823,14 @@ typedef struct {
 } solvers_args;
 
 static const mcb_cli_opt solvers_opts[] = {
-    {"--plugin", 0, MCB_CLI_STRINGS, offsetof(solvers_args, plugins), "FILE.so",
-     .help = "load a solver plugin and list its solver too"},
+    {"--plugin", 0, MCB_CLI_STRINGS, offsetof(solvers_args, plugins), "FILE.so|.py",
+     .help = "load a solver plugin (or a Python solver, docs/python.md) and list its solver too"},
     {0},
 };
 
 static const mcb_cli_cmd solvers_cmd = {
     "solvers",
-    "usage: mcbench solvers [--plugin FILE.so]...\n"
+    "usage: mcbench solvers [--plugin FILE.so|FILE.py]...\n"
     "Lists the registered solvers, the problem forms they accept, their parameters and defaults\n"
     "(set with 'mcbench run --param SOLVER.NAME=VALUE'), and the solvers of the plugins given;\n"
     "then the whole-step methods (xpbd), which only 'mcbench simulate' runs: they advance the\n"

@@ -1,5 +1,7 @@
 /* main.c: the mcbench command line, on the roof of the harness: the table
- * of subcommands, `mcbench --help`, `mcbench help CMD` and the version. Each
+ * of subcommands, `mcbench --help`, `mcbench help CMD` and the version, as
+ * mcb_cli_main() (cli.h), which the mcbench binary's main() (mcbench.c)
+ * calls and libmcbench.so exports for the Python host (docs/python.md). Each
  * family of commands is one file (cmd_problems.c, cmd_gen.c, cmd_run.c,
  * cmd_results.c); their options are declared as data and parsed by the one
  * parser of options.c. */
@@ -55,10 +57,13 @@ static const command *find(const char *name)
     return NULL;
 }
 
-int main(int argc, char **argv)
+int mcb_cli_main(int argc, char **argv)
 {
+    static int once;
     mcb_tmp_install_handlers();
-    atexit(mcb_plugin_unload_all); /* plugins loaded by run or solvers */
+    if (!once++) atexit(mcb_plugin_unload_all); /* plugins loaded by run or solvers */
+    int py = cli_python_host(argc, argv); /* --plugin FILE.py: mcbench again, inside Python */
+    if (py >= 0) return py;
     if (argc < 2) {
         main_help(stderr);
         return MCB_CLI_EXIT_INPUT;

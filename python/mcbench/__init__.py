@@ -12,3 +12,7 @@ from .io import load, save
 from .judge import Judge, judge
 from .results import results, solutions, steps, traces
 # --- end of package core -----------------------------------------------------
+
+# --- Python solvers (issue 29: solvers under the harness's rules, run) -------
+from .solver import SolverError, register
+from .campaign import CampaignError, run
