@@ -147,12 +147,16 @@ static int keep_shard(mcb_run_item *items, int count, int shard, int n)
     return kept;
 }
 
-static char *config_words(const mcb_campaign_opts *o, const mcb_solver_choice *ch)
+static char *config_words(const mcb_campaign_opts *o, const mcb_solver_choice *ch,
+                          const mcb_batch_def *batch)
 {
     char buf[4096];
     mcb_settings_words(o, buf, sizeof buf);
     size_t off = strlen(buf);
     off += (size_t)snprintf(buf + off, sizeof buf - off, " solver=%s", ch->def->name);
+    if (batch)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, " batch=%s batch.check_every=%d",
+                                batch->name, mcb_batch_check_stride(o));
     void *defaults = NULL;
     const void *params = ch->params;
     if (!params) {
@@ -400,7 +404,7 @@ mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err)
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     for (int s = 0; s < C->nsolvers && !rc; s++)
         if (!(L->config[s] = config_words(C->solvers[s].opts ? C->solvers[s].opts : C->o,
-                                          &C->solvers[s])))
+                                          &C->solvers[s], C->batch ? C->batch[s] : NULL)))
             rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     int index = 0;
     for (int f = 0; f < C->nin && !rc; f++)
@@ -569,6 +573,27 @@ static const mcb_loop_instance *loop_instance(const mcb_campaign *C, int f, int 
     return &C->loop[off + p];
 }
 
+/* The framed record of a run of item `it`, with the machine's state
+ * between two marks. */
+static mcb_rc frame_run(const mcb_plan *L, const mcb_run_item *it, const mcb_run *run,
+                        const mcb_machine_mark *before, const mcb_machine_mark *after,
+                        mcb_buf *framed, mcb_err *err)
+{
+    mcb_run_rec rec;
+    mcb_buf payload = {0};
+    mcb_rec_view(run, it->index, L->config[it->s], &rec);
+    mcb_machine_state ms;
+    mcb_machine_between(before, after, (int)sysconf(_SC_NPROCESSORS_ONLN), &ms);
+    rec.load_avg = ms.load_avg;
+    rec.cpu_mhz = ms.cpu_mhz;
+    rec.cpu_max_mhz = ms.cpu_max_mhz;
+    rec.others_share = ms.others_share;
+    mcb_rec_pack(&rec, &payload);
+    mcb_frame(MCB_JREC_RUN, &payload, framed);
+    mcb_buf_free(&payload);
+    return framed->oom ? mcb_fail(err, MCB_E_NOMEM, "out of memory encoding a run") : MCB_OK;
+}
+
 static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
 {
     const mcb_campaign *C = x->C;
@@ -589,21 +614,7 @@ static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
                         : mcb_run_one(x->P, x->ws, ch->def, ch->params, o, &run, err);
     mcb_machine_mark_now(&after);
     run.start = C->loop ? MCB_START_UNKNOWN : x->start;
-    if (!rc) {
-        mcb_run_rec rec;
-        mcb_buf payload = {0};
-        mcb_rec_view(&run, it->index, x->L->config[it->s], &rec);
-        mcb_machine_state ms;
-        mcb_machine_between(&before, &after, (int)sysconf(_SC_NPROCESSORS_ONLN), &ms);
-        rec.load_avg = ms.load_avg;
-        rec.cpu_mhz = ms.cpu_mhz;
-        rec.cpu_max_mhz = ms.cpu_max_mhz;
-        rec.others_share = ms.others_share;
-        mcb_rec_pack(&rec, &payload);
-        mcb_frame(MCB_JREC_RUN, &payload, x->framed);
-        mcb_buf_free(&payload);
-        if (x->framed->oom) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory encoding a run");
-    }
+    if (!rc) rc = frame_run(x->L, it, &run, &before, &after, x->framed, err);
     mcb_run_clear(&run);
     return rc;
 }
@@ -731,6 +742,95 @@ mcb_rc mcb_execute(const mcb_campaign *C, mcb_plan *L, const mcb_run_item *it, m
     if (!rc) rc = wants_isolation(C, C->solvers[it->s].def) ? run_isolated(&x, err)
                                                             : run_and_frame(&x, err);
     if (!rc && !C->loop) rc = warm_keep(L, it, framed, err);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- batches */
+
+typedef struct {
+    int n;
+    const mcb_problem **P;
+    mcb_metrics_ws **ws;
+    mcb_run *runs;
+    const mcb_run_item **items;
+} batch_runs;
+
+static void batch_runs_free(batch_runs *b)
+{
+    for (int j = 0; b->runs && j < b->n; j++) mcb_run_clear(&b->runs[j]);
+    for (int j = 0; b->ws && j < b->n; j++) mcb_metrics_ws_free(&b->ws[j]);
+    free(b->P);
+    free(b->ws);
+    free(b->runs);
+    free(b->items);
+}
+
+/* The runs of choice s, repetition rep, left in the plan, with a metrics
+ * workspace each (they are judged concurrently). */
+static mcb_rc batch_gather(const mcb_campaign *C, const mcb_plan *L, int s, int rep,
+                           batch_runs *b, mcb_err *err)
+{
+    memset(b, 0, sizeof *b);
+    for (int k = 0; k < L->count; k++) b->n += L->items[k].s == s && L->items[k].rep == rep;
+    size_t n = (size_t)b->n + 1;
+    b->P = calloc(n, sizeof *b->P);
+    b->ws = calloc(n, sizeof *b->ws);
+    b->runs = calloc(n, sizeof *b->runs);
+    b->items = calloc(n, sizeof *b->items);
+    if (!b->P || !b->ws || !b->runs || !b->items) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    int j = 0;
+    for (int k = 0; k < L->count; k++) {
+        const mcb_run_item *it = &L->items[k];
+        if (it->s != s || it->rep != rep) continue;
+        const mcb_input *in = &C->in[it->f];
+        const mcb_problem *P = in->problems->items[it->p];
+        mcb_rc rc = mcb_metrics_ws_new(P, &b->ws[j], err);
+        if (rc) return rc;
+        mcb_run *r = &b->runs[j];
+        r->problem_set = in->set_name;
+        r->problem = P->name;
+        r->problem_index = it->p;
+        r->solver = C->solvers[s].def->name;
+        r->rep = rep;
+        int warm = C->o->settings.warm_start != MCB_WARM_NONE && (P->v0 || P->lambda0);
+        r->start = warm ? MCB_START_RECORDED : MCB_START_ZERO;
+        b->P[j] = P;
+        b->items[j++] = it;
+    }
+    return MCB_OK;
+}
+
+/* One batch (choice s, repetition rep): solved in one call, each problem
+ * framed and recorded as a run; *done counts the runs recorded. */
+static mcb_rc run_batch(const mcb_campaign *C, mcb_plan *L, int s, int rep, int *done,
+                        mcb_buf *framed, mcb_err *err)
+{
+    const mcb_solver_choice *ch = &C->solvers[s];
+    const mcb_campaign_opts *o = ch->opts ? ch->opts : C->o;
+    const mcb_batch_def *bd = C->batch[s];
+    batch_runs b;
+    mcb_rc rc = batch_gather(C, L, s, rep, &b, err);
+    if (rc || !b.n) {
+        batch_runs_free(&b);
+        return rc;
+    }
+    mcb_batch_summary sum;
+    mcb_machine_mark before, after;
+    mcb_machine_mark_now(&before);
+    rc = mcb_batch_run(b.P, (mcb_metrics_ws *const *)b.ws, b.n, bd, ch->params, o, b.runs,
+                       &sum, err);
+    mcb_machine_mark_now(&after);
+    for (int j = 0; j < b.n && !rc; j++) {
+        rc = frame_run(L, b.items[j], &b.runs[j], &before, &after, framed, err);
+        if (!rc) rc = mcb_campaign_record(C, L, framed, ++*done, L->count, err);
+    }
+    if (!rc)
+        fprintf(stderr, "mcbench: batch %s: %d problems in one call on %d threads, %d solved; "
+                        "setup %.4g s, solve %.4g s, judging %.4g s (excluded); throughput "
+                        "%.6g problems/s\n",
+                ch->def->name, b.n, o->settings.threads, sum.solved, sum.setup_s, sum.solve_s,
+                sum.measure_s, sum.throughput);
+    batch_runs_free(&b);
     return rc;
 }
 
@@ -951,9 +1051,15 @@ mcb_rc mcb_campaign_run(const mcb_campaign *C, mcb_err *err)
                 mcb_plan_recorded(L), L->count);
     rc = mcb_campaign_begin(C, L, err);
     mcb_buf framed = {0};
+    int done = 0;
+    /* batched choices first, one batch per repetition, then the others */
+    for (int s = 0; s < C->nsolvers && !rc; s++)
+        for (int rep = 0; C->batch && C->batch[s] && rep < C->o->repeat && !rc; rep++)
+            rc = run_batch(C, L, s, rep, &done, &framed, err);
     for (int k = 0; k < L->count && !rc; k++) {
+        if (C->batch && C->batch[L->items[k].s]) continue;
         rc = mcb_execute(C, L, &L->items[k], &framed, err);
-        if (!rc) rc = mcb_campaign_record(C, L, &framed, k + 1, L->count, err);
+        if (!rc) rc = mcb_campaign_record(C, L, &framed, ++done, L->count, err);
     }
     mcb_buf_free(&framed);
     if (!rc) rc = mcb_campaign_finish(C, L, err);
