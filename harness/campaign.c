@@ -40,6 +40,13 @@ typedef struct {
     double *v0, *lambda0; /* that start (n, m of problem start_p) */
 } warm_chain;
 
+/* A campaign with batched choices: per solver choice, what its runs of this
+ * process did, for the throughput table (docs/batch.md). */
+typedef struct {
+    int runs, solved;
+    double setup_s, solve_s; /* one by one: the runs' sums; batched: the batches' */
+} batch_tally;
+
 struct mcb_plan {
     mcb_run_item *items; /* selected, not yet recorded, in run-list order */
     int count;
@@ -58,6 +65,7 @@ struct mcb_plan {
     warm_chain *warm;         /* per solver, under --warm-start own; else NULL */
     warm_chain *seeds;        /* own on --resume: per full-list index, the recorded rep-0
                                  solutions the runs left start from (f >= 0 where held) */
+    batch_tally *tally;       /* per solver, with batched choices (C->batch); else NULL */
 };
 
 int mcb_plan_count(const mcb_plan *L) { return L->count; }
@@ -84,6 +92,7 @@ void mcb_plan_free(mcb_plan **Lp)
     }
     free(L->seeds);
     free(L->items);
+    free(L->tally);
     for (int s = 0; L->config && s < L->nconfig; s++) free(L->config[s]);
     free(L->config);
     free(L);
@@ -401,6 +410,8 @@ mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err)
     }
     if (!rc && (!L->items || !L->config || !done ||
                 (C->o->settings.warm_start == MCB_WARM_OWN && !L->warm)))
+        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    if (!rc && C->batch && !(L->tally = calloc((size_t)C->nsolvers, sizeof *L->tally)))
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     for (int s = 0; s < C->nsolvers && !rc; s++)
         if (!(L->config[s] = config_words(C->solvers[s].opts ? C->solvers[s].opts : C->o,
@@ -824,6 +835,10 @@ static mcb_rc run_batch(const mcb_campaign *C, mcb_plan *L, int s, int rep, int 
         rc = frame_run(L, b.items[j], &b.runs[j], &before, &after, framed, err);
         if (!rc) rc = mcb_campaign_record(C, L, framed, ++*done, L->count, err);
     }
+    if (!rc && L->tally) {
+        L->tally[s].setup_s += sum.setup_s;
+        L->tally[s].solve_s += sum.solve_s;
+    }
     if (!rc)
         fprintf(stderr, "mcbench: batch %s: %d problems in one call on %d threads, %d solved; "
                         "setup %.4g s, solve %.4g s, judging %.4g s (excluded); throughput "
@@ -905,6 +920,50 @@ mcb_rc mcb_campaign_begin(const mcb_campaign *C, mcb_plan *L, mcb_err *err)
     return rc;
 }
 
+/* A recorded run into its choice's tally: a batch's times are its own
+ * (run_batch), a one-by-one run's are summed. */
+static void tally(const mcb_campaign *C, mcb_plan *L, const mcb_run_rec *r)
+{
+    for (int s = 0; L->tally && s < C->nsolvers; s++) {
+        if (strcmp(C->solvers[s].def->name, r->solver)) continue;
+        batch_tally *t = &L->tally[s];
+        t->runs++;
+        t->solved += r->status == MCB_ST_SOLVED;
+        if (!C->batch[s]) {
+            t->setup_s += r->setup_s;
+            t->solve_s += r->solve_s;
+        }
+        return;
+    }
+}
+
+/* The throughput table of a campaign with batched choices: each choice's
+ * problems solved to the tolerance per second of solve time, and each
+ * batch's ratio to the one-by-one choice of its base solver. */
+static void throughput_table(const mcb_campaign *C, const mcb_plan *L)
+{
+    if (!L->tally) return;
+    fprintf(stderr, "mcbench: throughput (problems solved to the tolerance per second of solve "
+                    "time; setup apart; %d threads)\n"
+                    "  %-22s %-10s %8s %8s %10s %10s %12s %9s\n",
+            C->o->settings.threads, "solver", "mode", "problems", "solved", "setup_s", "solve_s",
+            "problems/s", "ratio");
+    for (int s = 0; s < C->nsolvers; s++) {
+        const batch_tally *t = &L->tally[s];
+        double tp = t->solve_s > 0 ? t->solved / t->solve_s : 0.0;
+        char ratio[32] = "";
+        for (int b = 0; C->batch[s] && b < C->nsolvers; b++) {
+            const batch_tally *u = &L->tally[b];
+            if (C->batch[b] || C->solvers[b].def != C->batch[s]->base || u->solve_s <= 0) continue;
+            double one = u->solved / u->solve_s;
+            if (one > 0) snprintf(ratio, sizeof ratio, "%.3gx", tp / one);
+        }
+        fprintf(stderr, "  %-22s %-10s %8d %8d %10.4g %10.4g %12.6g %9s\n",
+                C->solvers[s].def->name, C->batch[s] ? "batch" : "one-by-one", t->runs, t->solved,
+                t->setup_s, t->solve_s, tp, ratio);
+    }
+}
+
 mcb_rc mcb_campaign_record(const mcb_campaign *C, mcb_plan *L, const mcb_buf *framed, int done,
                            int total, mcb_err *err)
 {
@@ -916,6 +975,7 @@ mcb_rc mcb_campaign_record(const mcb_campaign *C, mcb_plan *L, const mcb_buf *fr
     if (framed->len > 20 &&
         !mcb_rec_unpack(framed->p + 16, framed->len - 20, "run", &r, &perr)) {
         progress(C->tty, done, total, &r);
+        tally(C, L, &r);
         mcb_rec_free(&r);
     }
     return MCB_OK;
@@ -1063,6 +1123,7 @@ mcb_rc mcb_campaign_run(const mcb_campaign *C, mcb_err *err)
     }
     mcb_buf_free(&framed);
     if (!rc) rc = mcb_campaign_finish(C, L, err);
+    if (!rc) throughput_table(C, L);
     mcb_plan_free(&L);
     return rc;
 }

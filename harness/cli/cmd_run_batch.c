@@ -1,0 +1,101 @@
+/* cmd_run_batch.c: mcbench run --batch N (docs/batch.md).
+ *
+ * The inputs' problems are cycled to N (the second copy of a problem is
+ * named NAME#2, and so on) into one problem set, SET-xN after the first
+ * input. Every selected solver runs twice on it in the same campaign: one
+ * problem at a time as in any campaign, and as SOLVER-batch, all N problems
+ * in one call (harness/batch.h), every problem judged by the harness and
+ * recorded as a run. The campaign ends with the throughput table: problems
+ * solved to the tolerance per second of solve time, the batch's ratio to
+ * the one-by-one runs. */
+#include "harness/cli/run_batch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/cli/options.h"
+#include "problems/formulation/formulation.h"
+
+int mcb_cli_batch_check(const mcb_campaign *C, const mcb_campaign_opts *o, int resume,
+                        int nfilters)
+{
+    const char *why = resume                                   ? "--resume"
+                      : C->nshards > 0                         ? "--shard"
+                      : C->mpi                                 ? "--mpi"
+                      : o->settings.warm_start == MCB_WARM_OWN ? "--warm-start own"
+                      : o->formulation != MCB_FORM_NCP         ? "--formulation other than ncp"
+                      : nfilters                               ? "--problems or --exclude"
+                                                               : NULL;
+    if (why)
+        return mcb_cli_usage_error("run", "--batch cannot go with %s (a batch is one call on "
+                                          "the stored problems of its inputs, in one process)",
+                                   why);
+    return 0;
+}
+
+/* N problems cycled from the inputs into B->in. */
+static int cycle_problems(int n, const mcb_input *in, int nfiles, mcb_cli_batch *B)
+{
+    int total = 0;
+    for (int f = 0; f < nfiles; f++) total += in[f].problems->count;
+    if (!total) {
+        fprintf(stderr, "mcbench: error: --batch %d: the inputs hold no problem\n", n);
+        return MCB_CLI_EXIT_INPUT;
+    }
+    snprintf(B->set_name, sizeof B->set_name, "%s-x%d", in[0].set_name, n);
+    B->in.set_name = B->set_name;
+    B->in.problems = calloc(1, sizeof *B->in.problems);
+    if (!B->in.problems) return 1;
+    for (int j = 0; j < n; j++) {
+        int r = j % total, f = 0;
+        while (r >= in[f].problems->count) r -= in[f++].problems->count;
+        mcb_problem *P = mcb_problem_copy(in[f].problems->items[r]);
+        int copy = j / total + 1;
+        if (P && copy > 1) {
+            char name[512];
+            snprintf(name, sizeof name, "%s#%d", P->name, copy);
+            free(P->name);
+            P->name = strdup(name);
+        }
+        mcb_err err;
+        if (!P || !P->name || mcb_problem_set_push(B->in.problems, P, &err)) {
+            mcb_problem_free(&P);
+            fprintf(stderr, "mcbench: error: --batch %d: out of memory at problem %d\n", n, j);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int mcb_cli_batch_make(int n, const mcb_input *in, int nfiles, const mcb_solver_choice *choice,
+                       int ns, mcb_cli_batch *B)
+{
+    memset(B, 0, sizeof *B);
+    B->choice = calloc(2 * (size_t)ns + 1, sizeof *B->choice);
+    B->defs = calloc((size_t)ns + 1, sizeof *B->defs);
+    B->names = calloc((size_t)ns + 1, sizeof *B->names);
+    B->bdefs = calloc((size_t)ns + 1, sizeof *B->bdefs);
+    B->batch = calloc(2 * (size_t)ns + 1, sizeof *B->batch);
+    if (!B->choice || !B->defs || !B->names || !B->bdefs || !B->batch) return 1;
+    for (int s = 0; s < ns; s++) {
+        B->choice[s] = choice[s];
+        B->batch[ns + s] = mcb_batch_find(choice[s].def->name, &B->bdefs[s]);
+        B->defs[s] = *choice[s].def;
+        snprintf(B->names[s], sizeof B->names[s], "%s-batch", choice[s].def->name);
+        B->defs[s].name = B->names[s];
+        B->choice[ns + s] = choice[s];
+        B->choice[ns + s].def = &B->defs[s];
+    }
+    return cycle_problems(n, in, nfiles, B);
+}
+
+void mcb_cli_batch_free(mcb_cli_batch *B)
+{
+    mcb_problem_set_free(&B->in.problems);
+    free(B->choice);
+    free(B->defs);
+    free(B->names);
+    free(B->bdefs);
+    free(B->batch);
+}
