@@ -4,8 +4,9 @@
  * The CPU batch: setup runs base->setup for every problem, in parallel over
  * problems; solve runs base->solve for every active problem, OpenMP over
  * problems with a static assignment (thread t takes a fixed contiguous
- * share), each single-threaded inside (the solver's own parallel regions
- * are nested in the batch's and run on one thread). A problem's callback
+ * share), each single-threaded inside (each thread sets its own OpenMP
+ * thread count to 1, so the solver's parallel regions run on one thread, on
+ * a batch of one thread too, whose own region is inactive; BLAS on one). A problem's callback
  * forwards to the batch's cb on the runner's --check-every schedule
  * (iterations 1, 1 + e, ...) and otherwise reads its thread's clock for
  * the time limit. Each thread keeps one clock, paused during cb, across the
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/mcb_chol.h"
 #include "lib/mcb_timer.h"
 
 /* The native entries: a GPU build adds its own here (batch.h). */
@@ -103,14 +105,19 @@ static mcb_rc cpu_setup(const mcb_batch_def *self, const mcb_problem *const *P, 
     mcb_settings one = *s;
     one.threads = 1;
     int threads = s->threads > 0 ? s->threads : 1;
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int k = 0; k < n; k++) {
-        mcb_err serr;
-        serr.msg[0] = '\0';
-        if (base->setup(P[k], &one, b->params, &b->work[k], &serr)) {
-            b->work[k] = NULL;
-            info[k].status = MCB_ST_SETUP_FAILED;
-            snprintf(info[k].reason, sizeof info[k].reason, "%s", serr.msg);
+    mcb_blas_set_threads(1);
+#pragma omp parallel num_threads(threads)
+    {
+        omp_set_num_threads(1); /* base's own regions, on one thread (this task's ICV) */
+#pragma omp for schedule(static)
+        for (int k = 0; k < n; k++) {
+            mcb_err serr;
+            serr.msg[0] = '\0';
+            if (base->setup(P[k], &one, b->params, &b->work[k], &serr)) {
+                b->work[k] = NULL;
+                info[k].status = MCB_ST_SETUP_FAILED;
+                snprintf(info[k].reason, sizeof info[k].reason, "%s", serr.msg);
+            }
         }
     }
     *work = b;
@@ -125,10 +132,10 @@ static mcb_rc cpu_solve(void *work, const mcb_batch_settings *bs, const unsigned
     mcb_settings one = bs->s;
     one.threads = 1;
     double longest = 0.0;
-    int levels = omp_get_max_active_levels();
-    omp_set_max_active_levels(1); /* base's own regions run on one thread */
+    mcb_blas_set_threads(1);
 #pragma omp parallel num_threads(threads) reduction(max : longest)
     {
+        omp_set_num_threads(1); /* base's own regions, on one thread (this task's ICV) */
         mcb_timer clock;
         mcb_timer_start(&clock);
 #pragma omp for schedule(static)
@@ -149,7 +156,6 @@ static mcb_rc cpu_solve(void *work, const mcb_batch_settings *bs, const unsigned
         mcb_timer_pause(&clock);
         longest = mcb_timer_elapsed_s(&clock);
     }
-    omp_set_max_active_levels(levels);
     *solve_s = longest;
     return MCB_OK;
 }

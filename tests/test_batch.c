@@ -5,6 +5,7 @@
  * the others running, and the time limit stops a batch part-way. */
 #include <check.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,12 +134,13 @@ static const char *const equal_solvers[] = {"pgs", "pj", "ccp-jacobi"};
 
 START_TEST(batch_equals_one_by_one)
 {
-    const mcb_solver_def *def = mcb_solver_find(equal_solvers[_i]);
+    const mcb_solver_def *def = mcb_solver_find(equal_solvers[_i % 3]);
     ck_assert_ptr_nonnull(def);
     problems b = fixtures_and_quadruped();
-    /* the batch on 2 threads, the reference on 1: the CPU batch runs each
-     * problem single-threaded whatever its thread count */
-    mcb_campaign_opts ob = opts(2, 3, 2000), o1 = opts(1, 3, 2000);
+    /* the batch on 1 or 2 threads, the reference on 1: the CPU batch runs
+     * each problem single-threaded whatever its thread count (on 1 thread
+     * too, where its own region is inactive and the solver's would not be) */
+    mcb_campaign_opts ob = opts(1 + _i / 3, 3, 2000), o1 = opts(1, 3, 2000);
     mcb_batch_summary sum;
     mcb_run *runs = batch(&b, def, &ob, &sum);
     int solved = 0, contacts = 0;
@@ -272,6 +274,19 @@ typedef struct {
 } fake_work;
 
 static double iter_s;
+static int widest_team; /* the most threads a parallel region of the solver had */
+
+/* The threads a parallel region opened here gets (a solver's own). */
+static int team_here(void)
+{
+    int team = 0;
+#pragma omp parallel
+    {
+#pragma omp single
+        team = omp_get_num_threads();
+    }
+    return team;
+}
 
 static void fake_defaults(void *p) { *(double *)p = 0; }
 
@@ -292,6 +307,9 @@ static mcb_rc fake_setup(const mcb_problem *P, const mcb_settings *s, const void
 static int fake_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
 {
     fake_work *w = work;
+    int team = team_here();
+#pragma omp critical
+    if (team > widest_team) widest_team = team;
     for (int k = 1; k <= s->max_iters; k++) {
         double t0 = mcb_now_s();
         while (mcb_now_s() - t0 < iter_s) {
@@ -366,6 +384,32 @@ START_TEST(one_failure_rest_continue)
 }
 END_TEST
 
+/* Each problem single-threaded inside, on 1 thread (the batch's region
+ * inactive) as on 2, whatever OpenMP's default. */
+START_TEST(single_threaded_inside)
+{
+    problems b = {0};
+    int cap = 0;
+    for (int k = 0; k < 6; k++) add(&b, &cap, fx_point_contact(FX_STICK));
+    make_ws(&b);
+    iter_s = 0;
+    omp_set_num_threads(2);
+    ck_assert_int_eq(team_here(), 2);
+    for (int t = 1; t <= 2; t++) {
+        widest_team = 0;
+        mcb_campaign_opts o = opts(t, 1, 50);
+        mcb_batch_summary sum;
+        mcb_run *r = batch(&b, &fake, &o, &sum);
+        ck_assert_int_eq(sum.solved, b.n);
+        ck_assert_msg(widest_team == 1, "on %d batch threads a solver's region had %d", t,
+                      widest_team);
+        runs_free(r, b.n);
+    }
+    ck_assert_int_eq(team_here(), 2); /* left as it was */
+    problems_free(&b);
+}
+END_TEST
+
 START_TEST(time_limit_mid_batch)
 {
     problems b = {0};
@@ -398,11 +442,12 @@ int main(void)
     Suite *s = suite_create("batch");
     TCase *tc = tcase_create("batch");
     tcase_set_timeout(tc, 300);
-    tcase_add_loop_test(tc, batch_equals_one_by_one, 0, 3);
+    tcase_add_loop_test(tc, batch_equals_one_by_one, 0, 6);
     tcase_add_test(tc, throughput_counts_solved_only);
     tcase_add_test(tc, bad_batch_sizes);
     tcase_add_test(tc, registry);
     tcase_add_test(tc, one_failure_rest_continue);
+    tcase_add_test(tc, single_threaded_inside);
     tcase_add_test(tc, time_limit_mid_batch);
     suite_add_tcase(s, tc);
     return mcb_run_suite(s);
