@@ -138,7 +138,7 @@ static mcb_rc cpu_solve(void *work, const mcb_batch_settings *bs, const unsigned
         omp_set_num_threads(1); /* base's own regions, on one thread (this task's ICV) */
         mcb_timer clock;
         mcb_timer_start(&clock);
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait /* no wait for the others on the clock */
         for (int k = 0; k < b->n; k++) {
             if (!b->work[k] || (active && !active[k])) continue;
             mcb_info *in = &info[k];

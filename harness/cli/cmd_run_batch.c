@@ -34,7 +34,9 @@ int mcb_cli_batch_check(const mcb_campaign *C, const mcb_campaign_opts *o, int r
     return 0;
 }
 
-/* N problems cycled from the inputs into B->in. */
+/* N problems cycled from the inputs into B->in: shallow copies (the
+ * inputs' data shared, a name of their own: a recorded MuJoCo step carries
+ * megabytes of engine state, and 4096 deep copies did not fit in memory). */
 static int cycle_problems(int n, const mcb_input *in, int nfiles, mcb_cli_batch *B)
 {
     int total = 0;
@@ -46,24 +48,24 @@ static int cycle_problems(int n, const mcb_input *in, int nfiles, mcb_cli_batch 
     snprintf(B->set_name, sizeof B->set_name, "%s-x%d", in[0].set_name, n);
     B->in.set_name = B->set_name;
     B->in.problems = calloc(1, sizeof *B->in.problems);
-    if (!B->in.problems) return 1;
+    if (!B->in.problems || !(B->in.problems->items = calloc((size_t)n, sizeof(mcb_problem *))))
+        return 1;
     for (int j = 0; j < n; j++) {
         int r = j % total, f = 0;
         while (r >= in[f].problems->count) r -= in[f++].problems->count;
-        mcb_problem *P = mcb_problem_copy(in[f].problems->items[r]);
+        const mcb_problem *Q = in[f].problems->items[r];
+        mcb_problem *P = malloc(sizeof *P);
+        char name[512];
         int copy = j / total + 1;
-        if (P && copy > 1) {
-            char name[512];
-            snprintf(name, sizeof name, "%s#%d", P->name, copy);
-            free(P->name);
-            P->name = strdup(name);
-        }
-        mcb_err err;
-        if (!P || !P->name || mcb_problem_set_push(B->in.problems, P, &err)) {
-            mcb_problem_free(&P);
+        if (copy > 1) snprintf(name, sizeof name, "%s#%d", Q->name, copy);
+        else snprintf(name, sizeof name, "%s", Q->name);
+        if (P) *P = *Q;
+        if (!P || !(P->name = strdup(name))) {
+            free(P);
             fprintf(stderr, "mcbench: error: --batch %d: out of memory at problem %d\n", n, j);
             return 1;
         }
+        B->in.problems->items[B->in.problems->count++] = P;
     }
     return 0;
 }
@@ -92,7 +94,12 @@ int mcb_cli_batch_make(int n, const mcb_input *in, int nfiles, const mcb_solver_
 
 void mcb_cli_batch_free(mcb_cli_batch *B)
 {
-    mcb_problem_set_free(&B->in.problems);
+    for (int j = 0; B->in.problems && j < B->in.problems->count; j++) {
+        free(B->in.problems->items[j]->name); /* the rest is the inputs' */
+        free(B->in.problems->items[j]);
+    }
+    if (B->in.problems) free(B->in.problems->items);
+    free(B->in.problems);
     free(B->choice);
     free(B->defs);
     free(B->names);

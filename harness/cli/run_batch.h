@@ -8,7 +8,7 @@
  * cycled from the inputs, and each selected solver twice, one by one and
  * batched (named SOLVER-batch), with the same parameters. */
 typedef struct {
-    mcb_input in;            /* the set of N problems (owned) */
+    mcb_input in;            /* the set of N problems: copies sharing the inputs' data */
     char set_name[256];
     mcb_solver_choice *choice; /* 2 ns: the ns given, then their batches */
     mcb_solver_def *defs;    /* ns: the batches' definitions, renamed */
