@@ -60,11 +60,7 @@ static void fetch(judge_ctx *c, int k)
 /* The trace row of iteration `iter` with every metric. */
 static void trace_row(mcb_run *r, int iter, double time_s, const mcb_metrics *mt, double own)
 {
-    double *row = r->trace + (size_t)r->trace_rows * MCB_TRACE_COLS;
-    row[0] = iter;
-    row[1] = time_s;
-    for (int j = 0; j < MCB_NMETRICS; j++) row[2 + j] = mt->val[j];
-    row[2 + MCB_NMETRICS] = own;
+    mcb_trace_fill(r->trace + (size_t)r->trace_rows * MCB_TRACE_COLS, iter, time_s, mt, own);
     r->trace_rows++;
 }
 

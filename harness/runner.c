@@ -193,6 +193,14 @@ static int iterate_ok(const run_ctx *c)
     return mcb_iterate_bounded(c->P, c->v, c->lambda, c->o->diverge_bound);
 }
 
+void mcb_trace_fill(double *row, int iter, double time_s, const mcb_metrics *mt, double own)
+{
+    row[0] = iter;
+    row[1] = time_s;
+    for (int k = 0; k < MCB_NMETRICS; k++) row[2 + k] = mt->val[k];
+    row[2 + MCB_NMETRICS] = own;
+}
+
 static void trace_row(run_ctx *c, int iter, double time_s, const mcb_metrics *mt, double own)
 {
     if (c->trace_rows == c->trace_cap) {
@@ -206,11 +214,7 @@ static void trace_row(run_ctx *c, int iter, double time_s, const mcb_metrics *mt
         c->trace = t;
         c->trace_cap = cap;
     }
-    double *row = c->trace + (size_t)c->trace_rows * MCB_TRACE_COLS;
-    row[0] = iter;
-    row[1] = time_s;
-    for (int k = 0; k < MCB_NMETRICS; k++) row[2 + k] = mt->val[k];
-    row[2 + MCB_NMETRICS] = own;
+    mcb_trace_fill(c->trace + (size_t)c->trace_rows * MCB_TRACE_COLS, iter, time_s, mt, own);
     c->trace_rows++;
     c->last_traced = iter;
 }

@@ -81,6 +81,10 @@ void mcb_run_clear(mcb_run *r); /* frees trace, solutions and steps */
 int mcb_iterate_bounded(const mcb_problem *P, const double *v, const double *lambda,
                         double bound);
 
+/* One trace row (MCB_TRACE_COLS): iteration, time, every metric, the
+ * solver's own residual. */
+void mcb_trace_fill(double *row, int iter, double time_s, const mcb_metrics *mt, double own);
+
 /* A run's fields before a solve of P (its names are the caller's): sizes,
  * no status yet, NaN metrics, no trace, steps or solution. */
 void mcb_run_start(const mcb_problem *P, mcb_run *run);
