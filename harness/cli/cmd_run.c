@@ -465,7 +465,7 @@ int cmd_run(int argc, char **argv)
         status = mcb_cli_batch_check(&a.C, &a.o, a.resume != NULL, a.include.n + a.exclude.n);
         if (!status) status = mcb_cli_batch_make(a.batch, in, nfiles, choice, ns, &B);
         a.C.batch = B.batch;
-        if (!status) status = run_campaign(&a, argc, argv, &B.in, 1, B.choice, 2 * ns);
+        if (!status) status = run_campaign(&a, argc, argv, &B.in, 1, B.choice, B.n);
     } else if (!status) {
         status = run_campaign(&a, argc, argv, in, nfiles, choice, ns);
     }

@@ -80,14 +80,21 @@ int mcb_cli_batch_make(int n, const mcb_input *in, int nfiles, const mcb_solver_
     B->bdefs = calloc((size_t)ns + 1, sizeof *B->bdefs);
     B->batch = calloc(2 * (size_t)ns + 1, sizeof *B->batch);
     if (!B->choice || !B->defs || !B->names || !B->bdefs || !B->batch) return 1;
+    B->n = ns;
+    for (int s = 0; s < ns; s++) B->choice[s] = choice[s];
     for (int s = 0; s < ns; s++) {
-        B->choice[s] = choice[s];
-        B->batch[ns + s] = mcb_batch_find(choice[s].def->name, &B->bdefs[s]);
+        if (choice[s].def->black_box) { /* a peer's library: no concurrent calls assumed */
+            fprintf(stderr, "mcbench: --batch: %s is run one by one only (an external "
+                            "solver: calling it from several threads at once is not ours "
+                            "to assume)\n", choice[s].def->name);
+            continue;
+        }
+        B->batch[B->n] = mcb_batch_find(choice[s].def->name, &B->bdefs[s]);
         B->defs[s] = *choice[s].def;
         snprintf(B->names[s], sizeof B->names[s], "%s-batch", choice[s].def->name);
         B->defs[s].name = B->names[s];
-        B->choice[ns + s] = choice[s];
-        B->choice[ns + s].def = &B->defs[s];
+        B->choice[B->n] = choice[s];
+        B->choice[B->n++].def = &B->defs[s];
     }
     return cycle_problems(n, in, nfiles, B);
 }

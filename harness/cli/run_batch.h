@@ -6,15 +6,17 @@
 
 /* Everything --batch adds to a campaign: the problem set of N problems
  * cycled from the inputs, and each selected solver twice, one by one and
- * batched (named SOLVER-batch), with the same parameters. */
+ * batched (named SOLVER-batch), with the same parameters; an external
+ * solver (black_box: a peer's library) one by one only. */
 typedef struct {
     mcb_input in;            /* the set of N problems: copies sharing the inputs' data */
     char set_name[256];
-    mcb_solver_choice *choice; /* 2 ns: the ns given, then their batches */
+    mcb_solver_choice *choice; /* n: the ns given, then their batches */
+    int n;                   /* ns + the solvers batched (all but the external ones) */
     mcb_solver_def *defs;    /* ns: the batches' definitions, renamed */
     char (*names)[128];
     mcb_batch_def *bdefs;    /* ns */
-    const mcb_batch_def **batch; /* 2 ns: NULL for the first ns */
+    const mcb_batch_def **batch; /* n: NULL for the first ns */
 } mcb_cli_batch;
 
 /* The options --batch cannot go with (usage errors naming them). */
