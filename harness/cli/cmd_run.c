@@ -458,12 +458,13 @@ int cmd_run(int argc, char **argv)
     if (!status) status = run_solvers("run", &a, choice, 64, &ns);
     if (!status) status = run_inputs(p.pos, nfiles, in, names);
     if (!status) status = run_outputs(&a, p.pos, nfiles, csv_default, sizeof csv_default);
+    if (!status && a.batch) /* before reading any input */
+        status = mcb_cli_batch_check(&a.C, &a.o, a.resume != NULL, a.include.n + a.exclude.n);
     if (!status) status = run_read(p.pos, nfiles, in, &src);
     mcb_cli_batch B;
     memset(&B, 0, sizeof B);
     if (!status && a.batch) {
-        status = mcb_cli_batch_check(&a.C, &a.o, a.resume != NULL, a.include.n + a.exclude.n);
-        if (!status) status = mcb_cli_batch_make(a.batch, in, nfiles, choice, ns, &B);
+        status = mcb_cli_batch_make(a.batch, in, nfiles, choice, ns, &B);
         a.C.batch = B.batch;
         if (!status) status = run_campaign(&a, argc, argv, &B.in, 1, B.choice, B.n);
     } else if (!status) {
