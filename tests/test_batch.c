@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_count.h"
 #include "check_main.h"
 #include "fixtures.h"
 #include "harness/batch.h"
@@ -180,6 +181,57 @@ START_TEST(batch_equals_one_by_one)
     ck_assert_int_eq(sum.solved, solved);
     runs_free(runs, b.n);
     problems_free(&b);
+}
+END_TEST
+
+/* ------------------------------------------------------ no allocation */
+
+/* The batch's callback for the allocation count: counts from the first
+ * judgement on, never stops a problem. */
+static mcb_cb_action count_from_first(void *ctx, int k, int iter, double own)
+{
+    (void)ctx;
+    (void)k;
+    (void)iter;
+    (void)own;
+#if COUNT_MALLOC
+    __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
+#endif
+    return MCB_CB_CONTINUE;
+}
+
+START_TEST(no_allocation_in_the_iterations)
+{
+#if COUNT_MALLOC
+    const mcb_solver_def *def = mcb_solver_find(equal_solvers[_i]);
+    problems b = fixtures_and_quadruped();
+    mcb_batch_def bd;
+    mcb_batch_over(def, &bd);
+    mcb_settings s;
+    mcb_settings_default(&s);
+    s.threads = 2;
+    mcb_info *info = calloc((size_t)b.n, sizeof *info);
+    ck_assert_ptr_nonnull(info);
+    void *work = NULL;
+    mcb_err err;
+    ck_assert_int_eq(bd.setup(&bd, (const mcb_problem *const *)b.P, b.n, &s, NULL, &work, info,
+                              &err), MCB_OK);
+    mcb_batch_settings bs = {s, 1, 0.0};
+    bs.s.max_iters = 40;
+    bs.s.time_limit_s = 0;
+    double solve_s;
+    nalloc = 0;
+    mcb_rc rc = bd.solve(work, &bs, NULL, count_from_first, NULL, info, &solve_s);
+    __atomic_store_n(&counting, 0, __ATOMIC_RELAXED); /* before Check's own allocations */
+    ck_assert_int_eq(rc, MCB_OK);
+    ck_assert_msg(nalloc == 0, "%s batch: %ld allocations in the iterations", def->name, nalloc);
+    int ran = 0;
+    for (int k = 0; k < b.n; k++) ran += info[k].iterations > 1;
+    ck_assert_int_gt(ran, 10);
+    bd.free(&work);
+    free(info);
+    problems_free(&b);
+#endif
 }
 END_TEST
 
@@ -443,6 +495,7 @@ int main(void)
     TCase *tc = tcase_create("batch");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, batch_equals_one_by_one, 0, 6);
+    tcase_add_loop_test(tc, no_allocation_in_the_iterations, 0, 3);
     tcase_add_test(tc, throughput_counts_solved_only);
     tcase_add_test(tc, bad_batch_sizes);
     tcase_add_test(tc, registry);
