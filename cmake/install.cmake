@@ -44,6 +44,7 @@ set(MCB_PUBLIC_HEADERS
   lib/mcb_io.h
   lib/mcb_vocab.h
   solvers/solver.h
+  solvers/batch.h
   metrics/metrics.h)
 
 # A sanitized build's library needs the sanitizer runtime in whatever links

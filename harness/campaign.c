@@ -40,6 +40,13 @@ typedef struct {
     double *v0, *lambda0; /* that start (n, m of problem start_p) */
 } warm_chain;
 
+/* A campaign with batched choices: per solver choice, what its runs of this
+ * process did, for the throughput table (docs/batch.md). */
+typedef struct {
+    int runs, solved;
+    double setup_s, solve_s; /* one by one: the runs' sums; batched: the batches' */
+} batch_tally;
+
 struct mcb_plan {
     mcb_run_item *items; /* selected, not yet recorded, in run-list order */
     int count;
@@ -58,6 +65,7 @@ struct mcb_plan {
     warm_chain *warm;         /* per solver, under --warm-start own; else NULL */
     warm_chain *seeds;        /* own on --resume: per full-list index, the recorded rep-0
                                  solutions the runs left start from (f >= 0 where held) */
+    batch_tally *tally;       /* per solver, with batched choices (C->batch); else NULL */
 };
 
 int mcb_plan_count(const mcb_plan *L) { return L->count; }
@@ -84,6 +92,7 @@ void mcb_plan_free(mcb_plan **Lp)
     }
     free(L->seeds);
     free(L->items);
+    free(L->tally);
     for (int s = 0; L->config && s < L->nconfig; s++) free(L->config[s]);
     free(L->config);
     free(L);
@@ -147,12 +156,16 @@ static int keep_shard(mcb_run_item *items, int count, int shard, int n)
     return kept;
 }
 
-static char *config_words(const mcb_campaign_opts *o, const mcb_solver_choice *ch)
+static char *config_words(const mcb_campaign_opts *o, const mcb_solver_choice *ch,
+                          const mcb_batch_def *batch)
 {
     char buf[4096];
     mcb_settings_words(o, buf, sizeof buf);
     size_t off = strlen(buf);
     off += (size_t)snprintf(buf + off, sizeof buf - off, " solver=%s", ch->def->name);
+    if (batch)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, " batch=%s batch.check_every=%d",
+                                batch->name, mcb_batch_check_stride(o));
     void *defaults = NULL;
     const void *params = ch->params;
     if (!params) {
@@ -398,9 +411,11 @@ mcb_rc mcb_plan_make(const mcb_campaign *C, mcb_plan **out, mcb_err *err)
     if (!rc && (!L->items || !L->config || !done ||
                 (C->o->settings.warm_start == MCB_WARM_OWN && !L->warm)))
         rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    if (!rc && C->batch && !(L->tally = calloc((size_t)C->nsolvers, sizeof *L->tally)))
+        rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     for (int s = 0; s < C->nsolvers && !rc; s++)
         if (!(L->config[s] = config_words(C->solvers[s].opts ? C->solvers[s].opts : C->o,
-                                          &C->solvers[s])))
+                                          &C->solvers[s], C->batch ? C->batch[s] : NULL)))
             rc = mcb_fail(err, MCB_E_NOMEM, "out of memory");
     int index = 0;
     for (int f = 0; f < C->nin && !rc; f++)
@@ -569,6 +584,27 @@ static const mcb_loop_instance *loop_instance(const mcb_campaign *C, int f, int 
     return &C->loop[off + p];
 }
 
+/* The framed record of a run of item `it`, with the machine's state
+ * between two marks. */
+static mcb_rc frame_run(const mcb_plan *L, const mcb_run_item *it, const mcb_run *run,
+                        const mcb_machine_mark *before, const mcb_machine_mark *after,
+                        mcb_buf *framed, mcb_err *err)
+{
+    mcb_run_rec rec;
+    mcb_buf payload = {0};
+    mcb_rec_view(run, it->index, L->config[it->s], &rec);
+    mcb_machine_state ms;
+    mcb_machine_between(before, after, (int)sysconf(_SC_NPROCESSORS_ONLN), &ms);
+    rec.load_avg = ms.load_avg;
+    rec.cpu_mhz = ms.cpu_mhz;
+    rec.cpu_max_mhz = ms.cpu_max_mhz;
+    rec.others_share = ms.others_share;
+    mcb_rec_pack(&rec, &payload);
+    mcb_frame(MCB_JREC_RUN, &payload, framed);
+    mcb_buf_free(&payload);
+    return framed->oom ? mcb_fail(err, MCB_E_NOMEM, "out of memory encoding a run") : MCB_OK;
+}
+
 static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
 {
     const mcb_campaign *C = x->C;
@@ -589,21 +625,7 @@ static mcb_rc run_and_frame(exec_ctx *x, mcb_err *err)
                         : mcb_run_one(x->P, x->ws, ch->def, ch->params, o, &run, err);
     mcb_machine_mark_now(&after);
     run.start = C->loop ? MCB_START_UNKNOWN : x->start;
-    if (!rc) {
-        mcb_run_rec rec;
-        mcb_buf payload = {0};
-        mcb_rec_view(&run, it->index, x->L->config[it->s], &rec);
-        mcb_machine_state ms;
-        mcb_machine_between(&before, &after, (int)sysconf(_SC_NPROCESSORS_ONLN), &ms);
-        rec.load_avg = ms.load_avg;
-        rec.cpu_mhz = ms.cpu_mhz;
-        rec.cpu_max_mhz = ms.cpu_max_mhz;
-        rec.others_share = ms.others_share;
-        mcb_rec_pack(&rec, &payload);
-        mcb_frame(MCB_JREC_RUN, &payload, x->framed);
-        mcb_buf_free(&payload);
-        if (x->framed->oom) rc = mcb_fail(err, MCB_E_NOMEM, "out of memory encoding a run");
-    }
+    if (!rc) rc = frame_run(x->L, it, &run, &before, &after, x->framed, err);
     mcb_run_clear(&run);
     return rc;
 }
@@ -734,6 +756,99 @@ mcb_rc mcb_execute(const mcb_campaign *C, mcb_plan *L, const mcb_run_item *it, m
     return rc;
 }
 
+/* ---------------------------------------------------------------- batches */
+
+typedef struct {
+    int n;
+    const mcb_problem **P;
+    mcb_metrics_ws **ws;
+    mcb_run *runs;
+    const mcb_run_item **items;
+} batch_runs;
+
+static void batch_runs_free(batch_runs *b)
+{
+    for (int j = 0; b->runs && j < b->n; j++) mcb_run_clear(&b->runs[j]);
+    for (int j = 0; b->ws && j < b->n; j++) mcb_metrics_ws_free(&b->ws[j]);
+    free(b->P);
+    free(b->ws);
+    free(b->runs);
+    free(b->items);
+}
+
+/* The runs of choice s, repetition rep, left in the plan, with a metrics
+ * workspace each (they are judged concurrently). */
+static mcb_rc batch_gather(const mcb_campaign *C, const mcb_plan *L, int s, int rep,
+                           batch_runs *b, mcb_err *err)
+{
+    memset(b, 0, sizeof *b);
+    for (int k = 0; k < L->count; k++) b->n += L->items[k].s == s && L->items[k].rep == rep;
+    size_t n = (size_t)b->n + 1;
+    b->P = calloc(n, sizeof *b->P);
+    b->ws = calloc(n, sizeof *b->ws);
+    b->runs = calloc(n, sizeof *b->runs);
+    b->items = calloc(n, sizeof *b->items);
+    if (!b->P || !b->ws || !b->runs || !b->items) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    int j = 0;
+    for (int k = 0; k < L->count; k++) {
+        const mcb_run_item *it = &L->items[k];
+        if (it->s != s || it->rep != rep) continue;
+        const mcb_input *in = &C->in[it->f];
+        const mcb_problem *P = in->problems->items[it->p];
+        mcb_rc rc = mcb_metrics_ws_new(P, &b->ws[j], err);
+        if (rc) return rc;
+        mcb_run *r = &b->runs[j];
+        r->problem_set = in->set_name;
+        r->problem = P->name;
+        r->problem_index = it->p;
+        r->solver = C->solvers[s].def->name;
+        r->rep = rep;
+        int warm = C->o->settings.warm_start != MCB_WARM_NONE && (P->v0 || P->lambda0);
+        r->start = warm ? MCB_START_RECORDED : MCB_START_ZERO;
+        b->P[j] = P;
+        b->items[j++] = it;
+    }
+    return MCB_OK;
+}
+
+/* One batch (choice s, repetition rep): solved in one call, each problem
+ * framed and recorded as a run; *done counts the runs recorded. */
+static mcb_rc run_batch(const mcb_campaign *C, mcb_plan *L, int s, int rep, int *done,
+                        mcb_buf *framed, mcb_err *err)
+{
+    const mcb_solver_choice *ch = &C->solvers[s];
+    const mcb_campaign_opts *o = ch->opts ? ch->opts : C->o;
+    const mcb_batch_def *bd = C->batch[s];
+    batch_runs b;
+    mcb_rc rc = batch_gather(C, L, s, rep, &b, err);
+    if (rc || !b.n) {
+        batch_runs_free(&b);
+        return rc;
+    }
+    mcb_batch_summary sum;
+    mcb_machine_mark before, after;
+    mcb_machine_mark_now(&before);
+    rc = mcb_batch_run(b.P, (mcb_metrics_ws *const *)b.ws, b.n, bd, ch->params, o, b.runs,
+                       &sum, err);
+    mcb_machine_mark_now(&after);
+    for (int j = 0; j < b.n && !rc; j++) {
+        rc = frame_run(L, b.items[j], &b.runs[j], &before, &after, framed, err);
+        if (!rc) rc = mcb_campaign_record(C, L, framed, ++*done, L->count, err);
+    }
+    if (!rc && L->tally) {
+        L->tally[s].setup_s += sum.setup_s;
+        L->tally[s].solve_s += sum.solve_s;
+    }
+    if (!rc)
+        fprintf(stderr, "mcbench: batch %s: %d problems in one call on %d threads, %d solved; "
+                        "setup %.4g s, solve %.4g s, judging %.4g s (excluded); throughput "
+                        "%.6g problems/s\n",
+                ch->def->name, b.n, o->settings.threads, sum.solved, sum.setup_s, sum.solve_s,
+                sum.measure_s, sum.throughput);
+    batch_runs_free(&b);
+    return rc;
+}
+
 /* ---------------------------------------------------- journal and results */
 
 static void progress(int tty, int done, int total, const mcb_run_rec *r)
@@ -805,6 +920,50 @@ mcb_rc mcb_campaign_begin(const mcb_campaign *C, mcb_plan *L, mcb_err *err)
     return rc;
 }
 
+/* A recorded run into its choice's tally: a batch's times are its own
+ * (run_batch), a one-by-one run's are summed. */
+static void tally(const mcb_campaign *C, mcb_plan *L, const mcb_run_rec *r)
+{
+    for (int s = 0; L->tally && s < C->nsolvers; s++) {
+        if (strcmp(C->solvers[s].def->name, r->solver)) continue;
+        batch_tally *t = &L->tally[s];
+        t->runs++;
+        t->solved += r->status == MCB_ST_SOLVED;
+        if (!C->batch[s]) {
+            t->setup_s += r->setup_s;
+            t->solve_s += r->solve_s;
+        }
+        return;
+    }
+}
+
+/* The throughput table of a campaign with batched choices: each choice's
+ * problems solved to the tolerance per second of solve time, and each
+ * batch's ratio to the one-by-one choice of its base solver. */
+static void throughput_table(const mcb_campaign *C, const mcb_plan *L)
+{
+    if (!L->tally) return;
+    fprintf(stderr, "mcbench: throughput (problems solved to the tolerance per second of solve "
+                    "time; setup apart; %d threads)\n"
+                    "  %-22s %-10s %8s %8s %10s %10s %12s %9s\n",
+            C->o->settings.threads, "solver", "mode", "problems", "solved", "setup_s", "solve_s",
+            "problems/s", "ratio");
+    for (int s = 0; s < C->nsolvers; s++) {
+        const batch_tally *t = &L->tally[s];
+        double tp = t->solve_s > 0 ? t->solved / t->solve_s : 0.0;
+        char ratio[32] = "";
+        for (int b = 0; C->batch[s] && b < C->nsolvers; b++) {
+            const batch_tally *u = &L->tally[b];
+            if (C->batch[b] || C->solvers[b].def != C->batch[s]->base || u->solve_s <= 0) continue;
+            double one = u->solved / u->solve_s;
+            if (one > 0) snprintf(ratio, sizeof ratio, "%.3gx", tp / one);
+        }
+        fprintf(stderr, "  %-22s %-10s %8d %8d %10.4g %10.4g %12.6g %9s\n",
+                C->solvers[s].def->name, C->batch[s] ? "batch" : "one-by-one", t->runs, t->solved,
+                t->setup_s, t->solve_s, tp, ratio);
+    }
+}
+
 mcb_rc mcb_campaign_record(const mcb_campaign *C, mcb_plan *L, const mcb_buf *framed, int done,
                            int total, mcb_err *err)
 {
@@ -816,6 +975,7 @@ mcb_rc mcb_campaign_record(const mcb_campaign *C, mcb_plan *L, const mcb_buf *fr
     if (framed->len > 20 &&
         !mcb_rec_unpack(framed->p + 16, framed->len - 20, "run", &r, &perr)) {
         progress(C->tty, done, total, &r);
+        tally(C, L, &r);
         mcb_rec_free(&r);
     }
     return MCB_OK;
@@ -951,12 +1111,19 @@ mcb_rc mcb_campaign_run(const mcb_campaign *C, mcb_err *err)
                 mcb_plan_recorded(L), L->count);
     rc = mcb_campaign_begin(C, L, err);
     mcb_buf framed = {0};
+    int done = 0;
+    /* batched choices first, one batch per repetition, then the others */
+    for (int s = 0; s < C->nsolvers && !rc; s++)
+        for (int rep = 0; C->batch && C->batch[s] && rep < C->o->repeat && !rc; rep++)
+            rc = run_batch(C, L, s, rep, &done, &framed, err);
     for (int k = 0; k < L->count && !rc; k++) {
+        if (C->batch && C->batch[L->items[k].s]) continue;
         rc = mcb_execute(C, L, &L->items[k], &framed, err);
-        if (!rc) rc = mcb_campaign_record(C, L, &framed, k + 1, L->count, err);
+        if (!rc) rc = mcb_campaign_record(C, L, &framed, ++done, L->count, err);
     }
     mcb_buf_free(&framed);
     if (!rc) rc = mcb_campaign_finish(C, L, err);
+    if (!rc) throughput_table(C, L);
     mcb_plan_free(&L);
     return rc;
 }

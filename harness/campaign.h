@@ -7,6 +7,7 @@
 #ifndef MCB_CAMPAIGN_H
 #define MCB_CAMPAIGN_H
 
+#include "harness/batch.h"
 #include "harness/context.h"
 #include "harness/closed_loop.h"
 #include "lib/mcb_journal.h"
@@ -53,6 +54,11 @@ typedef struct {
     int tty;               /* progress as a bar, else lines */
     int mpi;               /* 1: this process is rank 0 of an MPI campaign (mpi.c) */
     int describe_never;    /* 1: no problem descriptors in the results (--describe never) */
+    const mcb_batch_def *const *batch; /* NULL, or one per solver choice: a non-NULL entry
+                                   makes each repetition of that choice's runs one batch,
+                                   every selected problem solved in one call
+                                   (harness/batch.h; the choice's def names its records,
+                                   the entry's base takes its params); replay only */
     const mcb_loop_instance *loop; /* closed loop (closed_loop.h): one instance per problem of
                                       the inputs, in order (a problem is its instance's
                                       first step); NULL: replay */

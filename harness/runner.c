@@ -177,15 +177,28 @@ static void fetch(run_ctx *c)
     if (c->iso) mcb_aniso_lambda_from_iso(c->P, c->lambda, c->lambda);
 }
 
+int mcb_iterate_bounded(const mcb_problem *P, const double *v, const double *lambda,
+                        double bound)
+{
+    int n = P->form == MCB_PRIMAL ? P->n : 0, m = P->m;
+    for (int k = 0; k < n; k++)
+        if (!(fabs(v[k]) <= bound)) return 0;
+    for (int k = 0; k < m; k++)
+        if (!(fabs(lambda[k]) <= bound)) return 0;
+    return 1;
+}
+
 static int iterate_ok(const run_ctx *c)
 {
-    int n = c->P->form == MCB_PRIMAL ? c->P->n : 0, m = c->P->m;
-    double b = c->o->diverge_bound;
-    for (int k = 0; k < n; k++)
-        if (!(fabs(c->v[k]) <= b)) return 0;
-    for (int k = 0; k < m; k++)
-        if (!(fabs(c->lambda[k]) <= b)) return 0;
-    return 1;
+    return mcb_iterate_bounded(c->P, c->v, c->lambda, c->o->diverge_bound);
+}
+
+void mcb_trace_fill(double *row, int iter, double time_s, const mcb_metrics *mt, double own)
+{
+    row[0] = iter;
+    row[1] = time_s;
+    for (int k = 0; k < MCB_NMETRICS; k++) row[2 + k] = mt->val[k];
+    row[2 + MCB_NMETRICS] = own;
 }
 
 static void trace_row(run_ctx *c, int iter, double time_s, const mcb_metrics *mt, double own)
@@ -201,11 +214,7 @@ static void trace_row(run_ctx *c, int iter, double time_s, const mcb_metrics *mt
         c->trace = t;
         c->trace_cap = cap;
     }
-    double *row = c->trace + (size_t)c->trace_rows * MCB_TRACE_COLS;
-    row[0] = iter;
-    row[1] = time_s;
-    for (int k = 0; k < MCB_NMETRICS; k++) row[2 + k] = mt->val[k];
-    row[2 + MCB_NMETRICS] = own;
+    mcb_trace_fill(c->trace + (size_t)c->trace_rows * MCB_TRACE_COLS, iter, time_s, mt, own);
     c->trace_rows++;
     c->last_traced = iter;
 }
@@ -488,16 +497,21 @@ static mcb_cb_action rerun_cb(void *ctx, int iter, double own)
     return over_time(c, mcb_timer_elapsed_s(&c->clock));
 }
 
-static int refuses(const mcb_problem *P, const mcb_solver_def *def, mcb_run *run)
+int mcb_solver_refuses(const mcb_problem *P, const mcb_solver_def *def, char *reason,
+                       size_t len)
 {
     unsigned need = P->form == MCB_PRIMAL ? MCB_ACCEPTS_PRIMAL : MCB_ACCEPTS_DUAL;
     if (!(def->accepts & need)) {
-        snprintf(run->info.reason, sizeof run->info.reason, "%s does not accept %s-form problems",
-                 def->name, mcb_form_name(P->form));
+        snprintf(reason, len, "%s does not accept %s-form problems", def->name,
+                 mcb_form_name(P->form));
         return 1;
     }
-    return def->accepts_problem &&
-           !def->accepts_problem(P, run->info.reason, sizeof run->info.reason);
+    return def->accepts_problem && !def->accepts_problem(P, reason, len);
+}
+
+static int refuses(const mcb_problem *P, const mcb_solver_def *def, mcb_run *run)
+{
+    return mcb_solver_refuses(P, def, run->info.reason, sizeof run->info.reason);
 }
 
 /* The buffers for the solver's states when it is resumable and the
@@ -545,22 +559,29 @@ static void observed_pass(run_ctx *c, mcb_run *run)
     }
 }
 
-/* The harness's verdict on the final iterate of pass 1. */
-static void judge(run_ctx *c, mcb_run *run)
+void mcb_run_verdict(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_campaign_opts *o,
+                     const double *v, const double *lambda, mcb_run *run)
 {
-    const mcb_campaign_opts *o = c->o;
-    fetch(c);
-    if (!iterate_ok(c)) {
+    if (!mcb_iterate_bounded(P, v, lambda, o->diverge_bound)) {
         run->info.status = MCB_ST_DIVERGED;
         if (!run->info.reason[0])
             snprintf(run->info.reason, sizeof run->info.reason, "non-finite or unbounded iterate");
     }
-    mcb_metrics_compute(c->ws, c->v, c->lambda, &run->final);
+    mcb_metrics_compute(ws, v, lambda, &run->final);
     if (run->info.status == MCB_ST_DIVERGED) return;
     /* the harness judges: solved iff its own metric met the tolerance */
     int met = run->final.val[o->stop_metric] <= o->settings.tol;
     if (met) run->info.status = MCB_ST_SOLVED;
     else if (run->info.status == MCB_ST_SOLVED) run->info.status = MCB_ST_STALLED;
+}
+
+/* The harness's verdict on the final iterate of pass 1. */
+static void judge(run_ctx *c, mcb_run *run)
+{
+    const mcb_campaign_opts *o = c->o;
+    fetch(c);
+    mcb_run_verdict(c->P, c->ws, o, c->v, c->lambda, run);
+    if (run->info.status == MCB_ST_DIVERGED) return;
     /* a solver that could not be stopped is held to the budget here */
     double limit = o->settings.time_limit_s;
     if (mcb_solver_black_box(c->def, c->SP->form) && limit > 0 && c->setup_s + run->info.solve_s > limit) {
@@ -795,15 +816,13 @@ static void clean_rerun(run_ctx *c, const void *params, mcb_run *run, double *sc
     run->timing = MCB_TIMED_CLEAN;
 }
 
-mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_def *def,
-                   const void *params, const mcb_campaign_opts *o, mcb_run *run, mcb_err *err)
+void mcb_run_start(const mcb_problem *P, mcb_run *run)
 {
     memset(&run->info, 0, sizeof run->info);
     for (int k = 0; k < MCB_NMETRICS; k++) run->final.val[k] = NAN;
     run->n = P->n;
     run->m = P->m;
     run->ncontacts = mcb_problem_contacts(P);
-    mcb_metrics_ws_set_law(ws, o->law); /* every judgement of this run: --law */
     run->trace = NULL;
     run->trace_rows = 0;
     run->v = run->lambda = NULL;
@@ -815,6 +834,13 @@ mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_de
     run->timing = MCB_TIMED_OBSERVED;
     run->form_residual = NAN;
     run->own_status = run->own_stop = -1;
+}
+
+mcb_rc mcb_run_one(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_solver_def *def,
+                   const void *params, const mcb_campaign_opts *o, mcb_run *run, mcb_err *err)
+{
+    mcb_run_start(P, run);
+    mcb_metrics_ws_set_law(ws, o->law); /* every judgement of this run: --law */
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.P = c.SP = P;

@@ -76,6 +76,32 @@ typedef struct {
 
 void mcb_run_clear(mcb_run *r); /* frees trace, solutions and steps */
 
+/* 1 when every entry of (v, lambda) of P (v only for a primal problem) is
+ * finite and at most `bound` in magnitude. */
+int mcb_iterate_bounded(const mcb_problem *P, const double *v, const double *lambda,
+                        double bound);
+
+/* One trace row (MCB_TRACE_COLS): iteration, time, every metric, the
+ * solver's own residual. */
+void mcb_trace_fill(double *row, int iter, double time_s, const mcb_metrics *mt, double own);
+
+/* A run's fields before a solve of P (its names are the caller's): sizes,
+ * no status yet, NaN metrics, no trace, steps or solution. */
+void mcb_run_start(const mcb_problem *P, mcb_run *run);
+
+/* 1 when def does not take P (its form, or its accepts_problem), with the
+ * reason in reason[len]. */
+int mcb_solver_refuses(const mcb_problem *P, const mcb_solver_def *def, char *reason,
+                       size_t len);
+
+/* The harness's verdict on a final iterate (v, lambda) of P, the solver's
+ * status in run->info.status: DIVERGED when the iterate is not bounded
+ * (o->diverge_bound), else SOLVED iff o->stop_metric met o->settings.tol
+ * (a solver's SOLVED that missed it becomes STALLED); run->final gets every
+ * metric. Used by mcb_run_one and the batch (harness/batch.h). */
+void mcb_run_verdict(const mcb_problem *P, mcb_metrics_ws *ws, const mcb_campaign_opts *o,
+                     const double *v, const double *lambda, mcb_run *run);
+
 /* Runs one solver on one problem once, with the parameters given (NULL:
  * defaults). With o->formulation other than ncp the solver receives F(P)
  * (built per run, its time counted as setup; a formulation that cannot be

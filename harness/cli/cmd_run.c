@@ -11,6 +11,7 @@
 
 #include "harness/campaign.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/run_batch.h"
 #include "harness/whole_step.h"
 #include "problems/formulation/formulation.h"
 #include "lib/mcb_paths.h"
@@ -43,6 +44,7 @@ typedef struct {
     mcb_cli_strings budgets;
     int instances, cold;
     const char *references, *set;
+    int batch; /* --batch N (run_batch.h) */
 } run_args;
 
 #define RUN(field) offsetof(run_args, field)
@@ -167,6 +169,15 @@ static const mcb_cli_opt run_opts[] = {
     {"--save-solutions", 0, MCB_CLI_FLAG, RUN(o.save_solutions),
      .help = "store the final (v, lambda) of every run"},
     RUN_SHARED_C
+    {"--batch", 0, MCB_CLI_INT, RUN(batch), "N", 1, MCB_BATCH_MAX,
+     .help = "batched mode (docs/batch.md): N problems cycled from the inputs (NAME#2 for a "
+             "second copy) into one set SET-xN; every solver runs on it one problem at a time "
+             "and, as SOLVER-batch, all N in one call (OpenMP over problems on --threads, each "
+             "problem single-threaded), every problem judged and recorded like any run (the "
+             "batch judges at every --check-every K-th iteration, 10 under auto); ends with "
+             "the throughput table (problems solved to the tolerance per second of solve time, "
+             "setup apart; the batch against the one-by-one runs); not with --resume, --shard, "
+             "--mpi, --warm-start own, --problems, --exclude or a --formulation other than ncp"},
     {"--quick", 0, MCB_CLI_FLAG, RUN(quick), .help = "a small budget for smoke runs (500 "
      "iterations, 10 s; an --iters or --time-limit after it still counts)"},
     {0},
@@ -454,8 +465,19 @@ int cmd_run(int argc, char **argv)
     if (!status) status = run_solvers("run", &a, choice, 64, &ns);
     if (!status) status = run_inputs(p.pos, nfiles, in, names);
     if (!status) status = run_outputs(&a, p.pos, nfiles, csv_default, sizeof csv_default);
+    if (!status && a.batch) /* before reading any input */
+        status = mcb_cli_batch_check(&a.C, &a.o, a.resume != NULL, a.include.n + a.exclude.n);
     if (!status) status = run_read(p.pos, nfiles, in, &src);
-    if (!status) status = run_campaign(&a, argc, argv, in, nfiles, choice, ns);
+    mcb_cli_batch B;
+    memset(&B, 0, sizeof B);
+    if (!status && a.batch) {
+        status = mcb_cli_batch_make(a.batch, in, nfiles, choice, ns, &B);
+        a.C.batch = B.batch;
+        if (!status) status = run_campaign(&a, argc, argv, &B.in, 1, B.choice, B.n);
+    } else if (!status) {
+        status = run_campaign(&a, argc, argv, in, nfiles, choice, ns);
+    }
+    mcb_cli_batch_free(&B);
     for (int f = 0; in && f < nfiles; f++) mcb_problem_set_free(&in[f].problems);
     free(src);
     for (int f = 0; names && f < nfiles; f++) free(names[f]);
