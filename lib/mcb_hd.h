@@ -10,6 +10,7 @@
 #define MCB_HD_H
 
 #include <math.h>
+#include <stddef.h>
 
 #ifdef __CUDACC__
 #define MCB_HD __host__ __device__
