@@ -172,6 +172,55 @@ void cuda_fetch(void *dev, double *v, double *lambda)
 
 extern "C" {
 
+int mcb_gpu_cuda_time(void *dev, int sweeps, double *sweep_s, double *copy_Bps, char *why,
+                      size_t len)
+{
+    cuda_dev *d = (cuda_dev *)dev;
+    const mcb_ccp_soa &S = d->S;
+    size_t bytes = (size_t)1 << 30, free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    while (bytes > ((size_t)1 << 20) && 2 * bytes > free_b / 2) bytes /= 2;
+    void *a = NULL, *b = NULL;
+    cudaEvent_t t0, t1;
+    float ms = 0;
+    cudaError_t e = cudaMalloc(&a, bytes);
+    if (e == cudaSuccess) e = cudaMalloc(&b, bytes);
+    if (e == cudaSuccess) e = cudaEventCreate(&t0);
+    if (e == cudaSuccess) e = cudaEventCreate(&t1);
+    if (e == cudaSuccess) e = cudaMemset(a, 1, bytes);
+    if (e == cudaSuccess) e = cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice); /* warm-up */
+    const int copies = 10;
+    if (e == cudaSuccess) {
+        cudaEventRecord(t0);
+        for (int k = 0; k < copies; k++) cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+        cudaEventRecord(t1);
+        e = cudaEventSynchronize(t1);
+    }
+    if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, t0, t1);
+    /* a copy reads and writes every byte once */
+    if (e == cudaSuccess) *copy_Bps = 2.0 * (double)bytes * copies / (ms * 1e-3);
+    cudaFree(a);
+    cudaFree(b);
+    for (int rep = 0; e == cudaSuccess && rep < 2; rep++) { /* a warm-up pass, then timed */
+        int n = rep ? sweeps : 3;
+        cudaEventRecord(t0);
+        for (int k = 0; k < n; k++) {
+            if (S.nc > 0) k_contact<<<blocks_for(S.nc), CCPK_CHUNK>>>(S);
+            if (S.no > 0) k_row<<<blocks_for(S.no), CCPK_CHUNK>>>(S);
+            if (S.ns > 0) k_body<<<blocks_for(S.ns), CCPK_CHUNK>>>(S);
+        }
+        cudaEventRecord(t1);
+        e = cudaEventSynchronize(t1);
+        if (e == cudaSuccess) e = cudaGetLastError();
+        if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, t0, t1);
+    }
+    if (e == cudaSuccess) *sweep_s = ms * 1e-3 / sweeps;
+    cudaEventDestroy(t0);
+    cudaEventDestroy(t1);
+    if (e != cudaSuccess) snprintf(why, len, "CUDA: %s", cudaGetErrorString(e));
+    return e != cudaSuccess;
+}
+
 const mcb_gpu_backend mcb_gpu_cuda_backend = {"cuda", cuda_open, cuda_sweep, cuda_fetch,
                                               cuda_close};
 

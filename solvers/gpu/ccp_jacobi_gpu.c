@@ -280,6 +280,37 @@ static mcb_rc cg_setup_host(const mcb_problem *P, const mcb_settings *s, const v
     return cg_setup_with(&mcb_gpu_host_backend, P, s, params, work, err);
 }
 
+/* The bytes a sweep must move once: see gpu_solvers.h. */
+static double sweep_bytes(const mcb_ccp_soa *H)
+{
+    double m = H->m, n = H->n, nnz = H->Jp[H->n], nL = 0, I = sizeof(int), D = sizeof(double);
+    for (int s = 0; s < H->ns; s++) nL += (double)(H->s0[s + 1] - H->s0[s]) * (H->s0[s + 1] - H->s0[s]);
+    double rows = nnz * (I + D) + m * (I + 3 * D) + 2 * m * D /* lambda r/w */ + n * D /* v */ +
+                  H->nc * (I + D) + H->no * (2 * I + 3 * D);
+    double bodies = (n + 1) * I + nnz * (I + D) + n * D /* b */ + m * D /* lambda */ +
+                    2 * n * D /* v r/w */ + n * D /* vprev */ + nL * D + H->ns * (I + sizeof(size_t));
+    return rows + bodies;
+}
+
+mcb_rc mcb_gpu_probe(const mcb_problem *P, int sweeps, mcb_gpu_probe_out *out, mcb_err *err)
+{
+    mcb_settings s;
+    mcb_settings_default(&s);
+    mcb_ccpj_params prm;
+    mcb_ccpj_defaults(&prm);
+    void *work = NULL;
+    mcb_rc rc = cg_setup_with(&mcb_gpu_cuda_backend, P, &s, &prm, &work, err);
+    if (rc) return rc;
+    cg_work *w = work;
+    char why[MCB_ERR_LEN / 2];
+    out->bytes = sweep_bytes(&w->H);
+    if (mcb_gpu_cuda_time(w->dev, sweeps > 0 ? sweeps : 1, &out->sweep_s, &out->copy_Bps, why,
+                          sizeof why))
+        rc = mcb_fail(err, MCB_E_INPUT, "ccp-jacobi-gpu probe: %s", why);
+    cg_free(&work);
+    return rc;
+}
+
 #define CG_DEF(setup_fn, solver_name, what)                                                   \
     {                                                                                        \
         .name = solver_name,                                                                 \

@@ -41,6 +41,15 @@ extern const mcb_gpu_backend mcb_gpu_cuda_backend;
  * when there is a device. Never fails. */
 int mcb_gpu_describe(char *buf, size_t len);
 
+/* The CUDA backend's probe (mcbench gpu --probe): the device's
+ * device-to-device copy bandwidth (bytes read and written per second, a
+ * copy of up to 1 GiB ten times) and the mean time of one sweep (the
+ * contact, row and body passes of Alg. 3, without the residual) over
+ * `sweeps`, timed with CUDA events after three warm-up sweeps. 0, or
+ * non-zero with the reason. */
+int mcb_gpu_cuda_time(void *dev, int sweeps, double *sweep_s, double *copy_Bps, char *why,
+                      size_t len);
+
 #ifdef __cplusplus
 }
 #endif

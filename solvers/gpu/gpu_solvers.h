@@ -19,4 +19,16 @@ extern const mcb_solver_def mcb_solver_ccp_jacobi_gpu_host;
  * entries; else 0 and the reason. */
 int mcb_gpu_accepts(const mcb_problem *P, char *reason, size_t len);
 
+/* The memory-traffic probe of ccp-jacobi-gpu on P (docs/gpu.md): the
+ * compulsory bytes of one sweep (every array a pass reads or writes, once:
+ * J's entries and indices twice, by rows and by columns; lambda, v, the
+ * per-row and per-body data), the device's copy bandwidth and one sweep's
+ * time (gpu_backend.h, mcb_gpu_cuda_time). Needs a CUDA device. */
+typedef struct {
+    double bytes;     /* compulsory traffic of one sweep */
+    double sweep_s;   /* measured time of one sweep */
+    double copy_Bps;  /* measured device-to-device copy bandwidth */
+} mcb_gpu_probe_out;
+mcb_rc mcb_gpu_probe(const mcb_problem *P, int sweeps, mcb_gpu_probe_out *out, mcb_err *err);
+
 #endif
