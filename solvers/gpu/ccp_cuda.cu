@@ -89,14 +89,21 @@ template <typename T> T *upload(cuda_dev *d, const T *src, size_t count, cudaErr
     return (T *)p;
 }
 
+int cuda_available(char *why, size_t len)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaSuccess && count > 0) return 1;
+    snprintf(why, len, "no CUDA device: %s", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    return 0;
+}
+
 mcb_rc cuda_open(const mcb_ccp_soa *H, void **devp, mcb_err *err)
 {
     *devp = NULL;
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0)
-        return mcb_fail(err, MCB_E_INPUT, "no CUDA device: %s",
-                        e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    char why[MCB_ERR_LEN / 2];
+    if (!cuda_available(why, sizeof why)) return mcb_fail(err, MCB_E_INPUT, "%s", why);
+    cudaError_t e = cudaSuccess;
     cuda_dev *d = (cuda_dev *)calloc(1, sizeof(cuda_dev));
     if (!d) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     mcb_ccp_soa S = *H;
@@ -221,8 +228,8 @@ int mcb_gpu_cuda_time(void *dev, int sweeps, double *sweep_s, double *copy_Bps, 
     return e != cudaSuccess;
 }
 
-const mcb_gpu_backend mcb_gpu_cuda_backend = {"cuda", cuda_open, cuda_sweep, cuda_fetch,
-                                              cuda_close};
+const mcb_gpu_backend mcb_gpu_cuda_backend = {"cuda", cuda_available, cuda_open, cuda_sweep,
+                                              cuda_fetch, cuda_close};
 
 int mcb_gpu_describe(char *buf, size_t len)
 {

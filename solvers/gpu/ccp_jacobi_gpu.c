@@ -167,6 +167,8 @@ static mcb_rc cg_setup_with(const mcb_gpu_backend *be, const mcb_problem *P,
     char why[MCB_ERR_LEN];
     if (!mcb_gpu_accepts(P, why, sizeof why))
         return mcb_fail(err, MCB_E_INPUT, "ccp-jacobi-gpu: %s", why);
+    if (be->available && !be->available(why, sizeof why)) /* before the CPU's setup work */
+        return mcb_fail(err, MCB_E_INPUT, "ccp-jacobi-gpu: %s", why);
     void *cpu = NULL;
     mcb_rc rc = mcb_ccpj_setup(P, s, params, &cpu, err);
     if (rc) return rc;
@@ -265,7 +267,7 @@ static void host_close(void **dev)
     *dev = NULL;
 }
 
-const mcb_gpu_backend mcb_gpu_host_backend = {"host", host_open, host_sweep, host_fetch,
+const mcb_gpu_backend mcb_gpu_host_backend = {"host", NULL, host_open, host_sweep, host_fetch,
                                               host_close};
 
 static mcb_rc cg_setup_cuda(const mcb_problem *P, const mcb_settings *s, const void *params,

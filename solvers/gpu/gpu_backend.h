@@ -23,6 +23,9 @@ extern "C" {
 
 typedef struct {
     const char *name;
+    /* Optional (NULL: always): 1 when the backend can run here, else 0 with
+     * the reason in why (checked before any setup work). */
+    int (*available)(char *why, size_t len);
     /* A backend's copy of H (whose arrays it may not keep); MCB_E_* with the
      * reason on failure (no device: the CUDA error's text), nothing left
      * allocated. */
