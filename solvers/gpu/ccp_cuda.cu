@@ -188,7 +188,7 @@ int mcb_gpu_cuda_time(void *dev, int sweeps, double *sweep_s, double *copy_Bps, 
     cudaMemGetInfo(&free_b, &total_b);
     while (bytes > ((size_t)1 << 20) && 2 * bytes > free_b / 2) bytes /= 2;
     void *a = NULL, *b = NULL;
-    cudaEvent_t t0, t1;
+    cudaEvent_t t0 = NULL, t1 = NULL;
     float ms = 0;
     cudaError_t e = cudaMalloc(&a, bytes);
     if (e == cudaSuccess) e = cudaMalloc(&b, bytes);
@@ -222,8 +222,8 @@ int mcb_gpu_cuda_time(void *dev, int sweeps, double *sweep_s, double *copy_Bps, 
         if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, t0, t1);
     }
     if (e == cudaSuccess) *sweep_s = ms * 1e-3 / sweeps;
-    cudaEventDestroy(t0);
-    cudaEventDestroy(t1);
+    if (t0) cudaEventDestroy(t0);
+    if (t1) cudaEventDestroy(t1);
     if (e != cudaSuccess) snprintf(why, len, "CUDA: %s", cudaGetErrorString(e));
     return e != cudaSuccess;
 }
