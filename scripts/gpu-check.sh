@@ -10,7 +10,8 @@
 # ./gpu-check-DATE), it
 #   1. generates the problems there: a sphere stack, the walls of
 #      Tasora-Negrut's Table 1 (WALLS, default "1000 2000 8000" bricks;
-#      WALL_STEPS steps, default 2), the quadrupeds (27 robots);
+#      WALL_STEPS steps, default 2), the quadrupeds (27 robots; STACK,
+#      QUADRUPEDS and PROBE_STACK replace their gen options);
 #   2. runs ccp-jacobi and ccp-jacobi-gpu on each with the same budget
 #      (--iters 500 --tol 1e-6 --law ccp --check-every 1: every iterate
 #      judged, so the stop does not depend on timing) and checks, problem by problem,
@@ -67,10 +68,11 @@ gen() { # gen NAME FILE ARGS...: generate once
   tail -1 "$dir/gen-$file.log"
 }
 walls=${WALLS:-1000 2000 8000}
-gen stack stack.h5 --nx 8 --ny 8 --nz 8 --steps 3
+# (word-split on purpose: each holds gen options)
+gen stack stack.h5 ${STACK:---nx 8 --ny 8 --nz 8 --steps 3}
 for b in $walls; do gen wall "wall$b.h5" --bricks "$b" --steps "${WALL_STEPS:-2}"; done
-gen quadrupeds quadrupeds.h5 --robots 27 --steps 60
-gen stack probe-stack.h5 --nx 12 --ny 12 --nz 12 --steps 1
+gen quadrupeds quadrupeds.h5 ${QUADRUPEDS:---robots 27 --steps 60}
+gen stack probe-stack.h5 ${PROBE_STACK:---nx 12 --ny 12 --nz 12 --steps 1}
 
 run() { # run OUT FILE SOLVER THREADS ARGS...: one campaign, its CSV
   local out=$1 file=$2 solver=$3 threads=$4
