@@ -20,34 +20,32 @@ extern "C" {
 #include "solvers/gpu/gpu_backend.h"
 }
 
-namespace {
-
-struct cuda_dev {
+typedef struct {
     mcb_ccp_soa S;    /* device pointers */
     double *out;      /* 3 on the device */
     void *mem[32];    /* every allocation, for close */
     int nmem;
-};
+} cuda_dev;
 
-__global__ void k_contact(mcb_ccp_soa S)
+static __global__ void k_contact(mcb_ccp_soa S)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < S.nc) ccpk_contact(&S, i);
 }
 
-__global__ void k_row(mcb_ccp_soa S)
+static __global__ void k_row(mcb_ccp_soa S)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < S.no) ccpk_row(&S, i);
 }
 
-__global__ void k_body(mcb_ccp_soa S)
+static __global__ void k_body(mcb_ccp_soa S)
 {
     int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s < S.ns) ccpk_body(&S, s);
 }
 
-__global__ void k_partial(mcb_ccp_soa S)
+static __global__ void k_partial(mcb_ccp_soa S)
 {
     __shared__ double sh[3 * CCPK_CHUNK];
     int t = threadIdx.x;
@@ -61,12 +59,12 @@ __global__ void k_partial(mcb_ccp_soa S)
         for (int q = 0; q < 3; q++) S.part[3 * blockIdx.x + q] = sh[q];
 }
 
-__global__ void k_finish(mcb_ccp_soa S, double *out)
+static __global__ void k_finish(mcb_ccp_soa S, double *out)
 {
     if (blockIdx.x == 0 && threadIdx.x == 0) ccpk_finish(&S, out);
 }
 
-void cuda_close(void **dev)
+static void cuda_close(void **dev)
 {
     if (!dev || !*dev) return;
     cuda_dev *d = (cuda_dev *)*dev;
@@ -76,7 +74,7 @@ void cuda_close(void **dev)
 }
 
 /* A device copy of `bytes` from src (src NULL: zeroed); NULL on failure. */
-template <typename T> T *upload(cuda_dev *d, const T *src, size_t count, cudaError_t *e)
+template <typename T> static T *upload(cuda_dev *d, const T *src, size_t count, cudaError_t *e)
 {
     size_t bytes = (count ? count : 1) * sizeof(T);
     void *p = NULL;
@@ -89,7 +87,7 @@ template <typename T> T *upload(cuda_dev *d, const T *src, size_t count, cudaErr
     return (T *)p;
 }
 
-int cuda_available(char *why, size_t len)
+static int cuda_available(char *why, size_t len)
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -98,7 +96,7 @@ int cuda_available(char *why, size_t len)
     return 0;
 }
 
-mcb_rc cuda_open(const mcb_ccp_soa *H, void **devp, mcb_err *err)
+static mcb_rc cuda_open(const mcb_ccp_soa *H, void **devp, mcb_err *err)
 {
     *devp = NULL;
     char why[MCB_ERR_LEN / 2];
@@ -148,9 +146,9 @@ mcb_rc cuda_open(const mcb_ccp_soa *H, void **devp, mcb_err *err)
     return MCB_OK;
 }
 
-int blocks_for(int count) { return (count + CCPK_CHUNK - 1) / CCPK_CHUNK; }
+static int blocks_for(int count) { return (count + CCPK_CHUNK - 1) / CCPK_CHUNK; }
 
-int cuda_sweep(void *dev, double out[3], char *why, size_t len)
+static int cuda_sweep(void *dev, double out[3], char *why, size_t len)
 {
     cuda_dev *d = (cuda_dev *)dev;
     const mcb_ccp_soa &S = d->S;
@@ -168,14 +166,12 @@ int cuda_sweep(void *dev, double out[3], char *why, size_t len)
     return 0;
 }
 
-void cuda_fetch(void *dev, double *v, double *lambda)
+static void cuda_fetch(void *dev, double *v, double *lambda)
 {
     cuda_dev *d = (cuda_dev *)dev;
     cudaMemcpy(lambda, d->S.lambda, (size_t)d->S.m * sizeof(double), cudaMemcpyDeviceToHost);
     if (v) cudaMemcpy(v, d->S.v, (size_t)d->S.n * sizeof(double), cudaMemcpyDeviceToHost);
 }
-
-} // namespace
 
 extern "C" {
 
