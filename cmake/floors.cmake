@@ -40,7 +40,7 @@ function(mcb_floor_settings tgt name)
   target_link_libraries(${tgt} PRIVATE OpenMP::OpenMP_C FCLIB::fclib)
   set_target_properties(${tgt} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   if(MCB_HAVE_NO_SEMANTIC_INTERPOSITION)
-    target_compile_options(${tgt} PRIVATE -fno-semantic-interposition)
+    target_compile_options(${tgt} PRIVATE $<$<COMPILE_LANGUAGE:C>:-fno-semantic-interposition>)
   endif()
 endfunction()
 

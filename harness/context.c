@@ -17,6 +17,9 @@
 #include "lib/mcb_sha256.h"
 #include "problems/formulation/formulation.h"
 #include "harness/mcb_build.h"
+#ifdef MCB_HAVE_CUDA
+#include "solvers/gpu/gpu_backend.h"
+#endif
 
 /* First line of a command's output, or "unknown". */
 static void command_line(const char *cmd, char *buf, size_t len)
@@ -148,6 +151,14 @@ mcb_rc mcb_results_context(const char *command, const mcb_campaign_opts *o, int 
     D->timing = o->timing;
     D->repeat = o->repeat;
     D->total_runs = total_runs;
+#ifdef MCB_HAVE_CUDA
+    char gpu[512]; /* the device next to the CPU (docs/gpu.md) */
+    mcb_gpu_describe(gpu, sizeof gpu);
+    if (!(D->gpu_device = mcb_strdup(gpu))) {
+        mcb_results_ctx_free(D);
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+#endif
     if (!D->stop_metric || !D->date || !D->git_revision || !D->cpu_model || !D->compiler ||
         !D->cflags || !D->command || !D->settings) {
         mcb_results_ctx_free(D);

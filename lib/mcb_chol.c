@@ -5,6 +5,7 @@
  * The small dense Cholesky (mcb_dense_chol) allocates nothing. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "lib/mcb_chol.h"
+#include "lib/mcb_hd.h"
 
 #include <cholmod.h>
 #include <dlfcn.h>
@@ -337,52 +338,19 @@ mcb_rc mcb_dense_chol(int n, double *a)
     return MCB_OK;
 }
 
-/* The two triangular solves for any n; inlined with a constant n for the
- * rigid-body size (6) so that the compiler unrolls them. */
-static inline void dense_lsolve(int n, const double *L, double *x)
-{
-    for (int j = 0; j < n; j++) { /* L y = x, column-oriented */
-        const double *c = L + (size_t)j * n;
-        double xj = x[j] * c[j];
-        x[j] = xj;
-        for (int i = j + 1; i < n; i++) x[i] -= c[i] * xj;
-    }
-}
-
-static inline void dense_ltsolve(int n, const double *L, double *x)
-{
-    for (int j = n - 1; j >= 0; j--) { /* L^T x = y, row j of L^T is column j of L */
-        const double *c = L + (size_t)j * n;
-        double s = x[j];
-        for (int i = j + 1; i < n; i++) s -= c[i] * x[i];
-        x[j] = s * c[j];
-    }
-}
-
-void mcb_dense_chol_solve(int n, const double *L, double *x)
-{
-    if (n == 6) {
-        dense_lsolve(6, L, x);
-        dense_ltsolve(6, L, x);
-    } else if (n == 3) {
-        dense_lsolve(3, L, x);
-        dense_ltsolve(3, L, x);
-    } else {
-        dense_lsolve(n, L, x);
-        dense_ltsolve(n, L, x);
-    }
-}
+/* The triangular solves are lib/mcb_hd.h's, shared with the GPU kernels. */
+void mcb_dense_chol_solve(int n, const double *L, double *x) { mcb_hd_dense_chol_solve(n, L, x); }
 
 void mcb_dense_chol_lsolve(int n, const double *L, double *x)
 {
-    if (n == 6) dense_lsolve(6, L, x);
-    else dense_lsolve(n, L, x);
+    if (n == 6) mcb_hd_dense_lsolve(6, L, x);
+    else mcb_hd_dense_lsolve(n, L, x);
 }
 
 void mcb_dense_chol_ltsolve(int n, const double *L, double *x)
 {
-    if (n == 6) dense_ltsolve(6, L, x);
-    else dense_ltsolve(n, L, x);
+    if (n == 6) mcb_hd_dense_ltsolve(6, L, x);
+    else mcb_hd_dense_ltsolve(n, L, x);
 }
 
 void mcb_blas_set_threads(int threads)

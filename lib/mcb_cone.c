@@ -1,31 +1,11 @@
 /* mcb_cone.c: friction-cone projections and complementarity functions. */
 #include "lib/mcb_cone.h"
+#include "lib/mcb_hd.h"
 
 #include <math.h>
 
-void mcb_proj_cone(double mu, const double x[3], double out[3])
-{
-    double n = x[0], t1 = x[1], t2 = x[2];
-    double nt = mcb_hypot(t1, t2);
-    if (mu <= 0.0) {
-        out[0] = n > 0.0 ? n : 0.0;
-        out[1] = out[2] = 0.0;
-        return;
-    }
-    if (nt <= mu * n) { /* inside */
-        out[0] = n;
-        out[1] = t1;
-        out[2] = t2;
-    } else if (mu * nt <= -n) { /* inside the polar cone */
-        out[0] = out[1] = out[2] = 0.0;
-    } else {
-        double pn = (n + mu * nt) / (1.0 + mu * mu);
-        double s = mu * pn / nt;
-        out[0] = pn;
-        out[1] = s * t1;
-        out[2] = s * t2;
-    }
-}
+/* lib/mcb_hd.h's, shared with the GPU kernels */
+void mcb_proj_cone(double mu, const double x[3], double out[3]) { mcb_hd_proj_cone(mu, x, out); }
 
 void mcb_proj_strict(double mu, const double x[3], double out[3])
 {

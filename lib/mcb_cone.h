@@ -6,17 +6,11 @@
 
 #include <math.h>
 
-/* sqrt(a^2 + b^2): the plain formula where it neither overflows nor loses
- * precision to underflow (every contact quantity of a sane iterate), libm's
- * careful hypot() otherwise (huge, tiny, infinite or NaN arguments). The
- * plain formula is several times cheaper, and the projections and residuals
- * below call it once per contact per sweep or check. */
-static inline double mcb_hypot(double a, double b)
-{
-    double s = a * a + b * b;
-    if (s < 1e300 && (s > 1e-300 || s == 0.0)) return sqrt(s);
-    return hypot(a, b);
-}
+#include "lib/mcb_hd.h"
+
+/* sqrt(a^2 + b^2) without needless overflow or underflow (mcb_hd.h:
+ * the plain formula for every sane contact quantity, libm's hypot() else). */
+static inline double mcb_hypot(double a, double b) { return mcb_hd_hypot(a, b); }
 
 /* Euclidean projection on K_mu (mu = 0: onto {n >= 0, t = 0}). This is
  * the "proximal" operator of the CANAL paper. */

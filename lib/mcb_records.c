@@ -28,7 +28,7 @@ void mcb_results_ctx_free(mcb_results_data *D)
     if (!D) return;
     char **strs[] = {&D->stop_metric, &D->date,    &D->git_revision, &D->cpu_model,
                      &D->compiler,    &D->command, &D->cflags,       &D->settings,
-                     &D->inputs};
+                     &D->inputs,      &D->gpu_device};
     for (size_t k = 0; k < sizeof strs / sizeof *strs; k++) {
         free(*strs[k]);
         *strs[k] = NULL;

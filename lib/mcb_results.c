@@ -104,7 +104,8 @@ static int write_context(hid_t f, const mcb_results_data *D)
              mcb_h5_attr_write_int(g, "total_runs", D->total_runs) ||
              mcb_h5_attr_write_str(g, "settings", D->settings) ||
              mcb_h5_attr_write_str(g, "command", D->command) ||
-             (D->inputs && mcb_h5_attr_write_str(g, "inputs", D->inputs));
+             (D->inputs && mcb_h5_attr_write_str(g, "inputs", D->inputs)) ||
+             (D->gpu_device && mcb_h5_attr_write_str(g, "gpu_device", D->gpu_device));
     H5Gclose(g);
     return rc;
 }
@@ -583,6 +584,8 @@ static mcb_rc read_context(hid_t f, const char *path, mcb_results_data *D, mcb_e
     for (int k = 0; k < 8 && !rc; k++) rc = mcb_h5_attr_get_str(ctx, snames[k], where, strs[k], err);
     if (!rc && mcb_h5_attr_exists(ctx, "inputs")) /* since issue 22 */
         rc = mcb_h5_attr_get_str(ctx, "inputs", where, &D->inputs, err);
+    if (!rc && mcb_h5_attr_exists(ctx, "gpu_device")) /* since issue 27 */
+        rc = mcb_h5_attr_get_str(ctx, "gpu_device", where, &D->gpu_device, err);
     if (rc) goto done;
     int *ints[] = {&D->max_iters, &D->threads,     &D->cpu_count, &D->warm_start,
                    &D->check_every, &D->trace_every, &D->repeat,  &D->total_runs};

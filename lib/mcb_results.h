@@ -74,6 +74,9 @@ typedef struct {
                         "SET<TAB>KIND<TAB>SHA256<TAB>PATH" (KIND mcbench or fclib;
                         SHA256 the file's digest for an FCLIB file, "-" otherwise);
                         NULL: not recorded (older files) */
+    char *gpu_device; /* the CUDA device of a build with the GPU solvers ("NAME, memory,
+                         compute capability, driver, runtime", or "none (the CUDA
+                         error)"); NULL: built without CUDA, or an older file */
     int cpu_count, warm_start, check_every, trace_every, timing, repeat;
     int total_runs;  /* the size of the campaign's full run list */
     int ndesc;       /* per-problem descriptors (0: none, e.g. a journal) */

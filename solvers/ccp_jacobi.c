@@ -41,54 +41,33 @@
 #include "lib/mcb_chol.h"
 #include "lib/mcb_cone.h"
 #include "lib/mcb_delassus.h"
+#include "solvers/ccp_jacobi.h"
 #include "solvers/solver.h"
 
-typedef struct {
-    double omega;   /* step factor (their omega) */
-    double relax;   /* their lambda: gamma = relax P(...) + (1 - relax) gamma */
-    double eta_c;   /* numerator of a contact's eta (Alg. 1 step 1: 3) */
-    double own_tol; /* stop on the own residual below this (0: never) */
-} ccpj_params;
-
-static void ccpj_defaults(void *p)
+void mcb_ccpj_defaults(void *p)
 {
-    ccpj_params *q = p;
+    mcb_ccpj_params *q = p;
     q->omega = 0.3;
     q->relax = 1.0;
     q->eta_c = 3.0;
     q->own_tol = 0.0;
 }
 
-static const mcb_param_desc ccpj_desc[] = {
-    {"omega", 'd', offsetof(ccpj_params, omega),
+const mcb_param_desc mcb_ccpj_desc[MCB_CCPJ_NPARAMS] = {
+    {"omega", 'd', offsetof(mcb_ccpj_params, omega),
      "step factor omega of eq. (21)-(22), > 0 (0.3: the paper's experiments)"},
-    {"relax", 'd', offsetof(ccpj_params, relax),
+    {"relax", 'd', offsetof(mcb_ccpj_params, relax),
      "the paper's lambda, in (0, 1]: gamma = relax P(..) + (1 - relax) gamma (default 1)"},
-    {"eta_c", 'd', offsetof(ccpj_params, eta_c),
+    {"eta_c", 'd', offsetof(mcb_ccpj_params, eta_c),
      "a contact's eta_i = eta_c / Tr(D_i^T M^-1 D_i), > 0 (Alg. 1 step 1: 3)"},
-    {"own_tol", 'd', offsetof(ccpj_params, own_tol),
+    {"own_tol", 'd', offsetof(mcb_ccpj_params, own_tol),
      "stop when the own residual falls below this (0: only the harness stops it)"},
 };
 
-typedef struct {
-    const mcb_problem *P;
-    ccpj_params prm;
-    int ns;
-    int *s0;        /* ns + 1 subsystem DOF starts */
-    mcb_chol **F;   /* per subsystem: CHOLMOD factor of A_s (large subsystems) */
-    double **L;     /* per subsystem: dense Cholesky factor of A_s (at most
-                       MCB_DELASSUS_DENSE_MAX DOFs: rigid bodies, small robots) */
-    mcb_csc *JT;    /* J^T: column r = row r of J */
-    double *eta;    /* m: per row (a contact's three rows share theirs) */
-    double *c, *d;  /* m: soft rows' compliance and offset */
-    double *fixed;  /* m: NaN, or a soft row's fixed impulse */
-    double *lambda, *v, *vprev;
-} ccpj_work;
-
-static void ccpj_free(void **work)
+void mcb_ccpj_free(void **work)
 {
     if (!work || !*work) return;
-    ccpj_work *w = *work;
+    mcb_ccpj_work *w = *work;
     for (int s = 0; w->F && s < w->ns; s++) mcb_chol_free(&w->F[s]);
     for (int s = 0; w->L && s < w->ns; s++) free(w->L[s]);
     free(w->F);
@@ -101,9 +80,9 @@ static void ccpj_free(void **work)
     *work = NULL;
 }
 
-static mcb_rc ccpj_check(const void *params, mcb_err *err)
+mcb_rc mcb_ccpj_check(const void *params, mcb_err *err)
 {
-    const ccpj_params *p = params;
+    const mcb_ccpj_params *p = params;
     if (!(p->omega > 0.0) || !isfinite(p->omega))
         return mcb_fail(err, MCB_E_INPUT, "ccp-jacobi.omega = %g must be > 0", p->omega);
     if (!(p->relax > 0.0 && p->relax <= 1.0))
@@ -119,7 +98,7 @@ static mcb_rc ccpj_check(const void *params, mcb_err *err)
  * J_{r,s}^T added into diag[r] for the rows r that touch it (found through
  * J's columns, marked with the subsystem's stamp): O(rows x size^2), so
  * that thousands of bodies cost no more than their rows. */
-static mcb_rc factor_dense(ccpj_work *w, int s, double *diag, int *mark, double *x, double *y,
+static mcb_rc factor_dense(mcb_ccpj_work *w, int s, double *diag, int *mark, double *x, double *y,
                            mcb_err *err)
 {
     const mcb_problem *P = w->P;
@@ -156,7 +135,7 @@ static mcb_rc factor_dense(ccpj_work *w, int s, double *diag, int *mark, double 
 /* Factors A_s for every subsystem and adds ||L_s^-1 P_s J_{r,s}^T||^2 into
  * diag[r] (the diagonal of J A^-1 J^T, matrix-free): densely for small
  * subsystems, by CHOLMOD and sparse triangular solves for large ones. */
-static mcb_rc factor_subsystems(ccpj_work *w, double *diag, mcb_err *err)
+static mcb_rc factor_subsystems(mcb_ccpj_work *w, double *diag, mcb_err *err)
 {
     const mcb_problem *P = w->P;
     int *mark = mcb_malloc((size_t)P->m + 1, sizeof(int));
@@ -201,7 +180,7 @@ static mcb_rc factor_subsystems(ccpj_work *w, double *diag, mcb_err *err)
 
 /* eta per row from the Delassus diagonal (Alg. 1 steps 1-2); soft rows'
  * compliance. A row or contact with a zero diagonal keeps eta = 0. */
-static void set_eta(ccpj_work *w, const double *diag)
+static void set_eta(mcb_ccpj_work *w, const double *diag)
 {
     const mcb_problem *P = w->P;
     for (int b = 0; b < P->nblocks; b++) {
@@ -231,18 +210,18 @@ static void set_eta(ccpj_work *w, const double *diag)
     }
 }
 
-static void velocity_pass(ccpj_work *w);
+static void velocity_pass(mcb_ccpj_work *w);
 
-static mcb_rc ccpj_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
+mcb_rc mcb_ccpj_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
                          void **work, mcb_err *err)
 {
     *work = NULL;
-    mcb_rc rc = ccpj_check(params, err);
+    mcb_rc rc = mcb_ccpj_check(params, err);
     if (rc) return rc;
-    ccpj_work *w = calloc(1, sizeof *w);
+    mcb_ccpj_work *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->P = P;
-    w->prm = *(const ccpj_params *)params;
+    w->prm = *(const mcb_ccpj_params *)params;
     w->ns = P->nsub > 0 ? P->nsub : 1;
     w->s0 = mcb_malloc((size_t)w->ns + 1, sizeof(int));
     w->F = mcb_calloc((size_t)w->ns, sizeof(mcb_chol *));
@@ -260,7 +239,7 @@ static mcb_rc ccpj_setup(const mcb_problem *P, const mcb_settings *s, const void
     if (!w->s0 || !w->F || !w->L || !w->JT || !w->eta || !w->c || !w->d || !w->fixed || !w->lambda ||
         !w->v || !w->vprev || !diag) {
         free(diag);
-        ccpj_free((void **)&w);
+        mcb_ccpj_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
     if (P->nsub > 0) memcpy(w->s0, P->sub_start, ((size_t)P->nsub + 1) * sizeof(int));
@@ -271,7 +250,7 @@ static mcb_rc ccpj_setup(const mcb_problem *P, const mcb_settings *s, const void
     if (!rc) set_eta(w, diag);
     free(diag);
     if (rc) {
-        ccpj_free((void **)&w);
+        mcb_ccpj_free((void **)&w);
         return rc;
     }
     /* Alg. 1 step 3-4: gamma^0 (warm start or 0), v^0 from eq. (23) */
@@ -286,7 +265,7 @@ static mcb_rc ccpj_setup(const mcb_problem *P, const mcb_settings *s, const void
 
 /* Eq. (21)-(22) on block B, from v^r; lambda updated in place (each block
  * owns its rows). */
-static void block_update(ccpj_work *w, const mcb_block *B)
+static void block_update(mcb_ccpj_work *w, const mcb_block *B)
 {
     const mcb_problem *P = w->P;
     const mcb_csc *JT = w->JT;
@@ -315,7 +294,7 @@ static void block_update(ccpj_work *w, const mcb_block *B)
 
 /* Eq. (23), subsystem-parallel: v_s = A_s^-1 (b_s + (J^T lambda)_s), the
  * reduction of J^T lambda per DOF over J's column in a fixed order. */
-static void velocity_pass(ccpj_work *w)
+static void velocity_pass(mcb_ccpj_work *w)
 {
     const mcb_problem *P = w->P;
     const mcb_csc *J = P->J;
@@ -331,10 +310,28 @@ static void velocity_pass(ccpj_work *w)
     }
 }
 
+int mcb_ccpj_judge(const mcb_ccpj_params *prm, int it, double own, int lambda_finite,
+                   mcb_iter_cb cb, void *ctx, mcb_info *info)
+{
+    info->iterations = it;
+    info->own_residual = own;
+    if (!isfinite(own) || !lambda_finite) {
+        snprintf(info->reason, sizeof info->reason, "non-finite iterate at iteration %d", it);
+        return MCB_ST_DIVERGED;
+    }
+    mcb_cb_action a = cb(ctx, it, own);
+    if (a != MCB_CB_CONTINUE) return mcb_status_from_cb(a);
+    if (own <= prm->own_tol) {
+        snprintf(info->reason, sizeof info->reason, "velocity update %g <= own_tol", own);
+        return MCB_ST_STALLED;
+    }
+    return -1;
+}
+
 static int ccpj_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
                       mcb_info *info)
 {
-    ccpj_work *w = work;
+    mcb_ccpj_work *w = work;
     const mcb_problem *P = w->P;
     int n = P->n;
     for (int it = 1; it <= s->max_iters; it++) {
@@ -345,27 +342,16 @@ static int ccpj_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *c
         double dv = 0.0;
         for (int j = 0; j < n; j++) dv += (w->v[j] - w->vprev[j]) * (w->v[j] - w->vprev[j]);
         double vn = mcb_norm2(n, w->v);
-        info->iterations = it;
-        info->own_residual = sqrt(dv) / (vn > 1.0 ? vn : 1.0);
-        if (!isfinite(info->own_residual) || !mcb_all_finite(P->m, w->lambda)) {
-            snprintf(info->reason, sizeof info->reason, "non-finite iterate at iteration %d",
-                     it);
-            return MCB_ST_DIVERGED;
-        }
-        mcb_cb_action a = cb(ctx, it, info->own_residual);
-        if (a != MCB_CB_CONTINUE) return mcb_status_from_cb(a);
-        if (info->own_residual <= w->prm.own_tol) {
-            snprintf(info->reason, sizeof info->reason, "velocity update %g <= own_tol",
-                     info->own_residual);
-            return MCB_ST_STALLED;
-        }
+        int st = mcb_ccpj_judge(&w->prm, it, sqrt(dv) / (vn > 1.0 ? vn : 1.0),
+                                mcb_all_finite(P->m, w->lambda), cb, ctx, info);
+        if (st >= 0) return st;
     }
     return MCB_ST_MAX_ITERS;
 }
 
 static void ccpj_iterate(void *work, double *v, double *lambda)
 {
-    ccpj_work *w = work;
+    mcb_ccpj_work *w = work;
     memcpy(lambda, w->lambda, (size_t)w->P->m * sizeof(double));
     if (v) memcpy(v, w->v, (size_t)w->P->n * sizeof(double));
 }
@@ -377,13 +363,13 @@ const mcb_solver_def mcb_solver_ccp_jacobi = {
                    "factored once, never W)",
     .reference = "Tasora and Negrut, GPU CCP paper eq. (21)-(23), Alg. 1",
     .accepts = MCB_ACCEPTS_PRIMAL,
-    .params_size = sizeof(ccpj_params),
-    .default_params = ccpj_defaults,
-    .params = ccpj_desc,
-    .nparams = (int)(sizeof ccpj_desc / sizeof ccpj_desc[0]),
-    .check_params = ccpj_check,
-    .setup = ccpj_setup,
+    .params_size = sizeof(mcb_ccpj_params),
+    .default_params = mcb_ccpj_defaults,
+    .params = mcb_ccpj_desc,
+    .nparams = MCB_CCPJ_NPARAMS,
+    .check_params = mcb_ccpj_check,
+    .setup = mcb_ccpj_setup,
     .solve = ccpj_solve,
     .iterate = ccpj_iterate,
-    .free = ccpj_free,
+    .free = mcb_ccpj_free,
 };

@@ -57,15 +57,24 @@
 #define MCB_MUJOCO_PEERS(X)
 #endif
 
+/* The GPU solvers, present when built with the CUDA compiler (solvers/gpu/,
+ * docs/gpu.md). */
+#ifdef MCB_HAVE_CUDA
+#define MCB_GPU_SOLVERS(X) X(ccp_jacobi_gpu)
+#else
+#define MCB_GPU_SOLVERS(X)
+#endif
+
 #define DECLARE(name) extern const mcb_solver_def mcb_solver_##name;
 MCB_SOLVERS(DECLARE)
 MCB_SICONOS_PEERS(DECLARE)
 MCB_MUJOCO_PEERS(DECLARE)
+MCB_GPU_SOLVERS(DECLARE)
 #undef DECLARE
 
 #define ENTRY(name) &mcb_solver_##name,
 static const mcb_solver_def *const registry[] = {
-    MCB_SOLVERS(ENTRY) MCB_SICONOS_PEERS(ENTRY) MCB_MUJOCO_PEERS(ENTRY)
+    MCB_SOLVERS(ENTRY) MCB_SICONOS_PEERS(ENTRY) MCB_MUJOCO_PEERS(ENTRY) MCB_GPU_SOLVERS(ENTRY)
 };
 #undef ENTRY
 

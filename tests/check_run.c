@@ -9,6 +9,13 @@ void check_run(const mcb_problem *P, const char *solver, const void *prm, double
 {
     const mcb_solver_def *def = mcb_solver_find(solver);
     ck_assert_msg(def != NULL, "solver %s is not registered", solver);
+    check_run_def(P, def, prm, tol, iters, threads, law, run);
+}
+
+void check_run_def(const mcb_problem *P, const mcb_solver_def *def, const void *prm, double tol,
+                   int iters, int threads, int law, mcb_run *run)
+{
+    const char *solver = def->name;
     mcb_campaign_opts o;
     mcb_campaign_defaults(&o);
     o.settings.max_iters = iters;

@@ -13,5 +13,9 @@
  * (mcb_law); *run is overwritten (the caller clears it). */
 void check_run(const mcb_problem *P, const char *solver, const void *prm, double tol, int iters,
                int threads, int law, mcb_run *run);
+/* The same with the solver's definition (one the registry need not hold,
+ * such as a GPU solver's host twin). */
+void check_run_def(const mcb_problem *P, const mcb_solver_def *def, const void *prm, double tol,
+                   int iters, int threads, int law, mcb_run *run);
 
 #endif

@@ -69,6 +69,7 @@ done
 # problems of the per-problem minimum), which cannot exceed the median solve.
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
          $col["runs"] + 0 == 0 { skipped++; next } # skipped on every problem (the LCP solvers, the mujoco_* peers)
+         $col["median_iterations"] + 0 == 0 && $col["solver"] ~ /-gpu$/ { skipped++; next } # no CUDA device: setup failed
          { lo = $col["min_solve_ms"]; md = $col["median_solve_ms"]; n++
            if (lo == "" || lo == "-" || lo + 0 <= 0 || lo + 0 > md + 0) bad++ }
          END { exit !(n + skipped == nsolv && n > 0 && col["min_solve_ms"] && !bad) }' nsolv="$nsolv" "$d/rep/s_table.csv" ||

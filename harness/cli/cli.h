@@ -40,6 +40,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_solvers(int argc, char **argv);
+int cmd_gpu(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

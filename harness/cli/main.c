@@ -38,6 +38,7 @@ static const command commands[] = {
     {"compare", "two campaigns of the same problems: changes beyond the noise", cmd_compare},
     {"describe", "difficulty descriptors of problems (rank of J, mu, cond(W), ...)", cmd_describe},
     {"solvers", "list solvers and their parameters", cmd_solvers},
+    {"gpu", "the CUDA device, and the GPU solvers' memory-traffic probe", cmd_gpu},
 };
 enum { NCOMMANDS = (int)(sizeof commands / sizeof commands[0]) };
 

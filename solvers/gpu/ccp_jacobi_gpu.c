@@ -1,0 +1,334 @@
+/* ccp_jacobi_gpu.c: ccp-jacobi on a GPU, Tasora and Negrut's Alg. 3 (GPU
+ * CCP paper: contact-parallel projections, constraint-parallel bilateral
+ * rows, body-parallel velocity update, the reduction of the impulses by
+ * body without atomics); docs/gpu.md.
+ *
+ * It computes what solvers/ccp_jacobi.c computes, with its parameters,
+ * defaults, own residual and statuses: the setup is ccp-jacobi's (A_s
+ * factored, eta of Alg. 1 steps 1-2, lambda^0 and v^0 of eq. (23)), whose
+ * products are packed into the structure-of-arrays layout of
+ * ccp_kernels.h and handed to a backend (gpu_backend.h): the CUDA one
+ * (ccp_cuda.cu) for `ccp-jacobi-gpu`, the host one below for the tests
+ * (the same per-element functions in the same order: the same iterates,
+ * bit for bit, as ccp-jacobi; the own residual's sums in another order).
+ * Device allocation and the host-to-device transfer are setup; the iterate
+ * comes back only when the harness asks for it (iterate(): measurement
+ * time). Taken: primal problems whose subsystems are dense-factored by
+ * ccp-jacobi (at most MCB_DELASSUS_DENSE_MAX DOFs: rigid bodies, small
+ * robots) and whose rows of J have at most MCB_GPU_ROW_MAX entries; the
+ * others are refused with the reason (skipped). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/mcb_delassus.h"
+#include "solvers/ccp_jacobi.h"
+#include "solvers/gpu/gpu_backend.h"
+#include "solvers/gpu/gpu_solvers.h"
+#include "solvers/solver.h"
+
+typedef struct {
+    const mcb_gpu_backend *be;
+    mcb_ccpj_params prm;
+    int m, n;
+    mcb_ccp_soa H; /* host arrays, owned (J, b: the problem's) */
+    void *dev;     /* the backend's copy */
+} cg_work;
+
+int mcb_gpu_accepts(const mcb_problem *P, char *reason, size_t len)
+{
+    int ns = P->nsub > 0 ? P->nsub : 1;
+    for (int s = 0; s < ns; s++) {
+        int nv = P->nsub > 0 ? P->sub_start[s + 1] - P->sub_start[s] : P->n;
+        if (nv > MCB_DELASSUS_DENSE_MAX) {
+            snprintf(reason, len,
+                     "subsystem %d has %d DOFs, above the GPU path's dense limit %d "
+                     "(ccp-jacobi factors it with CHOLMOD on the CPU)",
+                     s, nv, MCB_DELASSUS_DENSE_MAX);
+            return 0;
+        }
+    }
+    int *cnt = calloc((size_t)P->m + 1, sizeof(int));
+    if (!cnt) {
+        snprintf(reason, len, "out of memory");
+        return 0;
+    }
+    for (int k = 0; k < P->J->p[P->J->n]; k++) cnt[P->J->i[k]]++;
+    int r = 0;
+    while (r < P->m && cnt[r] <= MCB_GPU_ROW_MAX) r++;
+    if (r < P->m) snprintf(reason, len, "row %d of J has %d entries, above the GPU path's %d",
+                           r, cnt[r], MCB_GPU_ROW_MAX);
+    free(cnt);
+    return r == P->m;
+}
+
+static void cg_free_host(mcb_ccp_soa *H)
+{
+    const void *a[] = {H->row_nnz, H->ell_col, H->ell_val, H->e,    H->rr,     H->eta,
+                       H->c,       H->d,       H->fixed,   H->c_row, H->c_mu,  H->o_row,
+                       H->o_type,  H->s0,      H->L0,      H->L,     H->lambda, H->v,
+                       H->vprev,   H->part};
+    for (size_t k = 0; k < sizeof a / sizeof *a; k++) free((void *)a[k]);
+    memset(H, 0, sizeof *H);
+}
+
+static void cg_free(void **work)
+{
+    if (!work || !*work) return;
+    cg_work *w = *work;
+    if (w->be) w->be->close(&w->dev);
+    cg_free_host(&w->H);
+    free(w);
+    *work = NULL;
+}
+
+/* A copy of n doubles (NULL on failure). */
+static double *dup_d(const double *x, size_t n)
+{
+    double *y = mcb_malloc(n ? n : 1, sizeof(double));
+    if (y && n) memcpy(y, x, n * sizeof(double));
+    return y;
+}
+
+/* The SoA layout of ccp_kernels.h from ccp-jacobi's setup (cw) and P. */
+static mcb_rc pack(const mcb_problem *P, const mcb_ccpj_work *cw, mcb_ccp_soa *H)
+{
+    int m = P->m, n = P->n, ns = cw->ns;
+    const mcb_csc *JT = cw->JT;
+    H->m = m, H->n = n, H->ns = ns;
+    H->omega = cw->prm.omega, H->relax = cw->prm.relax;
+    int big = m > n ? m : n;
+    H->nchunks = big > 0 ? (big + CCPK_CHUNK - 1) / CCPK_CHUNK : 1;
+    for (int r = 0; r < m; r++) {
+        int c = JT->p[r + 1] - JT->p[r];
+        if (c > H->width) H->width = c;
+    }
+    for (int b = 0; b < P->nblocks; b++) {
+        if (mcb_is_contact(P->blocks[b].type)) H->nc++;
+        else H->no += P->blocks[b].nrows;
+    }
+    size_t cells = (size_t)H->width * (size_t)m, nL = 0;
+    for (int s = 0; s < ns; s++) nL += (size_t)(cw->s0[s + 1] - cw->s0[s]) * (cw->s0[s + 1] - cw->s0[s]);
+    int *row_nnz = mcb_calloc((size_t)m + 1, sizeof(int));
+    int *ell_col = mcb_calloc(cells + 1, sizeof(int));
+    double *ell_val = mcb_calloc(cells + 1, sizeof(double)), *rr = mcb_calloc((size_t)m + 1, sizeof(double));
+    int *c_row = mcb_calloc((size_t)H->nc + 1, sizeof(int)), *o_row = mcb_calloc((size_t)H->no + 1, sizeof(int));
+    int *o_type = mcb_calloc((size_t)H->no + 1, sizeof(int)), *s0 = mcb_malloc((size_t)ns + 1, sizeof(int));
+    double *c_mu = mcb_calloc((size_t)H->nc + 1, sizeof(double)), *L = mcb_calloc(nL + 1, sizeof(double));
+    size_t *L0 = mcb_calloc((size_t)ns + 1, sizeof(size_t));
+    H->row_nnz = row_nnz, H->ell_col = ell_col, H->ell_val = ell_val, H->rr = rr;
+    H->c_row = c_row, H->c_mu = c_mu, H->o_row = o_row, H->o_type = o_type;
+    H->s0 = s0, H->L0 = L0, H->L = L;
+    H->e = dup_d(P->e, (size_t)m), H->eta = dup_d(cw->eta, (size_t)m);
+    H->c = dup_d(cw->c, (size_t)m), H->d = dup_d(cw->d, (size_t)m);
+    H->fixed = dup_d(cw->fixed, (size_t)m), H->lambda = dup_d(cw->lambda, (size_t)m);
+    H->v = dup_d(cw->v, (size_t)n), H->vprev = dup_d(cw->v, (size_t)n);
+    H->part = mcb_calloc(3 * (size_t)H->nchunks, sizeof(double));
+    H->Jp = P->J->p, H->Ji = P->J->i, H->Jx = P->J->x, H->b = P->b;
+    if (!row_nnz || !ell_col || !ell_val || !rr || !c_row || !o_row || !o_type || !s0 || !c_mu ||
+        !L || !L0 || !H->e || !H->eta || !H->c || !H->d || !H->fixed || !H->lambda || !H->v ||
+        !H->vprev || !H->part)
+        return MCB_E_NOMEM;
+    for (int r = 0; r < m; r++) {
+        rr[r] = mcb_problem_r(P, r);
+        row_nnz[r] = JT->p[r + 1] - JT->p[r];
+        for (int k = 0; k < row_nnz[r]; k++) {
+            size_t q = (size_t)k * (size_t)m + (size_t)r;
+            ell_col[q] = JT->i[JT->p[r] + k];
+            ell_val[q] = JT->x[JT->p[r] + k];
+        }
+    }
+    int ic = 0, io = 0;
+    for (int b = 0; b < P->nblocks; b++) {
+        const mcb_block *B = &P->blocks[b];
+        if (mcb_is_contact(B->type)) {
+            c_row[ic] = B->row;
+            c_mu[ic++] = B->mu;
+            continue;
+        }
+        for (int r = B->row; r < B->row + B->nrows; r++) o_row[io] = r, o_type[io++] = B->type;
+    }
+    memcpy(s0, cw->s0, ((size_t)ns + 1) * sizeof(int));
+    size_t at = 0;
+    for (int s = 0; s < ns; s++) {
+        size_t nv = (size_t)(s0[s + 1] - s0[s]);
+        L0[s] = at;
+        if (nv) memcpy(L + at, cw->L[s], nv * nv * sizeof(double));
+        at += nv * nv;
+    }
+    return MCB_OK;
+}
+
+static mcb_rc cg_setup_with(const mcb_gpu_backend *be, const mcb_problem *P,
+                            const mcb_settings *s, const void *params, void **work, mcb_err *err)
+{
+    *work = NULL;
+    char why[MCB_ERR_LEN];
+    if (!mcb_gpu_accepts(P, why, sizeof why))
+        return mcb_fail(err, MCB_E_INPUT, "ccp-jacobi-gpu: %s", why);
+    if (be->available && !be->available(why, sizeof why)) /* before the CPU's setup work */
+        return mcb_fail(err, MCB_E_INPUT, "ccp-jacobi-gpu: %s", why);
+    void *cpu = NULL;
+    mcb_rc rc = mcb_ccpj_setup(P, s, params, &cpu, err);
+    if (rc) return rc;
+    cg_work *w = calloc(1, sizeof *w);
+    if (!w) {
+        mcb_ccpj_free(&cpu);
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    w->prm = *(const mcb_ccpj_params *)params;
+    w->m = P->m, w->n = P->n;
+    rc = pack(P, cpu, &w->H);
+    mcb_ccpj_free(&cpu);
+    if (rc) {
+        cg_free((void **)&w);
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    rc = be->open(&w->H, &w->dev, err);
+    if (rc) {
+        cg_free((void **)&w);
+        return rc;
+    }
+    w->be = be;
+    *work = w;
+    return MCB_OK;
+}
+
+static int cg_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
+{
+    cg_work *w = work;
+    char why[MCB_ERR_LEN / 2];
+    for (int it = 1; it <= s->max_iters; it++) {
+        double out[3];
+        if (w->be->sweep(w->dev, out, why, sizeof why)) {
+            snprintf(info->reason, sizeof info->reason, "%s at iteration %d", why, it);
+            info->iterations = it - 1;
+            return MCB_ST_CRASHED;
+        }
+        double vn = sqrt(out[1]);
+        int st = mcb_ccpj_judge(&w->prm, it, sqrt(out[0]) / (vn > 1.0 ? vn : 1.0), out[2] == 0.0,
+                                cb, ctx, info);
+        if (st >= 0) return st;
+    }
+    return MCB_ST_MAX_ITERS;
+}
+
+static void cg_iterate(void *work, double *v, double *lambda)
+{
+    cg_work *w = work;
+    w->be->fetch(w->dev, v, lambda);
+}
+
+/* ---- the host backend: Alg. 3's passes as loops, in the kernels' order */
+typedef struct {
+    mcb_ccp_soa S;
+    double sh[3 * CCPK_CHUNK];
+} host_dev;
+
+static mcb_rc host_open(const mcb_ccp_soa *H, void **dev, mcb_err *err)
+{
+    host_dev *d = calloc(1, sizeof *d);
+    if (!d) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    d->S = *H; /* the solver's host arrays, alive until close */
+    *dev = d;
+    return MCB_OK;
+}
+
+static int host_sweep(void *dev, double out[3], char *why, size_t len)
+{
+    (void)why, (void)len;
+    host_dev *d = dev;
+    const mcb_ccp_soa *S = &d->S;
+    for (int i = 0; i < S->nc; i++) ccpk_contact(S, i);
+    for (int i = 0; i < S->no; i++) ccpk_row(S, i);
+    for (int s = 0; s < S->ns; s++) ccpk_body(S, s);
+    for (int ch = 0; ch < S->nchunks; ch++) {
+        for (int t = 0; t < CCPK_CHUNK; t++) ccpk_terms(S, ch * CCPK_CHUNK + t, d->sh + 3 * t);
+        for (int stride = CCPK_CHUNK / 2; stride > 0; stride /= 2)
+            for (int t = 0; t < stride; t++) ccpk_tree_step(d->sh, t, stride);
+        for (int q = 0; q < 3; q++) S->part[3 * ch + q] = d->sh[q];
+    }
+    ccpk_finish(S, out);
+    return 0;
+}
+
+static void host_fetch(void *dev, double *v, double *lambda)
+{
+    const mcb_ccp_soa *S = &((host_dev *)dev)->S;
+    memcpy(lambda, S->lambda, (size_t)S->m * sizeof(double));
+    if (v) memcpy(v, S->v, (size_t)S->n * sizeof(double));
+}
+
+static void host_close(void **dev)
+{
+    if (!dev) return;
+    free(*dev);
+    *dev = NULL;
+}
+
+const mcb_gpu_backend mcb_gpu_host_backend = {"host", NULL, host_open, host_sweep, host_fetch,
+                                              host_close};
+
+static mcb_rc cg_setup_cuda(const mcb_problem *P, const mcb_settings *s, const void *params,
+                            void **work, mcb_err *err)
+{
+    return cg_setup_with(&mcb_gpu_cuda_backend, P, s, params, work, err);
+}
+
+static mcb_rc cg_setup_host(const mcb_problem *P, const mcb_settings *s, const void *params,
+                            void **work, mcb_err *err)
+{
+    return cg_setup_with(&mcb_gpu_host_backend, P, s, params, work, err);
+}
+
+/* The bytes a sweep must move once: see gpu_solvers.h. */
+static double sweep_bytes(const mcb_ccp_soa *H)
+{
+    double m = H->m, n = H->n, nnz = H->Jp[H->n], nL = 0, I = sizeof(int), D = sizeof(double);
+    for (int s = 0; s < H->ns; s++) nL += (double)(H->s0[s + 1] - H->s0[s]) * (H->s0[s + 1] - H->s0[s]);
+    double rows = nnz * (I + D) + m * (I + 3 * D) + 2 * m * D /* lambda r/w */ + n * D /* v */ +
+                  H->nc * (I + D) + H->no * (2 * I + 3 * D);
+    double bodies = (n + 1) * I + nnz * (I + D) + n * D /* b */ + m * D /* lambda */ +
+                    2 * n * D /* v r/w */ + n * D /* vprev */ + nL * D + H->ns * (I + sizeof(size_t));
+    return rows + bodies;
+}
+
+mcb_rc mcb_gpu_probe(const mcb_problem *P, int sweeps, mcb_gpu_probe_out *out, mcb_err *err)
+{
+    mcb_settings s;
+    mcb_settings_default(&s);
+    mcb_ccpj_params prm;
+    mcb_ccpj_defaults(&prm);
+    void *work = NULL;
+    mcb_rc rc = cg_setup_with(&mcb_gpu_cuda_backend, P, &s, &prm, &work, err);
+    if (rc) return rc;
+    cg_work *w = work;
+    char why[MCB_ERR_LEN / 2];
+    out->bytes = sweep_bytes(&w->H);
+    if (mcb_gpu_cuda_time(w->dev, sweeps > 0 ? sweeps : 1, &out->sweep_s, &out->copy_Bps, why,
+                          sizeof why))
+        rc = mcb_fail(err, MCB_E_INPUT, "ccp-jacobi-gpu probe: %s", why);
+    cg_free(&work);
+    return rc;
+}
+
+#define CG_DEF(setup_fn, solver_name, what)                                                   \
+    {                                                                                        \
+        .name = solver_name,                                                                 \
+        .accepts_problem = mcb_gpu_accepts,                                                  \
+        .description = "ccp-jacobi on " what ": Tasora-Negrut Alg. 3 (contact-, row- and "   \
+                       "body-parallel passes, reduction by body without atomics), "          \
+                       "structure-of-arrays layout",                                         \
+        .reference = "Tasora and Negrut, GPU CCP paper eq. (21)-(23), Alg. 3",             \
+        .accepts = MCB_ACCEPTS_PRIMAL, .params_size = sizeof(mcb_ccpj_params),               \
+        .default_params = mcb_ccpj_defaults, .params = mcb_ccpj_desc,                        \
+        .nparams = MCB_CCPJ_NPARAMS, .check_params = mcb_ccpj_check, .setup = setup_fn,      \
+        .solve = cg_solve, .iterate = cg_iterate, .free = cg_free,                           \
+    }
+
+const mcb_solver_def mcb_solver_ccp_jacobi_gpu = CG_DEF(cg_setup_cuda, "ccp-jacobi-gpu",
+                                                        "a CUDA GPU");
+const mcb_solver_def mcb_solver_ccp_jacobi_gpu_host = CG_DEF(cg_setup_host,
+                                                             "ccp-jacobi-gpu-host",
+                                                             "the host (the GPU code's test double)");

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# gpu_check_fake.sh: a stand-in for a CUDA mcbench on a GPU host, for
+# test_gpu_check.sh: `gpu` reports a device (and a probe line), and runs of
+# ccp-jacobi-gpu are runs of ccp-jacobi (the real mcbench: $MCB_REAL);
+# MCB_FAKE_SKEW=1 gives the "GPU" another omega, a disagreement the check
+# must catch.
+if [ "$1" = gpu ]; then
+  echo "device: FAKE (ccp-jacobi standing in)"
+  case " $* " in *" --probe "*)
+    echo "problem: fake"
+    echo "sweep_ms 0.5 bytes 2e9 achieved_GBps 4000 copy_GBps 4280 bound_ratio 1.07" ;;
+  esac
+  exit 0
+fi
+args=() gpu=0
+for a in "$@"; do
+  [ "$a" = ccp-jacobi-gpu ] && a=ccp-jacobi && gpu=1
+  args+=("$a")
+done
+[ "$gpu" = 1 ] && [ "${MCB_FAKE_SKEW:-0}" = 1 ] && args+=(--param ccp-jacobi.omega=0.29)
+exec "$MCB_REAL" "${args[@]}"
