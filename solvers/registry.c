@@ -110,6 +110,16 @@ int mcb_solver_is_builtin(const mcb_solver_def *def)
 int mcb_abi_version(void) { return MCB_ABI_VERSION; }
 int mcb_solver_interface_version(void) { return MCB_SOLVER_INTERFACE_VERSION; }
 
+size_t mcb_solver_sizeof(const char *type)
+{
+    if (!type) return 0;
+    if (strcmp(type, "mcb_settings") == 0) return sizeof(mcb_settings);
+    if (strcmp(type, "mcb_info") == 0) return sizeof(mcb_info);
+    if (strcmp(type, "mcb_param_desc") == 0) return sizeof(mcb_param_desc);
+    if (strcmp(type, "mcb_solver_def") == 0) return sizeof(mcb_solver_def);
+    return 0;
+}
+
 /* The first thing missing from a def, or NULL. */
 static const char *def_missing(const mcb_solver_def *d)
 {

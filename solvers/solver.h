@@ -167,6 +167,12 @@ int mcb_solver_is_builtin(const mcb_solver_def *def);
  * headers a program was compiled against). */
 int mcb_abi_version(void);
 int mcb_solver_interface_version(void);
+/* sizeof the named structure of this interface: "mcb_settings", "mcb_info",
+ * "mcb_param_desc", "mcb_solver_def"; 0 for any other name (or NULL). For
+ * code that mirrors them without compiling this header (the Python
+ * package's ctypes structures); the ground floor's are mcb_lib_sizeof
+ * (lib/mcb_layout.h). */
+size_t mcb_solver_sizeof(const char *type);
 
 /* ------------------------------------------------------------------ plugins
  * A plugin is a shared library that exports one symbol, `mcb_plugin`, made

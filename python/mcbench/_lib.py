@@ -239,6 +239,7 @@ class mcb_results_data(ctypes.Structure):
         ("cflags", ctypes.c_char_p),
         ("settings", ctypes.c_char_p),
         ("inputs", ctypes.c_char_p),
+        ("gpu_device", ctypes.c_char_p),
         ("cpu_count", ctypes.c_int),
         ("warm_start", ctypes.c_int),
         ("check_every", ctypes.c_int),
@@ -319,6 +320,27 @@ for _what, _f, _want in (("metrics", mcb_metric_name, NMETRICS),
     if len(_names(_f)) != _want:
         raise OSError("mcbench: %s has %d %s, this package expects %d: the package and the "
                       "library are of different versions" % (path, len(_names(_f)), _what, _want))
+
+# ... and every structure mirrored above has the library's size (a field
+# added on the C side and not here shifts everything after it)
+mcb_lib_sizeof = _fn("mcb_lib_sizeof", ctypes.c_size_t, ctypes.c_char_p)
+
+
+def check_layout(sizeof, structs):
+    """Raises OSError when a mirrored structure's size differs from the
+    library's. sizeof: the library's function, by C name; structs: pairs
+    (C name, ctypes structure)."""
+    for cname, st in structs:
+        want = sizeof(cname.encode())
+        if want != ctypes.sizeof(st):
+            raise OSError("mcbench: %s has a %d-byte %s, this package describes %d bytes: the "
+                          "package and the library are of different versions"
+                          % (path, want, cname, ctypes.sizeof(st)))
+
+
+check_layout(mcb_lib_sizeof, [(st.__name__, st) for st in (
+    mcb_err, mcb_csc, mcb_block, mcb_mujoco, mcb_problem, mcb_problem_set, mcb_metrics,
+    mcb_run_rec, mcb_results_data)])
 
 METRICS = _names(mcb_metric_name)
 TRACE_COLUMNS = _names(mcb_trace_column)

@@ -88,6 +88,11 @@ class SolverDef(C.Structure):
                 ("save_state", C.c_void_p), ("load_state", C.c_void_p)]
 
 
+_lib.check_layout(_lib._fn("mcb_solver_sizeof", C.c_size_t, C.c_char_p),
+                  [("mcb_settings", Settings), ("mcb_info", Info),
+                   ("mcb_param_desc", ParamDesc), ("mcb_solver_def", SolverDef)])
+
+
 class SolverError(ValueError):
     """A Python solver or plugin file that cannot be registered (names the file)."""
 
