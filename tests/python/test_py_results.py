@@ -59,6 +59,13 @@ class Results(TmpCase):
         self.assertTrue(ctx["complete"])
         self.assertEqual(ctx["max_iters"], 60)
         self.assertEqual(ctx["total_runs"], 6)
+        # the context's strings as the file holds them (gpu_device: in builds with CUDA)
+        with h5py.File(self.res, "r") as f:
+            attrs = f["context"].attrs
+            for k in ("cpu_model", "compiler", "gpu_device"):
+                want = attrs[k] if k in attrs else None
+                want = want.decode() if isinstance(want, bytes) else want
+                self.assertEqual(ctx[k], want, k)
 
     def test_traces_and_solutions_equal_the_file(self):
         df = mcbench.results(self.res)
