@@ -19,13 +19,12 @@
 #ifndef MCB_DELASSUS_H
 #define MCB_DELASSUS_H
 
+#include "lib/mcb_block_hd.h" /* MCB_LOCAL_ITERS, the step's arithmetic */
 #include "lib/mcb_chol.h"
 #include "lib/mcb_problem.h"
 
 /* Subsystems with at most this many DOFs take the dense per-block path. */
 #define MCB_DELASSUS_DENSE_MAX 64
-/* Cap on the inner steps of the local 3x3 contact solve (mcb_block_step). */
-#define MCB_LOCAL_ITERS 24
 
 typedef struct {
     const mcb_problem *P;

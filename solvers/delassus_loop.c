@@ -9,27 +9,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+int mcb_delassus_judge(int it, double change, double lnorm, double own_tol, mcb_iter_cb cb,
+                       void *ctx, mcb_info *info)
+{
+    info->iterations = it;
+    info->own_residual = change / (lnorm > 1.0 ? lnorm : 1.0);
+    if (!isfinite(info->own_residual)) return MCB_ST_DIVERGED;
+    mcb_cb_action a = cb(ctx, it, info->own_residual);
+    if (a != MCB_CB_CONTINUE) return mcb_status_from_cb(a);
+    if (info->own_residual <= own_tol) {
+        /* own_tol = 0: only a sweep that changed nothing, a fixed point */
+        snprintf(info->reason, sizeof info->reason,
+                 own_tol > 0.0 ? "own residual %.3g at or below own_tol"
+                               : "a sweep left lambda unchanged (own residual %.3g): a "
+                                 "fixed point",
+                 info->own_residual);
+        return MCB_ST_STALLED;
+    }
+    return -1;
+}
+
 int mcb_delassus_loop(void *work, double (*step)(void *work), const double *(*lambda)(void *work),
                       int m, double own_tol, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
                       mcb_info *info)
 {
     for (int it = 1; it <= s->max_iters; it++) {
         double change = sqrt(step(work));
-        double lnorm = mcb_norm2(m, lambda(work));
-        info->iterations = it;
-        info->own_residual = change / (lnorm > 1.0 ? lnorm : 1.0);
-        if (!isfinite(info->own_residual)) return MCB_ST_DIVERGED;
-        mcb_cb_action a = cb(ctx, it, info->own_residual);
-        if (a != MCB_CB_CONTINUE) return mcb_status_from_cb(a);
-        if (info->own_residual <= own_tol) {
-            /* own_tol = 0: only a sweep that changed nothing, a fixed point */
-            snprintf(info->reason, sizeof info->reason,
-                     own_tol > 0.0 ? "own residual %.3g at or below own_tol"
-                                   : "a sweep left lambda unchanged (own residual %.3g): a "
-                                     "fixed point",
-                     info->own_residual);
-            return MCB_ST_STALLED;
-        }
+        int st = mcb_delassus_judge(it, change, mcb_norm2(m, lambda(work)), own_tol, cb, ctx, info);
+        if (st >= 0) return st;
     }
     return MCB_ST_MAX_ITERS;
 }

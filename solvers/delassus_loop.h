@@ -27,6 +27,12 @@
 int mcb_delassus_loop(void *work, double (*step)(void *work), const double *(*lambda)(void *work),
                       int m, double own_tol, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
                       mcb_info *info);
+/* The loop's verdict after iteration `it` with ||delta lambda|| = change
+ * and ||lambda|| = lnorm (records both in info): the status that ends the
+ * solve, or -1 to go on (shared with pj-gpu, whose sums come from the
+ * device). */
+int mcb_delassus_judge(int it, double change, double lnorm, double own_tol, mcb_iter_cb cb,
+                       void *ctx, mcb_info *info);
 
 /* The iterate: lambda copied, v = A^-1 (b + J^T lambda) for primal problems. */
 void mcb_delassus_iterate(mcb_delassus *D, const double *lambda_now, double *v, double *lambda);

@@ -29,20 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/delassus_loop.h"
-#include "solvers/solver.h"
+#include "solvers/gpu/pj_kernels.h"
+#include "solvers/pj.h"
 
-typedef struct {
-    double omega;     /* step scale; 0: automatic 1 / rho(D^-1/2 W D^-1/2) */
-    int power_iters;  /* power iterations for the automatic omega */
-    double own_tol;   /* stop on the own residual below this (0: never) */
-    double relax;     /* under-relaxation in (0, 1] */
-    int matrix_free;  /* 1: W never assembled (primal problems) */
-} pj_params;
-
-static void pj_defaults(void *p)
+void mcb_pj_defaults(void *p)
 {
-    pj_params *q = p;
+    mcb_pj_params *q = p;
     q->omega = 0.0;
     q->power_iters = 50;
     q->own_tol = 0.0;
@@ -50,35 +42,26 @@ static void pj_defaults(void *p)
     q->matrix_free = 0;
 }
 
-static const mcb_param_desc pj_desc[] = {
-    {"omega", 'd', offsetof(pj_params, omega),
+const mcb_param_desc mcb_pj_desc[MCB_PJ_NPARAMS] = {
+    {"omega", 'd', offsetof(mcb_pj_params, omega),
      "step scale (0: automatic, 1 / spectral radius of the block-Jacobi-scaled Delassus "
      "operator)"},
-    {"power_iters", 'i', offsetof(pj_params, power_iters),
+    {"power_iters", 'i', offsetof(mcb_pj_params, power_iters),
      "power iterations used to estimate the spectral radius for the automatic omega"},
-    {"own_tol", 'd', offsetof(pj_params, own_tol),
+    {"own_tol", 'd', offsetof(mcb_pj_params, own_tol),
      "stop when the own residual falls below this (0: only the harness stops it)"},
-    {"relax", 'd', offsetof(pj_params, relax),
+    {"relax", 'd', offsetof(mcb_pj_params, relax),
      "under-relaxation, 0 < relax <= 1: lambda <- lambda + relax (jacobi step - lambda) (1: "
      "none)"},
-    {"matrix_free", 'i', offsetof(pj_params, matrix_free),
+    {"matrix_free", 'i', offsetof(mcb_pj_params, matrix_free),
      "1: never assemble W; u = J v + e with v = A^-1 (b + J^T lambda) from A's subsystem "
      "factors every iteration (primal, block-diagonal A); 0: the assembled W"},
 };
 
-typedef struct {
-    const mcb_problem *P;
-    pj_params prm;
-    mcb_delassus *D; /* assembled W, or */
-    mcb_mf *F;       /* the matrix-free operator */
-    const double *d, *Wb; /* the weights and 3x3 blocks of either */
-    double *lambda, *next, *u, *change2; /* change2: per block, summed serially */
-} pj_work;
-
-static void pj_free(void **work)
+void mcb_pj_free(void **work)
 {
     if (!work || !*work) return;
-    pj_work *w = *work;
+    mcb_pj_work *w = *work;
     mcb_delassus_free(&w->D);
     mcb_mf_free(&w->F);
     free(w->lambda);
@@ -92,7 +75,7 @@ static void pj_free(void **work)
 /* rho(Db^-1 W) by power iteration from a fixed start vector (its
  * eigenvalues are those of Db^-1/2 W Db^-1/2: real, >= 0); rows with
  * infinite weight are left out. x, y, z: m work vectors. */
-static double spectral_radius(pj_work *w, int iters, double *x, double *y, double *z)
+static double spectral_radius(mcb_pj_work *w, int iters, double *x, double *y, double *z)
 {
     int m = w->P->m;
     for (int r = 0; r < m; r++) x[r] = isfinite(w->d[r]) ? 1.0 + 0.01 * (r % 7) : 0.0;
@@ -115,9 +98,9 @@ static double spectral_radius(pj_work *w, int iters, double *x, double *y, doubl
     return rho > 0.0 ? rho : 1.0;
 }
 
-static mcb_rc pj_check(const void *params, mcb_err *err)
+mcb_rc mcb_pj_check(const void *params, mcb_err *err)
 {
-    const pj_params *prm = params;
+    const mcb_pj_params *prm = params;
     if (!(prm->omega >= 0.0) || prm->power_iters < 1 || !(prm->own_tol >= 0.0))
         return mcb_fail(err, MCB_E_INPUT,
                         "pj: omega (%g) must be >= 0, power_iters (%d) >= 1, own_tol (%g) >= 0",
@@ -129,14 +112,14 @@ static mcb_rc pj_check(const void *params, mcb_err *err)
     return MCB_OK;
 }
 
-static mcb_rc pj_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
+mcb_rc mcb_pj_setup(const mcb_problem *P, const mcb_settings *s, const void *params,
                        void **work, mcb_err *err)
 {
     *work = NULL;
-    const pj_params *prm = params;
-    mcb_rc rc = pj_check(params, err);
+    const mcb_pj_params *prm = params;
+    mcb_rc rc = mcb_pj_check(params, err);
     if (rc) return rc;
-    pj_work *w = calloc(1, sizeof *w);
+    mcb_pj_work *w = calloc(1, sizeof *w);
     if (!w) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     w->P = P;
     w->prm = *prm;
@@ -146,7 +129,7 @@ static mcb_rc pj_setup(const mcb_problem *P, const mcb_settings *s, const void *
     w->u = mcb_calloc(m, sizeof(double));
     w->change2 = mcb_calloc((size_t)P->nblocks, sizeof(double));
     if (!w->lambda || !w->next || !w->u || !w->change2) {
-        pj_free((void **)&w);
+        mcb_pj_free((void **)&w);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
     if (prm->matrix_free && P->form == MCB_PRIMAL) {
@@ -157,13 +140,13 @@ static mcb_rc pj_setup(const mcb_problem *P, const mcb_settings *s, const void *
         if (!rc) w->d = w->D->d, w->Wb = w->D->Wb;
     }
     if (rc) {
-        pj_free((void **)&w);
+        mcb_pj_free((void **)&w);
         return rc;
     }
     if (w->prm.omega == 0.0) {
         double *z = mcb_malloc(m, sizeof(double));
         if (!z) {
-            pj_free((void **)&w);
+            mcb_pj_free((void **)&w);
             return mcb_fail(err, MCB_E_NOMEM, "out of memory");
         }
         w->prm.omega = 1.0 / spectral_radius(w, prm->power_iters, w->next, w->u, z);
@@ -175,7 +158,7 @@ static mcb_rc pj_setup(const mcb_problem *P, const mcb_settings *s, const void *
 }
 
 /* One Jacobi step: u from lambda^l for all rows, then all blocks. */
-static double jacobi_step(pj_work *w)
+static double jacobi_step(mcb_pj_work *w)
 {
     const mcb_problem *P = w->P;
     const mcb_delassus *D = w->D;
@@ -197,16 +180,10 @@ static double jacobi_step(pj_work *w)
     for (int b = 0; b < nb; b++) {
         const mcb_block *B = &P->blocks[b];
         int r = B->row;
-        mcb_block_step(B, P->e ? P->e + r : NULL, w->lambda + r, w->u + r, w->d + r,
-                       w->Wb + 3 * (size_t)r, w->prm.omega, w->next + r);
-        double c = 0.0;
-        for (int k = 0; k < B->nrows; k++) {
-            if (relax != 1.0)
-                w->next[r + k] = w->lambda[r + k] + relax * (w->next[r + k] - w->lambda[r + k]);
-            double d = w->next[r + k] - w->lambda[r + k];
-            c += d * d;
-        }
-        w->change2[b] = c;
+        w->change2[b] = pjk_block_update(B->type, B->nrows, B->mu, B->k, B->alpha,
+                                         P->e ? P->e + r : NULL, w->lambda + r, w->u + r,
+                                         w->d + r, w->Wb + 3 * (size_t)r, w->prm.omega, relax,
+                                         w->next + r);
     }
     double change2 = 0.0;
     for (int b = 0; b < nb; b++) change2 += w->change2[b];
@@ -217,19 +194,19 @@ static double jacobi_step(pj_work *w)
 }
 
 static double pj_step(void *work) { return jacobi_step(work); }
-static const double *pj_lambda(void *work) { return ((pj_work *)work)->lambda; }
+static const double *pj_lambda(void *work) { return ((mcb_pj_work *)work)->lambda; }
 
 static int pj_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx,
                     mcb_info *info)
 {
-    pj_work *w = work;
+    mcb_pj_work *w = work;
     return mcb_delassus_loop(w, pj_step, pj_lambda, w->P->m, w->prm.own_tol, s, cb, ctx,
                              info);
 }
 
 static void pj_iterate(void *work, double *v, double *lambda)
 {
-    pj_work *w = work;
+    mcb_pj_work *w = work;
     if (w->D) {
         mcb_delassus_iterate(w->D, w->lambda, v, lambda);
         return;
@@ -240,17 +217,17 @@ static void pj_iterate(void *work, double *v, double *lambda)
 
 /* The state (solver.h): lambda (next, u and change2 are scratch; the
  * matrix-free velocity is recomputed from lambda every step). */
-static size_t pj_state_size(void *work) { return (size_t)((pj_work *)work)->P->m * sizeof(double); }
+static size_t pj_state_size(void *work) { return (size_t)((mcb_pj_work *)work)->P->m * sizeof(double); }
 
 static void pj_save_state(void *work, void *buf)
 {
-    pj_work *w = work;
+    mcb_pj_work *w = work;
     memcpy(buf, w->lambda, (size_t)w->P->m * sizeof(double));
 }
 
 static void pj_load_state(void *work, const void *buf)
 {
-    pj_work *w = work;
+    mcb_pj_work *w = work;
     memcpy(w->lambda, buf, (size_t)w->P->m * sizeof(double));
 }
 
@@ -261,15 +238,15 @@ const mcb_solver_def mcb_solver_pj = {
                    "the exact 3x3 block, OpenMP over constraints",
     .reference = "SubADMM paper Sec. IV-B2; Tasora-Negrut CCP iteration (Jacobi form)",
     .accepts = MCB_ACCEPTS_PRIMAL | MCB_ACCEPTS_DUAL,
-    .params_size = sizeof(pj_params),
-    .default_params = pj_defaults,
-    .params = pj_desc,
-    .nparams = (int)(sizeof pj_desc / sizeof pj_desc[0]),
-    .check_params = pj_check,
-    .setup = pj_setup,
+    .params_size = sizeof(mcb_pj_params),
+    .default_params = mcb_pj_defaults,
+    .params = mcb_pj_desc,
+    .nparams = MCB_PJ_NPARAMS,
+    .check_params = mcb_pj_check,
+    .setup = mcb_pj_setup,
     .solve = pj_solve,
     .iterate = pj_iterate,
-    .free = pj_free,
+    .free = mcb_pj_free,
     .state_size = pj_state_size,
     .save_state = pj_save_state,
     .load_state = pj_load_state,

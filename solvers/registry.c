@@ -60,7 +60,7 @@
 /* The GPU solvers, present when built with the CUDA compiler (solvers/gpu/,
  * docs/gpu.md). */
 #ifdef MCB_HAVE_CUDA
-#define MCB_GPU_SOLVERS(X) X(ccp_jacobi_gpu)
+#define MCB_GPU_SOLVERS(X) X(ccp_jacobi_gpu) X(pj_gpu)
 #else
 #define MCB_GPU_SOLVERS(X)
 #endif

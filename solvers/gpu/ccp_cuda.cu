@@ -2,6 +2,7 @@
  * docs/gpu.md). One kernel per pass of Tasora and Negrut's Alg. 3, each
  * thread one element calling ccp_kernels.h's function for it:
  *   k_contact (one thread per contact block), k_row (one per other row),
+ *   k_pj_block (pj-gpu: one per constraint block, pj_kernels.h),
  *   k_body (one per subsystem), k_partial (one block of CCPK_CHUNK threads
  *   per chunk, a fixed shared-memory tree), k_finish (one thread adds the
  *   chunks in order).
@@ -18,12 +19,13 @@
 
 extern "C" {
 #include "solvers/gpu/gpu_backend.h"
+#include "solvers/gpu/pj_kernels.h"
 }
 
 typedef struct {
     mcb_ccp_soa S;    /* device pointers */
     double *out;      /* 3 on the device */
-    void *mem[32];    /* every allocation, for close */
+    void *mem[48];    /* every allocation, for close */
     int nmem;
 } cuda_dev;
 
@@ -43,6 +45,12 @@ static __global__ void k_body(mcb_ccp_soa S)
 {
     int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s < S.ns) ccpk_body(&S, s);
+}
+
+static __global__ void k_pj_block(mcb_ccp_soa S)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < S.nb) pjk_block(&S, i);
 }
 
 static __global__ void k_partial(mcb_ccp_soa S)
@@ -114,14 +122,29 @@ static mcb_rc cuda_open(const mcb_ccp_soa *H, void **devp, mcb_err *err)
     S.ell_val = upload(d, H->ell_val, cells, &e);
     S.e = upload(d, H->e, m, &e);
     S.rr = upload(d, H->rr, m, &e);
-    S.eta = upload(d, H->eta, m, &e);
-    S.c = upload(d, H->c, m, &e);
-    S.d = upload(d, H->d, m, &e);
-    S.fixed = upload(d, H->fixed, m, &e);
-    S.c_row = upload(d, H->c_row, (size_t)H->nc, &e);
-    S.c_mu = upload(d, H->c_mu, (size_t)H->nc, &e);
-    S.o_row = upload(d, H->o_row, (size_t)H->no, &e);
-    S.o_type = upload(d, H->o_type, (size_t)H->no, &e);
+    if (H->kind == MCB_GPU_PJ) {
+        size_t nb = (size_t)H->nb;
+        S.b_row = upload(d, H->b_row, nb, &e);
+        S.b_type = upload(d, H->b_type, nb, &e);
+        S.b_nrows = upload(d, H->b_nrows, nb, &e);
+        S.b_mu = upload(d, H->b_mu, nb, &e);
+        S.b_k = upload(d, H->b_k, nb, &e);
+        S.b_alpha = upload(d, H->b_alpha, nb, &e);
+        S.pd = upload(d, H->pd, m, &e);
+        S.Wb = upload(d, H->Wb, 3 * m, &e);
+        S.u = upload(d, (const double *)NULL, m, &e);
+        S.next = upload(d, (const double *)NULL, m, &e);
+        S.chg = upload(d, (const double *)NULL, nb, &e);
+    } else {
+        S.eta = upload(d, H->eta, m, &e);
+        S.c = upload(d, H->c, m, &e);
+        S.d = upload(d, H->d, m, &e);
+        S.fixed = upload(d, H->fixed, m, &e);
+        S.c_row = upload(d, H->c_row, (size_t)H->nc, &e);
+        S.c_mu = upload(d, H->c_mu, (size_t)H->nc, &e);
+        S.o_row = upload(d, H->o_row, (size_t)H->no, &e);
+        S.o_type = upload(d, H->o_type, (size_t)H->no, &e);
+    }
     S.s0 = upload(d, H->s0, ns + 1, &e);
     S.L0 = upload(d, H->L0, ns, &e);
     S.L = upload(d, H->L, nL, &e);
@@ -151,10 +174,18 @@ static int blocks_for(int count) { return (count + CCPK_CHUNK - 1) / CCPK_CHUNK;
 static int cuda_sweep(void *dev, double out[3], char *why, size_t len)
 {
     cuda_dev *d = (cuda_dev *)dev;
-    const mcb_ccp_soa &S = d->S;
-    if (S.nc > 0) k_contact<<<blocks_for(S.nc), CCPK_CHUNK>>>(S);
-    if (S.no > 0) k_row<<<blocks_for(S.no), CCPK_CHUNK>>>(S);
-    if (S.ns > 0) k_body<<<blocks_for(S.ns), CCPK_CHUNK>>>(S);
+    mcb_ccp_soa &S = d->S;
+    if (S.kind == MCB_GPU_PJ) { /* pj_kernels.h: bodies, blocks, swap */
+        if (S.ns > 0) k_body<<<blocks_for(S.ns), CCPK_CHUNK>>>(S);
+        if (S.nb > 0) k_pj_block<<<blocks_for(S.nb), CCPK_CHUNK>>>(S);
+        double *t = S.lambda;
+        S.lambda = S.next;
+        S.next = t;
+    } else {
+        if (S.nc > 0) k_contact<<<blocks_for(S.nc), CCPK_CHUNK>>>(S);
+        if (S.no > 0) k_row<<<blocks_for(S.no), CCPK_CHUNK>>>(S);
+        if (S.ns > 0) k_body<<<blocks_for(S.ns), CCPK_CHUNK>>>(S);
+    }
     k_partial<<<S.nchunks, CCPK_CHUNK>>>(S);
     k_finish<<<1, 1>>>(S, d->out);
     cudaError_t e = cudaGetLastError();
@@ -169,6 +200,9 @@ static int cuda_sweep(void *dev, double out[3], char *why, size_t len)
 static void cuda_fetch(void *dev, double *v, double *lambda)
 {
     cuda_dev *d = (cuda_dev *)dev;
+    /* pj's v is that of the current lambda: one body pass first */
+    if (v && d->S.kind == MCB_GPU_PJ && d->S.ns > 0)
+        k_body<<<blocks_for(d->S.ns), CCPK_CHUNK>>>(d->S);
     cudaMemcpy(lambda, d->S.lambda, (size_t)d->S.m * sizeof(double), cudaMemcpyDeviceToHost);
     if (v) cudaMemcpy(v, d->S.v, (size_t)d->S.n * sizeof(double), cudaMemcpyDeviceToHost);
 }

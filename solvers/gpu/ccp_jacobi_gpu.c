@@ -25,7 +25,9 @@
 #include "lib/mcb_delassus.h"
 #include "solvers/ccp_jacobi.h"
 #include "solvers/gpu/gpu_backend.h"
+#include "solvers/gpu/gpu_layout.h"
 #include "solvers/gpu/gpu_solvers.h"
+#include "solvers/gpu/pj_kernels.h"
 #include "solvers/solver.h"
 
 typedef struct {
@@ -63,82 +65,39 @@ int mcb_gpu_accepts(const mcb_problem *P, char *reason, size_t len)
     return r == P->m;
 }
 
-static void cg_free_host(mcb_ccp_soa *H)
-{
-    const void *a[] = {H->row_nnz, H->ell_col, H->ell_val, H->e,    H->rr,     H->eta,
-                       H->c,       H->d,       H->fixed,   H->c_row, H->c_mu,  H->o_row,
-                       H->o_type,  H->s0,      H->L0,      H->L,     H->lambda, H->v,
-                       H->vprev,   H->part};
-    for (size_t k = 0; k < sizeof a / sizeof *a; k++) free((void *)a[k]);
-    memset(H, 0, sizeof *H);
-}
-
 static void cg_free(void **work)
 {
     if (!work || !*work) return;
     cg_work *w = *work;
     if (w->be) w->be->close(&w->dev);
-    cg_free_host(&w->H);
+    mcb_gpu_free_host(&w->H);
     free(w);
     *work = NULL;
 }
 
-/* A copy of n doubles (NULL on failure). */
-static double *dup_d(const double *x, size_t n)
-{
-    double *y = mcb_malloc(n ? n : 1, sizeof(double));
-    if (y && n) memcpy(y, x, n * sizeof(double));
-    return y;
-}
-
-/* The SoA layout of ccp_kernels.h from ccp-jacobi's setup (cw) and P. */
+/* The SoA layout of ccp_kernels.h from ccp-jacobi's setup (cw) and P: the
+ * common part (gpu_layout.h), then eta, the soft rows and the blocks. */
 static mcb_rc pack(const mcb_problem *P, const mcb_ccpj_work *cw, mcb_ccp_soa *H)
 {
-    int m = P->m, n = P->n, ns = cw->ns;
-    const mcb_csc *JT = cw->JT;
-    H->m = m, H->n = n, H->ns = ns;
+    int m = P->m;
+    H->kind = MCB_GPU_CCP;
     H->omega = cw->prm.omega, H->relax = cw->prm.relax;
-    int big = m > n ? m : n;
-    H->nchunks = big > 0 ? (big + CCPK_CHUNK - 1) / CCPK_CHUNK : 1;
-    for (int r = 0; r < m; r++) {
-        int c = JT->p[r + 1] - JT->p[r];
-        if (c > H->width) H->width = c;
-    }
+    mcb_rc rc = mcb_gpu_pack_common(P, cw->JT, cw->ns, cw->s0, (const double *const *)cw->L,
+                                    cw->lambda, cw->v, H);
+    if (rc) return rc;
     for (int b = 0; b < P->nblocks; b++) {
         if (mcb_is_contact(P->blocks[b].type)) H->nc++;
         else H->no += P->blocks[b].nrows;
     }
-    size_t cells = (size_t)H->width * (size_t)m, nL = 0;
-    for (int s = 0; s < ns; s++) nL += (size_t)(cw->s0[s + 1] - cw->s0[s]) * (cw->s0[s + 1] - cw->s0[s]);
-    int *row_nnz = mcb_calloc((size_t)m + 1, sizeof(int));
-    int *ell_col = mcb_calloc(cells + 1, sizeof(int));
-    double *ell_val = mcb_calloc(cells + 1, sizeof(double)), *rr = mcb_calloc((size_t)m + 1, sizeof(double));
     int *c_row = mcb_calloc((size_t)H->nc + 1, sizeof(int)), *o_row = mcb_calloc((size_t)H->no + 1, sizeof(int));
-    int *o_type = mcb_calloc((size_t)H->no + 1, sizeof(int)), *s0 = mcb_malloc((size_t)ns + 1, sizeof(int));
-    double *c_mu = mcb_calloc((size_t)H->nc + 1, sizeof(double)), *L = mcb_calloc(nL + 1, sizeof(double));
-    size_t *L0 = mcb_calloc((size_t)ns + 1, sizeof(size_t));
-    H->row_nnz = row_nnz, H->ell_col = ell_col, H->ell_val = ell_val, H->rr = rr;
+    int *o_type = mcb_calloc((size_t)H->no + 1, sizeof(int));
+    double *c_mu = mcb_calloc((size_t)H->nc + 1, sizeof(double));
     H->c_row = c_row, H->c_mu = c_mu, H->o_row = o_row, H->o_type = o_type;
-    H->s0 = s0, H->L0 = L0, H->L = L;
-    H->e = dup_d(P->e, (size_t)m), H->eta = dup_d(cw->eta, (size_t)m);
-    H->c = dup_d(cw->c, (size_t)m), H->d = dup_d(cw->d, (size_t)m);
-    H->fixed = dup_d(cw->fixed, (size_t)m), H->lambda = dup_d(cw->lambda, (size_t)m);
-    H->v = dup_d(cw->v, (size_t)n), H->vprev = dup_d(cw->v, (size_t)n);
-    H->part = mcb_calloc(3 * (size_t)H->nchunks, sizeof(double));
-    H->Jp = P->J->p, H->Ji = P->J->i, H->Jx = P->J->x, H->b = P->b;
-    if (!row_nnz || !ell_col || !ell_val || !rr || !c_row || !o_row || !o_type || !s0 || !c_mu ||
-        !L || !L0 || !H->e || !H->eta || !H->c || !H->d || !H->fixed || !H->lambda || !H->v ||
-        !H->vprev || !H->part)
+    H->eta = mcb_gpu_dup(cw->eta, (size_t)m);
+    H->c = mcb_gpu_dup(cw->c, (size_t)m), H->d = mcb_gpu_dup(cw->d, (size_t)m);
+    H->fixed = mcb_gpu_dup(cw->fixed, (size_t)m);
+    if (!c_row || !o_row || !o_type || !c_mu || !H->eta || !H->c || !H->d || !H->fixed)
         return MCB_E_NOMEM;
-    for (int r = 0; r < m; r++) {
-        rr[r] = mcb_problem_r(P, r);
-        row_nnz[r] = JT->p[r + 1] - JT->p[r];
-        for (int k = 0; k < row_nnz[r]; k++) {
-            size_t q = (size_t)k * (size_t)m + (size_t)r;
-            ell_col[q] = JT->i[JT->p[r] + k];
-            ell_val[q] = JT->x[JT->p[r] + k];
-        }
-    }
     int ic = 0, io = 0;
     for (int b = 0; b < P->nblocks; b++) {
         const mcb_block *B = &P->blocks[b];
@@ -148,14 +107,6 @@ static mcb_rc pack(const mcb_problem *P, const mcb_ccpj_work *cw, mcb_ccp_soa *H
             continue;
         }
         for (int r = B->row; r < B->row + B->nrows; r++) o_row[io] = r, o_type[io++] = B->type;
-    }
-    memcpy(s0, cw->s0, ((size_t)ns + 1) * sizeof(int));
-    size_t at = 0;
-    for (int s = 0; s < ns; s++) {
-        size_t nv = (size_t)(s0[s + 1] - s0[s]);
-        L0[s] = at;
-        if (nv) memcpy(L + at, cw->L[s], nv * nv * sizeof(double));
-        at += nv * nv;
     }
     return MCB_OK;
 }
@@ -239,10 +190,18 @@ static int host_sweep(void *dev, double out[3], char *why, size_t len)
 {
     (void)why, (void)len;
     host_dev *d = dev;
-    const mcb_ccp_soa *S = &d->S;
-    for (int i = 0; i < S->nc; i++) ccpk_contact(S, i);
-    for (int i = 0; i < S->no; i++) ccpk_row(S, i);
-    for (int s = 0; s < S->ns; s++) ccpk_body(S, s);
+    mcb_ccp_soa *S = &d->S;
+    if (S->kind == MCB_GPU_PJ) { /* pj_kernels.h's passes */
+        for (int s = 0; s < S->ns; s++) ccpk_body(S, s);
+        for (int i = 0; i < S->nb; i++) pjk_block(S, i);
+        double *t = S->lambda;
+        S->lambda = S->next;
+        S->next = t;
+    } else {
+        for (int i = 0; i < S->nc; i++) ccpk_contact(S, i);
+        for (int i = 0; i < S->no; i++) ccpk_row(S, i);
+        for (int s = 0; s < S->ns; s++) ccpk_body(S, s);
+    }
     for (int ch = 0; ch < S->nchunks; ch++) {
         for (int t = 0; t < CCPK_CHUNK; t++) ccpk_terms(S, ch * CCPK_CHUNK + t, d->sh + 3 * t);
         for (int stride = CCPK_CHUNK / 2; stride > 0; stride /= 2)
@@ -253,9 +212,13 @@ static int host_sweep(void *dev, double out[3], char *why, size_t len)
     return 0;
 }
 
+/* pj's v is A^-1 (b + J^T lambda) of the current lambda: one body pass
+ * first (ccp's v is current already). */
 static void host_fetch(void *dev, double *v, double *lambda)
 {
     const mcb_ccp_soa *S = &((host_dev *)dev)->S;
+    if (v && S->kind == MCB_GPU_PJ)
+        for (int s = 0; s < S->ns; s++) ccpk_body(S, s);
     memcpy(lambda, S->lambda, (size_t)S->m * sizeof(double));
     if (v) memcpy(v, S->v, (size_t)S->n * sizeof(double));
 }

@@ -31,7 +31,11 @@
 
 #define CCPK_CHUNK 256 /* elements per partial sum (the CUDA block size) */
 
+/* which solver's passes a layout feeds (the backends dispatch on it) */
+enum { MCB_GPU_CCP = 0, MCB_GPU_PJ = 1 };
+
 typedef struct {
+    int kind;       /* MCB_GPU_CCP (this file) or MCB_GPU_PJ (pj_kernels.h) */
     int m, n, ns;   /* rows, DOFs, subsystems */
     int nc, no;     /* contact blocks, other (scalar) rows */
     int width;      /* ELL width: the most entries of a row of J */
@@ -52,6 +56,13 @@ typedef struct {
     /* the iterate and the residual's partial sums */
     double *lambda, *v, *vprev;
     double *part;          /* 3 x nchunks */
+    /* pj only (pj_kernels.h; NULL for ccp): the constraint blocks, pj's row
+     * weights and the contacts' 3x3 blocks of W (mcb_delassus layout),
+     * u, lambda^{l+1} and each block's ||delta lambda_b||^2 */
+    int nb;
+    const int *b_row, *b_type, *b_nrows;
+    const double *b_mu, *b_k, *b_alpha, *pd, *Wb;
+    double *u, *next, *chg;
 } mcb_ccp_soa;
 
 /* u_r = J_r v + e_r + r_r lambda_r, J_r's entries in their stored order. */
@@ -107,12 +118,17 @@ static inline MCB_HD void ccpk_body(const mcb_ccp_soa *S, int s)
     mcb_hd_dense_chol_solve(nv, S->L + S->L0[s], S->v + a);
 }
 
-/* Element k's three terms of the own residual: (v - vprev)^2, v^2 (DOFs),
- * 1 for a non-finite lambda (rows); 0 past the ends. */
+/* Element k's three terms of the own residual: ccp: (v - vprev)^2, v^2
+ * (DOFs), 1 for a non-finite lambda (rows); pj: block k's
+ * ||delta lambda_b||^2, lambda_k^2 (rows), 1 for a non-finite lambda; 0
+ * past the ends. */
 static inline MCB_HD void ccpk_terms(const mcb_ccp_soa *S, int k, double t[3])
 {
     t[0] = t[1] = t[2] = 0.0;
-    if (k < S->n) {
+    if (S->kind == MCB_GPU_PJ) {
+        if (k < S->nb) t[0] = S->chg[k];
+        if (k < S->m) t[1] = S->lambda[k] * S->lambda[k];
+    } else if (k < S->n) {
         double dv = S->v[k] - S->vprev[k];
         t[0] = dv * dv;
         t[1] = S->v[k] * S->v[k];

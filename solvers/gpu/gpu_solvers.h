@@ -13,11 +13,18 @@
 
 extern const mcb_solver_def mcb_solver_ccp_jacobi_gpu;
 extern const mcb_solver_def mcb_solver_ccp_jacobi_gpu_host;
+extern const mcb_solver_def mcb_solver_pj_gpu;
+extern const mcb_solver_def mcb_solver_pj_gpu_host;
 
 /* accepts_problem of the GPU solvers: subsystems of at most
  * MCB_DELASSUS_DENSE_MAX DOFs, rows of J with at most MCB_GPU_ROW_MAX
  * entries; else 0 and the reason. */
 int mcb_gpu_accepts(const mcb_problem *P, char *reason, size_t len);
+/* accepts_problem of pj-gpu: mcb_gpu_accepts, Coulomb contacts only
+ * (mcb_accepts_coulomb_only, as pj) and A block diagonal over its
+ * subsystems (mcb_mf_accepts: the matrix-free operator); else 0 and the
+ * reason. */
+int mcb_pj_gpu_accepts(const mcb_problem *P, char *reason, size_t len);
 
 /* The memory-traffic probe of ccp-jacobi-gpu on P (docs/gpu.md): the
  * compulsory bytes of one sweep (every array a pass reads or writes, once:

@@ -1,0 +1,75 @@
+/* gpu_layout.c: the common part of the GPU solvers' host layout (see
+ * gpu_layout.h, ccp_kernels.h). */
+#include "solvers/gpu/gpu_layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+double *mcb_gpu_dup(const double *x, size_t n)
+{
+    double *y = mcb_malloc(n ? n : 1, sizeof(double));
+    if (y && n) memcpy(y, x, n * sizeof(double));
+    return y;
+}
+
+mcb_rc mcb_gpu_pack_common(const mcb_problem *P, const mcb_csc *JT, int ns, const int *s0,
+                           const double *const *Ls, const double *lambda, const double *v,
+                           mcb_ccp_soa *H)
+{
+    int m = P->m, n = P->n;
+    H->m = m, H->n = n, H->ns = ns;
+    int big = m > n ? m : n;
+    H->nchunks = big > 0 ? (big + CCPK_CHUNK - 1) / CCPK_CHUNK : 1;
+    for (int r = 0; r < m; r++) {
+        int c = JT->p[r + 1] - JT->p[r];
+        if (c > H->width) H->width = c;
+    }
+    size_t cells = (size_t)H->width * (size_t)m, nL = 0;
+    for (int s = 0; s < ns; s++) nL += (size_t)(s0[s + 1] - s0[s]) * (size_t)(s0[s + 1] - s0[s]);
+    int *row_nnz = mcb_calloc((size_t)m + 1, sizeof(int));
+    int *ell_col = mcb_calloc(cells + 1, sizeof(int));
+    double *ell_val = mcb_calloc(cells + 1, sizeof(double));
+    double *rr = mcb_calloc((size_t)m + 1, sizeof(double));
+    int *s0c = mcb_malloc((size_t)ns + 1, sizeof(int));
+    double *L = mcb_calloc(nL + 1, sizeof(double));
+    size_t *L0 = mcb_calloc((size_t)ns + 1, sizeof(size_t));
+    H->row_nnz = row_nnz, H->ell_col = ell_col, H->ell_val = ell_val, H->rr = rr;
+    H->s0 = s0c, H->L0 = L0, H->L = L;
+    H->e = mcb_gpu_dup(P->e, (size_t)m), H->lambda = mcb_gpu_dup(lambda, (size_t)m);
+    H->v = mcb_gpu_dup(v, (size_t)n), H->vprev = mcb_gpu_dup(v, (size_t)n);
+    H->part = mcb_calloc(3 * (size_t)H->nchunks, sizeof(double));
+    H->Jp = P->J->p, H->Ji = P->J->i, H->Jx = P->J->x, H->b = P->b;
+    if (!row_nnz || !ell_col || !ell_val || !rr || !s0c || !L || !L0 || !H->e || !H->lambda ||
+        !H->v || !H->vprev || !H->part)
+        return MCB_E_NOMEM;
+    for (int r = 0; r < m; r++) {
+        rr[r] = mcb_problem_r(P, r);
+        row_nnz[r] = JT->p[r + 1] - JT->p[r];
+        for (int k = 0; k < row_nnz[r]; k++) {
+            size_t q = (size_t)k * (size_t)m + (size_t)r;
+            ell_col[q] = JT->i[JT->p[r] + k];
+            ell_val[q] = JT->x[JT->p[r] + k];
+        }
+    }
+    memcpy(s0c, s0, ((size_t)ns + 1) * sizeof(int));
+    size_t at = 0;
+    for (int s = 0; s < ns; s++) {
+        size_t nv = (size_t)(s0[s + 1] - s0[s]);
+        L0[s] = at;
+        if (nv) memcpy(L + at, Ls[s], nv * nv * sizeof(double));
+        at += nv * nv;
+    }
+    return MCB_OK;
+}
+
+void mcb_gpu_free_host(mcb_ccp_soa *H)
+{
+    const void *a[] = {H->row_nnz, H->ell_col, H->ell_val, H->e,      H->rr,     H->eta,
+                       H->c,       H->d,       H->fixed,   H->c_row,  H->c_mu,   H->o_row,
+                       H->o_type,  H->s0,      H->L0,      H->L,      H->lambda, H->v,
+                       H->vprev,   H->part,    H->b_row,   H->b_type, H->b_nrows, H->b_mu,
+                       H->b_k,     H->b_alpha, H->pd,      H->Wb,     H->u,      H->next,
+                       H->chg};
+    for (size_t k = 0; k < sizeof a / sizeof *a; k++) free((void *)a[k]);
+    memset(H, 0, sizeof *H);
+}
