@@ -33,6 +33,8 @@
 #include "solvers/gpu/ccp_kernels.h"
 #include "solvers/gpu/gpu_backend.h"
 #include "solvers/gpu/gpu_solvers.h"
+#include "solvers/gpu/pj_kernels.h"
+#include "solvers/pj.h"
 
 /* ---------------------------------------------------------- the problems */
 static mcb_problem *last_of(mcb_problem_set *S)
@@ -103,11 +105,15 @@ static const struct {
 #define NFIX (int)(sizeof fixtures / sizeof fixtures[0])
 
 /* ------------------------------------------- host twin against the CPU */
-static void compare(const char *name, const mcb_problem *P, const void *prm, double tol, int iters)
+/* The CPU solver `cpu_name` (2 threads) against the host twin `twin` (1). */
+static void compare_with(const char *cpu_name, const mcb_solver_def *twin, const char *name,
+                         const mcb_problem *P, const void *prm, double tol, int iters)
 {
     mcb_run cpu, gpu;
-    check_run(P, "ccp-jacobi", prm, tol, iters, 2, MCB_LAW_NCP, &cpu);
-    check_run_def(P, &mcb_solver_ccp_jacobi_gpu_host, prm, tol, iters, 1, MCB_LAW_NCP, &gpu);
+    check_run(P, cpu_name, prm, tol, iters, 2, MCB_LAW_NCP, &cpu);
+    check_run_def(P, twin, prm, tol, iters, 1, MCB_LAW_NCP, &gpu);
+    ck_assert_msg(gpu.info.status != MCB_ST_SKIPPED && gpu.info.status != MCB_ST_SETUP_FAILED,
+                  "%s: the host twin did not run (%s)", name, gpu.info.reason);
     ck_assert_msg(gpu.info.status == cpu.info.status, "%s: %s on the host twin, %s on the CPU (%s)",
                   name, mcb_status_name(gpu.info.status), mcb_status_name(cpu.info.status),
                   gpu.info.reason);
@@ -130,6 +136,11 @@ static void compare(const char *name, const mcb_problem *P, const void *prm, dou
     mcb_run_clear(&gpu);
 }
 
+static void compare(const char *name, const mcb_problem *P, const void *prm, double tol, int iters)
+{
+    compare_with("ccp-jacobi", &mcb_solver_ccp_jacobi_gpu_host, name, P, prm, tol, iters);
+}
+
 START_TEST(host_twin_equals_cpu)
 {
     mcb_problem *P = fixtures[_i].make();
@@ -139,6 +150,24 @@ START_TEST(host_twin_equals_cpu)
     mcb_ccpj_defaults(&prm);
     prm.relax = 0.7, prm.omega = 0.5, prm.own_tol = 1e-10;
     compare(fixtures[_i].name, P, &prm, 0.0, 200);        /* relaxed, own stop */
+    mcb_problem_free(&P);
+}
+END_TEST
+
+/* pj-gpu's host twin against pj with matrix_free = 1 (the iteration the
+ * GPU path runs; the assembled-W pj differs from it by round-off only), on
+ * the same fixtures: default parameters to the tolerance or the budget,
+ * then a fixed omega, under-relaxation and the own stop. */
+START_TEST(pj_host_twin_equals_cpu)
+{
+    mcb_problem *P = fixtures[_i].make();
+    ck_assert_ptr_nonnull(P);
+    mcb_pj_params prm;
+    mcb_pj_defaults(&prm);
+    prm.matrix_free = 1;
+    compare_with("pj", &mcb_solver_pj_gpu_host, fixtures[_i].name, P, &prm, 1e-8, 300);
+    prm.omega = 0.6, prm.relax = 0.7, prm.own_tol = 1e-10;
+    compare_with("pj", &mcb_solver_pj_gpu_host, fixtures[_i].name, P, &prm, 0.0, 200);
     mcb_problem_free(&P);
 }
 END_TEST
@@ -200,6 +229,24 @@ START_TEST(contact_and_row_steps)
     fixed[3] = -7.0; /* a fixed impulse is left alone */
     ccpk_row(&S, 0);
     ck_assert_double_eq(lambda[3], -2.0);
+}
+END_TEST
+
+/* pj's block update (pj_kernels.h), shared by pj.c and the kernels: a
+ * bilateral row lambda 1, u 2, d 4, omega 0.5: 1 - 0.5 * 2 / 4 = 0.75;
+ * relax 0.5: 0.875, change 0.125^2. A unilateral row clamped at 0, and
+ * no relaxation: -0.25 -> 0, change 1. */
+START_TEST(pj_block_update)
+{
+    double lambda = 1.0, u = 2.0, d = 4.0, e = 0.0, Wb[9] = {0}, next;
+    double c = pjk_block_update(MCB_BILATERAL, 1, 0, 0, 0, &e, &lambda, &u, &d, Wb, 0.5, 0.5,
+                                &next);
+    ck_assert_double_eq(next, 0.875);
+    ck_assert_double_eq(c, 0.125 * 0.125);
+    u = 5.0;
+    c = pjk_block_update(MCB_UNILATERAL, 1, 0, 0, 0, &e, &lambda, &u, &d, Wb, 1.0, 1.0, &next);
+    ck_assert_double_eq(next, 0.0);
+    ck_assert_double_eq(c, 1.0);
 }
 END_TEST
 
@@ -294,6 +341,33 @@ START_TEST(bad_params_fail_setup)
 }
 END_TEST
 
+/* pj-gpu refuses what its path does not take, with the reason: a dual
+ * problem (the matrix-free operator needs A), a large subsystem; bad
+ * parameters fail setup. */
+START_TEST(pj_refusals)
+{
+    char why[256] = "";
+    mcb_problem *P = fx_small_stack();
+    ck_assert_int_eq(mcb_pj_gpu_accepts(P, why, sizeof why), 1);
+    P->form = MCB_DUAL;
+    ck_assert_int_eq(mcb_pj_gpu_accepts(P, why, sizeof why), 0);
+    ck_assert_msg(why[0] != 0, "no reason");
+    P->form = MCB_PRIMAL;
+    mcb_pj_params prm;
+    mcb_pj_defaults(&prm);
+    prm.relax = 1.5;
+    void *work = NULL;
+    mcb_settings s;
+    mcb_settings_default(&s);
+    mcb_err err;
+    ck_assert_int_eq(mcb_solver_pj_gpu_host.setup(P, &s, &prm, &work, &err), MCB_E_INPUT);
+    ck_assert_ptr_null(work);
+    ck_assert_ptr_nonnull(strstr(err.msg, "relax"));
+    mcb_solver_pj_gpu_host.free(NULL);
+    mcb_problem_free(&P);
+}
+END_TEST
+
 /* ccp-jacobi-gpu itself: without a device, setup fails with the CUDA
  * error's text and nothing crashes; with one, it agrees with the CPU. */
 START_TEST(device_or_clear_failure)
@@ -301,9 +375,11 @@ START_TEST(device_or_clear_failure)
     char dev[512];
     int have = mcb_gpu_describe(dev, sizeof dev);
     mcb_problem *P = fx_small_stack();
+    for (int k = 0; k < 2; k++) {
+    const char *gname = k ? "pj-gpu" : "ccp-jacobi-gpu", *cname = k ? "pj" : "ccp-jacobi";
     mcb_run gpu, cpu;
-    check_run(P, "ccp-jacobi-gpu", NULL, 1e-8, 300, 1, MCB_LAW_NCP, &gpu);
-    check_run(P, "ccp-jacobi", NULL, 1e-8, 300, 1, MCB_LAW_NCP, &cpu);
+    check_run(P, gname, NULL, 1e-8, 300, 1, MCB_LAW_NCP, &gpu);
+    check_run(P, cname, NULL, 1e-8, 300, 1, MCB_LAW_NCP, &cpu);
     if (!have) {
         ck_assert_ptr_nonnull(strstr(dev, "none ("));
         ck_assert_int_eq(gpu.info.status, MCB_ST_SETUP_FAILED);
@@ -317,6 +393,7 @@ START_TEST(device_or_clear_failure)
     }
     mcb_run_clear(&gpu);
     mcb_run_clear(&cpu);
+    }
     mcb_problem_free(&P);
 }
 END_TEST
@@ -327,6 +404,9 @@ static Suite *suite(void)
     TCase *tc = tcase_create("gpu");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, host_twin_equals_cpu, 0, NFIX);
+    tcase_add_loop_test(tc, pj_host_twin_equals_cpu, 0, NFIX);
+    tcase_add_test(tc, pj_block_update);
+    tcase_add_test(tc, pj_refusals);
     tcase_add_test(tc, cone_projection);
     tcase_add_test(tc, contact_and_row_steps);
     tcase_add_test(tc, body_update);
