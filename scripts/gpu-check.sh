@@ -12,8 +12,9 @@
 #      Tasora-Negrut's Table 1 (WALLS, default "1000 2000 8000" bricks;
 #      WALL_STEPS steps, default 2), the quadrupeds (27 robots; STACK,
 #      QUADRUPEDS and PROBE_STACK replace their gen options);
-#   2. runs ccp-jacobi and ccp-jacobi-gpu on each with the same budget
-#      (--iters 500 --tol 1e-6 --law ccp --check-every 1: every iterate
+#   2. runs ccp-jacobi and ccp-jacobi-gpu (--law ccp), then pj with
+#      matrix_free=1 and pj-gpu (--law ncp), on each with the same budget
+#      (--iters 500 --tol 1e-6 --check-every 1: every iterate
 #      judged, so the stop does not depend on timing) and checks, problem by problem,
 #      the same status, the same iteration count and natural-map residuals
 #      within 1e-8 relative (round-off; the device is built without fused
@@ -87,34 +88,43 @@ run() { # run OUT FILE SOLVER THREADS ARGS...: one campaign, its CSV
 col() { head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
 
 # --- 2. agreement, problem by problem
-echo
-echo "## ccp-jacobi-gpu against ccp-jacobi (--iters 500 --tol 1e-6 --law ccp --check-every 1)"
-echo
-echo "| file | problems | same status | same iterations | natmap within 1e-8 | statuses (cpu) |"
-echo "|---|---|---|---|---|---|"
+agree() { # agree CPU GPU LAW [CPU ARGS...]: the table of one pair
+  local cpu=$1 gpu=$2 law=$3
+  shift 3
+  local budget="--iters 500 --tol 1e-6 --law $law --check-every 1" pbad=0
+  echo
+  echo "## $gpu against $cpu $* ($budget)"
+  echo
+  echo "| file | problems | same status | same iterations | natmap within 1e-8 | statuses (cpu) |"
+  echo "|---|---|---|---|---|---|"
+  for f in "${files[@]}"; do
+    s=${f%.h5}
+    # (budget word-split on purpose)
+    run "agree-$s-$cpu" "$f" "$cpu" "$cores" $budget "$@"
+    run "agree-$s-$gpu" "$f" "$gpu" 1 $budget
+    c=$dir/agree-$s-$cpu.csv g=$dir/agree-$s-$gpu.csv
+    line=$(awk -F, -v p="$(col "$c" problem)" -v st="$(col "$c" status)" \
+        -v it="$(col "$c" iterations)" -v nm="$(col "$c" natmap)" -v f="$f" '
+      FNR == 1 { next }
+      NR == FNR { S[$p] = $st; I[$p] = $it; N[$p] = $nm; next }
+      { n++; ss += (S[$p] == $st); si += (I[$p] == $it);
+        d = $nm - N[$p]; d = d < 0 ? -d : d; ref = N[$p] < 0 ? -N[$p] : N[$p];
+        sn += (d <= 1e-8 * ref || d == 0 || ($nm == "nan" && N[$p] == "nan"));
+        cs[S[$p]]++ }
+      END { list = ""; for (k in cs) list = list k " " cs[k] " ";
+            printf "| %s | %d | %d | %d | %d | %s |\n", f, n, ss, si, sn, list;
+            exit !(n > 0 && ss == n && si == n && sn == n) }' "$c" "$g") || pbad=1
+    echo "$line"
+  done
+  if [ $pbad = 0 ]; then echo; echo "agreement: every problem the same ($gpu)"
+  else bad=1; echo; echo "agreement: MISMATCH ($gpu; see the table; campaigns in $dir/agree-*.csv)"; fi
+}
 bad=0
 files=(stack.h5 quadrupeds.h5)
 for b in $walls; do files+=("wall$b.h5"); done
-for f in "${files[@]}"; do
-  s=${f%.h5}
-  run "agree-$s-cpu" "$f" ccp-jacobi "$cores" --iters 500 --tol 1e-6 --law ccp --check-every 1
-  run "agree-$s-gpu" "$f" ccp-jacobi-gpu 1 --iters 500 --tol 1e-6 --law ccp --check-every 1
-  c=$dir/agree-$s-cpu.csv g=$dir/agree-$s-gpu.csv
-  line=$(awk -F, -v p="$(col "$c" problem)" -v st="$(col "$c" status)" \
-      -v it="$(col "$c" iterations)" -v nm="$(col "$c" natmap)" -v f="$f" '
-    FNR == 1 { next }
-    NR == FNR { S[$p] = $st; I[$p] = $it; N[$p] = $nm; next }
-    { n++; ss += (S[$p] == $st); si += (I[$p] == $it);
-      d = $nm - N[$p]; d = d < 0 ? -d : d; ref = N[$p] < 0 ? -N[$p] : N[$p];
-      sn += (d <= 1e-8 * ref || d == 0 || ($nm == "nan" && N[$p] == "nan"));
-      cs[S[$p]]++ }
-    END { list = ""; for (k in cs) list = list k " " cs[k] " ";
-          printf "| %s | %d | %d | %d | %d | %s |\n", f, n, ss, si, sn, list;
-          exit !(n > 0 && ss == n && si == n && sn == n) }' "$c" "$g") || bad=1
-  echo "$line"
-done
-[ $bad = 0 ] && echo && echo "agreement: every problem the same" ||
-  { echo; echo "agreement: MISMATCH (see the table; campaigns in $dir/agree-*.csv)"; }
+agree ccp-jacobi ccp-jacobi-gpu ccp
+# pj-gpu runs pj's matrix-free iteration: compared with pj matrix_free=1
+agree pj pj-gpu ncp --param pj.matrix_free=1
 
 # --- 3. Table 1 with a GPU column
 echo
@@ -148,7 +158,7 @@ done
 echo
 echo "## time per iteration on the small problems (launch latency dominates; from the agreement runs)"
 for s in quadrupeds stack; do
-  for v in cpu gpu; do
+  for v in ccp-jacobi ccp-jacobi-gpu pj pj-gpu; do
     c=$dir/agree-$s-$v.csv
     awk -F, -v b="$(col "$c" solve_s)" -v i="$(col "$c" iterations)" -v s="$s" -v v="$v" '
       FNR == 1 { next } { t += $b; n += $i } END { printf "  %s %s: %.4g us per iteration\n", s, v, n ? 1e6 * t / n : -1 }' "$c"

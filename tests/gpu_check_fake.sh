@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # gpu_check_fake.sh: a stand-in for a CUDA mcbench on a GPU host, for
 # test_gpu_check.sh: `gpu` reports a device (and a probe line), and runs of
-# ccp-jacobi-gpu are runs of ccp-jacobi (the real mcbench: $MCB_REAL);
-# MCB_FAKE_SKEW=1 gives the "GPU" another omega, a disagreement the check
-# must catch.
+# ccp-jacobi-gpu are runs of ccp-jacobi, runs of pj-gpu runs of pj with
+# matrix_free=1 (the real mcbench: $MCB_REAL); MCB_FAKE_SKEW=1 gives the
+# "GPU" another omega, a disagreement the check must catch (SKEW=pj: only
+# pj-gpu's).
 if [ "$1" = gpu ]; then
   echo "device: FAKE (ccp-jacobi standing in)"
   case " $* " in *" --probe "*)
@@ -12,10 +13,13 @@ if [ "$1" = gpu ]; then
   esac
   exit 0
 fi
-args=() gpu=0
+args=() gpu=0 pj=0
 for a in "$@"; do
   [ "$a" = ccp-jacobi-gpu ] && a=ccp-jacobi && gpu=1
+  [ "$a" = pj-gpu ] && a=pj && pj=1
   args+=("$a")
 done
+[ "$pj" = 1 ] && args+=(--param pj.matrix_free=1)
 [ "$gpu" = 1 ] && [ "${MCB_FAKE_SKEW:-0}" = 1 ] && args+=(--param ccp-jacobi.omega=0.29)
+[ "$pj" = 1 ] && [ "${MCB_FAKE_SKEW:-0}" = pj ] && args+=(--param pj.omega=0.5)
 exec "$MCB_REAL" "${args[@]}"
