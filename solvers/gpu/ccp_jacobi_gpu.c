@@ -30,14 +30,6 @@
 #include "solvers/gpu/pj_kernels.h"
 #include "solvers/solver.h"
 
-typedef struct {
-    const mcb_gpu_backend *be;
-    mcb_ccpj_params prm;
-    int m, n;
-    mcb_ccp_soa H; /* host arrays, owned (J, b: the problem's) */
-    void *dev;     /* the backend's copy */
-} cg_work;
-
 int mcb_gpu_accepts(const mcb_problem *P, char *reason, size_t len)
 {
     int ns = P->nsub > 0 ? P->nsub : 1;
@@ -63,16 +55,6 @@ int mcb_gpu_accepts(const mcb_problem *P, char *reason, size_t len)
                            r, cnt[r], MCB_GPU_ROW_MAX);
     free(cnt);
     return r == P->m;
-}
-
-static void cg_free(void **work)
-{
-    if (!work || !*work) return;
-    cg_work *w = *work;
-    if (w->be) w->be->close(&w->dev);
-    mcb_gpu_free_host(&w->H);
-    free(w);
-    *work = NULL;
 }
 
 /* The SoA layout of ccp_kernels.h from ccp-jacobi's setup (cw) and P: the
@@ -111,65 +93,31 @@ static mcb_rc pack(const mcb_problem *P, const mcb_ccpj_work *cw, mcb_ccp_soa *H
     return MCB_OK;
 }
 
-static mcb_rc cg_setup_with(const mcb_gpu_backend *be, const mcb_problem *P,
-                            const mcb_settings *s, const void *params, void **work, mcb_err *err)
+/* ccp-jacobi's setup, packed (mcb_gpu_kind.prepare). */
+static mcb_rc cg_prepare(const mcb_problem *P, const mcb_settings *s, const void *params,
+                         void *prm, mcb_ccp_soa *H, mcb_err *err)
 {
-    *work = NULL;
-    char why[MCB_ERR_LEN];
-    if (!mcb_gpu_accepts(P, why, sizeof why))
-        return mcb_fail(err, MCB_E_INPUT, "ccp-jacobi-gpu: %s", why);
-    if (be->available && !be->available(why, sizeof why)) /* before the CPU's setup work */
-        return mcb_fail(err, MCB_E_INPUT, "ccp-jacobi-gpu: %s", why);
     void *cpu = NULL;
     mcb_rc rc = mcb_ccpj_setup(P, s, params, &cpu, err);
     if (rc) return rc;
-    cg_work *w = calloc(1, sizeof *w);
-    if (!w) {
-        mcb_ccpj_free(&cpu);
-        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    }
-    w->prm = *(const mcb_ccpj_params *)params;
-    w->m = P->m, w->n = P->n;
-    rc = pack(P, cpu, &w->H);
+    memcpy(prm, params, sizeof(mcb_ccpj_params));
+    rc = pack(P, cpu, H);
     mcb_ccpj_free(&cpu);
-    if (rc) {
-        cg_free((void **)&w);
-        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    }
-    rc = be->open(&w->H, &w->dev, err);
-    if (rc) {
-        cg_free((void **)&w);
-        return rc;
-    }
-    w->be = be;
-    *work = w;
-    return MCB_OK;
+    return rc ? mcb_fail(err, MCB_E_NOMEM, "out of memory") : MCB_OK;
 }
 
-static int cg_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
+/* ccp-jacobi's own residual ||v^{r+1} - v^r|| / max(1, ||v^{r+1}||) and
+ * verdicts (mcb_gpu_kind.judge). */
+static int cg_judge(const void *prm, int it, const double out[3], mcb_iter_cb cb, void *ctx,
+                    mcb_info *info)
 {
-    cg_work *w = work;
-    char why[MCB_ERR_LEN / 2];
-    for (int it = 1; it <= s->max_iters; it++) {
-        double out[3];
-        if (w->be->sweep(w->dev, out, why, sizeof why)) {
-            snprintf(info->reason, sizeof info->reason, "%s at iteration %d", why, it);
-            info->iterations = it - 1;
-            return MCB_ST_CRASHED;
-        }
-        double vn = sqrt(out[1]);
-        int st = mcb_ccpj_judge(&w->prm, it, sqrt(out[0]) / (vn > 1.0 ? vn : 1.0), out[2] == 0.0,
-                                cb, ctx, info);
-        if (st >= 0) return st;
-    }
-    return MCB_ST_MAX_ITERS;
+    double vn = sqrt(out[1]);
+    return mcb_ccpj_judge(prm, it, sqrt(out[0]) / (vn > 1.0 ? vn : 1.0), out[2] == 0.0, cb, ctx,
+                          info);
 }
 
-static void cg_iterate(void *work, double *v, double *lambda)
-{
-    cg_work *w = work;
-    w->be->fetch(w->dev, v, lambda);
-}
+static const mcb_gpu_kind cg_kind = {"ccp-jacobi-gpu", mcb_gpu_accepts, sizeof(mcb_ccpj_params),
+                                     cg_prepare, cg_judge};
 
 /* ---- the host backend: Alg. 3's passes as loops, in the kernels' order */
 typedef struct {
@@ -236,13 +184,13 @@ const mcb_gpu_backend mcb_gpu_host_backend = {"host", NULL, host_open, host_swee
 static mcb_rc cg_setup_cuda(const mcb_problem *P, const mcb_settings *s, const void *params,
                             void **work, mcb_err *err)
 {
-    return cg_setup_with(&mcb_gpu_cuda_backend, P, s, params, work, err);
+    return mcb_gpu_setup(&cg_kind, &mcb_gpu_cuda_backend, P, s, params, work, err);
 }
 
 static mcb_rc cg_setup_host(const mcb_problem *P, const mcb_settings *s, const void *params,
                             void **work, mcb_err *err)
 {
-    return cg_setup_with(&mcb_gpu_host_backend, P, s, params, work, err);
+    return mcb_gpu_setup(&cg_kind, &mcb_gpu_host_backend, P, s, params, work, err);
 }
 
 /* The bytes a sweep must move once: see gpu_solvers.h. */
@@ -264,15 +212,15 @@ mcb_rc mcb_gpu_probe(const mcb_problem *P, int sweeps, mcb_gpu_probe_out *out, m
     mcb_ccpj_params prm;
     mcb_ccpj_defaults(&prm);
     void *work = NULL;
-    mcb_rc rc = cg_setup_with(&mcb_gpu_cuda_backend, P, &s, &prm, &work, err);
+    mcb_rc rc = mcb_gpu_setup(&cg_kind, &mcb_gpu_cuda_backend, P, &s, &prm, &work, err);
     if (rc) return rc;
-    cg_work *w = work;
+    mcb_gpu_work *w = work;
     char why[MCB_ERR_LEN / 2];
     out->bytes = sweep_bytes(&w->H);
     if (mcb_gpu_cuda_time(w->dev, sweeps > 0 ? sweeps : 1, &out->sweep_s, &out->copy_Bps, why,
                           sizeof why))
         rc = mcb_fail(err, MCB_E_INPUT, "ccp-jacobi-gpu probe: %s", why);
-    cg_free(&work);
+    mcb_gpu_free(&work);
     return rc;
 }
 
@@ -287,7 +235,7 @@ mcb_rc mcb_gpu_probe(const mcb_problem *P, int sweeps, mcb_gpu_probe_out *out, m
         .accepts = MCB_ACCEPTS_PRIMAL, .params_size = sizeof(mcb_ccpj_params),               \
         .default_params = mcb_ccpj_defaults, .params = mcb_ccpj_desc,                        \
         .nparams = MCB_CCPJ_NPARAMS, .check_params = mcb_ccpj_check, .setup = setup_fn,      \
-        .solve = cg_solve, .iterate = cg_iterate, .free = cg_free,                           \
+        .solve = mcb_gpu_solve, .iterate = mcb_gpu_iterate, .free = mcb_gpu_free,                           \
     }
 
 const mcb_solver_def mcb_solver_ccp_jacobi_gpu = CG_DEF(cg_setup_cuda, "ccp-jacobi-gpu",

@@ -2,6 +2,7 @@
  * gpu_layout.h, ccp_kernels.h). */
 #include "solvers/gpu/gpu_layout.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,4 +73,65 @@ void mcb_gpu_free_host(mcb_ccp_soa *H)
                        H->chg};
     for (size_t k = 0; k < sizeof a / sizeof *a; k++) free((void *)a[k]);
     memset(H, 0, sizeof *H);
+}
+
+void mcb_gpu_free(void **work)
+{
+    if (!work || !*work) return;
+    mcb_gpu_work *w = *work;
+    if (w->be) w->be->close(&w->dev);
+    mcb_gpu_free_host(&w->H);
+    free(w->prm);
+    free(w);
+    *work = NULL;
+}
+
+mcb_rc mcb_gpu_setup(const mcb_gpu_kind *kind, const mcb_gpu_backend *be, const mcb_problem *P,
+                     const mcb_settings *s, const void *params, void **work, mcb_err *err)
+{
+    *work = NULL;
+    char why[MCB_ERR_LEN];
+    if (!kind->accepts(P, why, sizeof why))
+        return mcb_fail(err, MCB_E_INPUT, "%s: %s", kind->name, why);
+    if (be->available && !be->available(why, sizeof why)) /* before the CPU's setup work */
+        return mcb_fail(err, MCB_E_INPUT, "%s: %s", kind->name, why);
+    mcb_gpu_work *w = calloc(1, sizeof *w);
+    if (w) w->prm = calloc(1, kind->prm_size);
+    if (!w || !w->prm) {
+        free(w);
+        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    }
+    w->kind = kind;
+    mcb_rc rc = kind->prepare(P, s, params, w->prm, &w->H, err);
+    if (!rc) rc = be->open(&w->H, &w->dev, err);
+    if (rc) {
+        mcb_gpu_free((void **)&w);
+        return rc;
+    }
+    w->be = be;
+    *work = w;
+    return MCB_OK;
+}
+
+int mcb_gpu_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
+{
+    mcb_gpu_work *w = work;
+    char why[MCB_ERR_LEN / 2];
+    for (int it = 1; it <= s->max_iters; it++) {
+        double out[3];
+        if (w->be->sweep(w->dev, out, why, sizeof why)) {
+            snprintf(info->reason, sizeof info->reason, "%s at iteration %d", why, it);
+            info->iterations = it - 1;
+            return MCB_ST_CRASHED;
+        }
+        int st = w->kind->judge(w->prm, it, out, cb, ctx, info);
+        if (st >= 0) return st;
+    }
+    return MCB_ST_MAX_ITERS;
+}
+
+void mcb_gpu_iterate(void *work, double *v, double *lambda)
+{
+    mcb_gpu_work *w = work;
+    w->be->fetch(w->dev, v, lambda);
 }

@@ -29,27 +29,10 @@
 #include "solvers/gpu/gpu_solvers.h"
 #include "solvers/pj.h"
 
-typedef struct {
-    const mcb_gpu_backend *be;
-    mcb_pj_params prm; /* omega resolved by pj's setup */
-    mcb_ccp_soa H;     /* host arrays, owned (J, b: the problem's) */
-    void *dev;         /* the backend's copy */
-} pg_work;
-
 int mcb_pj_gpu_accepts(const mcb_problem *P, char *reason, size_t len)
 {
     return mcb_accepts_coulomb_only(P, reason, len) && mcb_mf_accepts(P, reason, len) &&
            mcb_gpu_accepts(P, reason, len);
-}
-
-static void pg_free(void **work)
-{
-    if (!work || !*work) return;
-    pg_work *w = *work;
-    if (w->be) w->be->close(&w->dev);
-    mcb_gpu_free_host(&w->H);
-    free(w);
-    *work = NULL;
 }
 
 /* The layout from pj's matrix-free setup (pw) and P: the common part, then
@@ -86,75 +69,44 @@ static mcb_rc pack(const mcb_problem *P, const mcb_pj_work *pw, mcb_ccp_soa *H)
     return MCB_OK;
 }
 
-static mcb_rc pg_setup_with(const mcb_gpu_backend *be, const mcb_problem *P,
-                            const mcb_settings *s, const void *params, void **work, mcb_err *err)
+/* pj's setup with matrix_free = 1, packed (mcb_gpu_kind.prepare); prm:
+ * pj's parameters with omega resolved. */
+static mcb_rc pg_prepare(const mcb_problem *P, const mcb_settings *s, const void *params,
+                         void *prm, mcb_ccp_soa *H, mcb_err *err)
 {
-    *work = NULL;
-    char why[MCB_ERR_LEN];
-    if (!mcb_pj_gpu_accepts(P, why, sizeof why))
-        return mcb_fail(err, MCB_E_INPUT, "pj-gpu: %s", why);
-    if (be->available && !be->available(why, sizeof why)) /* before the CPU's setup work */
-        return mcb_fail(err, MCB_E_INPUT, "pj-gpu: %s", why);
-    mcb_pj_params prm = *(const mcb_pj_params *)params;
-    prm.matrix_free = 1;
+    mcb_pj_params p = *(const mcb_pj_params *)params;
+    p.matrix_free = 1;
     void *cpu = NULL;
-    mcb_rc rc = mcb_pj_setup(P, s, &prm, &cpu, err);
+    mcb_rc rc = mcb_pj_setup(P, s, &p, &cpu, err);
     if (rc) return rc;
-    pg_work *w = calloc(1, sizeof *w);
-    if (!w) {
-        mcb_pj_free(&cpu);
-        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    }
-    w->prm = ((const mcb_pj_work *)cpu)->prm;
-    rc = pack(P, cpu, &w->H);
+    *(mcb_pj_params *)prm = ((const mcb_pj_work *)cpu)->prm;
+    rc = pack(P, cpu, H);
     mcb_pj_free(&cpu);
-    if (rc) {
-        pg_free((void **)&w);
-        return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    }
-    rc = be->open(&w->H, &w->dev, err);
-    if (rc) {
-        pg_free((void **)&w);
-        return rc;
-    }
-    w->be = be;
-    *work = w;
-    return MCB_OK;
+    return rc ? mcb_fail(err, MCB_E_NOMEM, "out of memory") : MCB_OK;
 }
 
-static int pg_solve(void *work, const mcb_settings *s, mcb_iter_cb cb, void *ctx, mcb_info *info)
+/* pj's own residual ||delta lambda|| / max(1, ||lambda||) and verdicts
+ * (mcb_gpu_kind.judge). */
+static int pg_judge(const void *prm, int it, const double out[3], mcb_iter_cb cb, void *ctx,
+                    mcb_info *info)
 {
-    pg_work *w = work;
-    char why[MCB_ERR_LEN / 2];
-    for (int it = 1; it <= s->max_iters; it++) {
-        double out[3];
-        if (w->be->sweep(w->dev, out, why, sizeof why)) {
-            snprintf(info->reason, sizeof info->reason, "%s at iteration %d", why, it);
-            info->iterations = it - 1;
-            return MCB_ST_CRASHED;
-        }
-        int st = mcb_delassus_judge(it, sqrt(out[0]), sqrt(out[1]), w->prm.own_tol, cb, ctx, info);
-        if (st >= 0) return st;
-    }
-    return MCB_ST_MAX_ITERS;
+    return mcb_delassus_judge(it, sqrt(out[0]), sqrt(out[1]),
+                              ((const mcb_pj_params *)prm)->own_tol, cb, ctx, info);
 }
 
-static void pg_iterate(void *work, double *v, double *lambda)
-{
-    pg_work *w = work;
-    w->be->fetch(w->dev, v, lambda);
-}
+static const mcb_gpu_kind pg_kind = {"pj-gpu", mcb_pj_gpu_accepts, sizeof(mcb_pj_params),
+                                     pg_prepare, pg_judge};
 
 static mcb_rc pg_setup_cuda(const mcb_problem *P, const mcb_settings *s, const void *params,
                             void **work, mcb_err *err)
 {
-    return pg_setup_with(&mcb_gpu_cuda_backend, P, s, params, work, err);
+    return mcb_gpu_setup(&pg_kind, &mcb_gpu_cuda_backend, P, s, params, work, err);
 }
 
 static mcb_rc pg_setup_host(const mcb_problem *P, const mcb_settings *s, const void *params,
                             void **work, mcb_err *err)
 {
-    return pg_setup_with(&mcb_gpu_host_backend, P, s, params, work, err);
+    return mcb_gpu_setup(&pg_kind, &mcb_gpu_host_backend, P, s, params, work, err);
 }
 
 #define PG_DEF(setup_fn, solver_name, what)                                                   \
@@ -166,7 +118,7 @@ static mcb_rc pg_setup_host(const mcb_problem *P, const mcb_settings *s, const v
         .accepts = MCB_ACCEPTS_PRIMAL, .params_size = sizeof(mcb_pj_params),                 \
         .default_params = mcb_pj_defaults, .params = mcb_pj_desc,                            \
         .nparams = MCB_PJ_NPARAMS, .check_params = mcb_pj_check, .setup = setup_fn,          \
-        .solve = pg_solve, .iterate = pg_iterate, .free = pg_free,                           \
+        .solve = mcb_gpu_solve, .iterate = mcb_gpu_iterate, .free = mcb_gpu_free,                           \
     }
 
 const mcb_solver_def mcb_solver_pj_gpu = PG_DEF(pg_setup_cuda, "pj-gpu", "a CUDA GPU");
