@@ -1022,8 +1022,10 @@ static void md_budgets(const mcb_xp_spec *S, const mcb_xp_outcome *R, FILE *f)
         fmt_budget(b, sizeof b, &sv->budget);
         char q[512] = "";
         if (R->quick) fmt_budget(q, sizeof q, &sv->quick_budget);
-        if (!b[0] && !q[0] && sv->nparams == 0) continue;
+        if (!b[0] && !q[0] && sv->nparams == 0 && !sv->needs) continue;
         fprintf(f, "\n- `%s` (%s):", sv->id, sv->solver ? sv->solver : "?");
+        if (sv->needs) fprintf(f, " needs a %s%s", !strcmp(sv->needs, "gpu") ? "GPU" : sv->needs,
+                               b[0] || q[0] || sv->nparams ? ";" : "");
         if (b[0]) fprintf(f, " %s", b);
         if (q[0]) fprintf(f, "%s--quick: %s", b[0] ? "; " : " ", q);
         for (int p = 0; p < sv->nparams; p++)

@@ -263,9 +263,9 @@ if [ $nogpu = 1 ]; then
   # tasora-table1's quick variant: the GPU column says why, the CPU columns are measured
   tm="$d/r/tasora-table1/tasora-table1.md"
   run tasora-quick "$mcb" reproduce "$(dirname "$0")/../experiments/tasora-table1.yaml" -o "$d/r" --quick
-  has tasora-gpu "$tm" "| 1000 bricks (3 steps) | GPU (ms per step) | 60 ms | not run (no GPU: [^|]*) |  | not run |"
-  has tasora-serial "$tm" "| 1000 bricks (3 steps) | serial (ms per step) | 430 ms | [0-9.e+-]* ms |  | reference |"
-  has tasora-parallel "$tm" "| 1000 bricks (3 steps) | parallel (ms per step) | 60 ms | [0-9.e+-]* ms | .*x vs 0.14x) | .*reproduced |"
+  has tasora-gpu "$tm" "| wall-1000 | GPU (ms per step) | 60 ms | not run (no GPU: [^|]*) |  | not run |"
+  has tasora-serial "$tm" "| wall-1000 | serial (ms per step) | 430 ms | [0-9.e+-]* ms |  | reference |"
+  has tasora-parallel "$tm" "| wall-1000 | parallel (ms per step) | 60 ms | [0-9.e+-]* ms | .*x vs 0.14x) | .*reproduced |"
   has tasora-machine "$tm" "^Machine: CPU .*; no GPU\.$"
 fi
 MCB_REPRODUCE_GPU_STANDIN=ccp-jacobi run gpu-standin "$mcb" reproduce gpu -o "$d/r"
