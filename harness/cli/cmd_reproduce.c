@@ -86,7 +86,9 @@ static const mcb_cli_cmd repro_cmd = {
     "and writes DIR/NAME/NAME.md, .csv and .html (figures: .svg and .png) with the\n"
     "published numbers beside the measured ones, their ratio and a verdict:\n"
     "reproduced, ordering reproduced or not reproduced. Times are compared as ratios\n"
-    "between solvers of the same run against the paper's ratios, never directly.\n",
+    "between solvers of the same run against the paper's ratios, never directly.\n"
+    "A solver entry marked `needs: gpu` runs only where a CUDA device is found (mcbench\n"
+    "gpu); elsewhere its cells read 'not run (no GPU: REASON)' and the page says so.\n",
     "Example: mcbench reproduce subadmm-table1 --quick\n", repro_opts, 0};
 
 /* ------------------------------------------------------------ child runs */
