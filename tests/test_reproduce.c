@@ -304,16 +304,25 @@ static const mcb_xp_cell *cell(const mcb_xp_outcome *R, int row, int col)
                   solver_ids[i], #j, mcb_xp_verdict_name(cell(R, i, j)->verdict),             \
                   mcb_xp_verdict_name(v), cell(R, i, j)->measured)
 
-START_TEST(table_verdicts_by_known_answer)
+/* The table's runs written into a new directory item (a mkdtemp template)
+ * and evaluated. */
+static mcb_xp_outcome *evaluated_table(char *item, table_spec *T)
 {
-    char item[] = "/tmp/mcb_xpXXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(item));
-    table_spec T;
-    build_table(&T);
+    build_table(T);
     write_table_runs(item, 1);
     mcb_xp_outcome *R = NULL;
     mcb_err err;
-    ck_assert_msg(mcb_xp_evaluate(&T.S, item, 0, &R, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(mcb_xp_evaluate(&T->S, item, 0, &R, &err) == MCB_OK, "%s", err.msg);
+    return R;
+}
+
+START_TEST(table_verdicts_by_known_answer)
+{
+    char item[] = "/tmp/mcb_xpXXXXXX";
+    table_spec T;
+    mcb_xp_outcome *R = evaluated_table(item, &T);
+    mcb_err err;
     ck_assert_int_eq(R->ncells, NSOLV * NCOL);
     enum { TIME, ACC, ITERS, OUT, T2, IFAIL };
     /* measured values */
@@ -467,13 +476,9 @@ END_TEST
 START_TEST(table_skipped_entry_says_why)
 {
     char item[] = "/tmp/mcb_xpXXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(item));
     table_spec T;
-    build_table(&T);
-    write_table_runs(item, 1);
-    mcb_xp_outcome *R0 = NULL, *R = NULL;
+    mcb_xp_outcome *R0 = evaluated_table(item, &T), *R = NULL;
     mcb_err err;
-    ck_assert_msg(mcb_xp_evaluate(&T.S, item, 0, &R0, &err) == MCB_OK, "%s", err.msg);
     enum { TIME, ACC, ITERS, OUT, T2, IFAIL };
     /* other: 5 ms against base's 10 ms, nothing published for t2 */
     ck_assert_double_eq_tol(cell(R0, 3, T2)->mratio, 0.5, 1e-12);
