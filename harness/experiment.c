@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef MCB_HAVE_CUDA
+#include "solvers/gpu/gpu_backend.h"
+#endif
+
 #include "problems/formulation/formulation.h"
 #include "problems/scene/scenes.h"
 #include "problems/sets.h"
@@ -174,4 +178,32 @@ const mcb_xp_checks *mcb_xp_build_checks(void) { return &build_checks; }
 mcb_rc mcb_xp_read_checked(const char *path, mcb_xp_spec **out, mcb_err *err)
 {
     return mcb_xp_read(path, &build_checks, out, err);
+}
+
+int mcb_xp_entry_device(const mcb_xp_solver *sv, const char **solver, char *text, size_t size)
+{
+    *solver = sv->solver;
+    if (size) text[0] = '\0';
+    if (!sv->needs) return 1;
+    const char *standin = getenv("MCB_REPRODUCE_GPU_STANDIN");
+    if (standin && *standin) {
+        *solver = standin;
+        snprintf(text, size, "stand-in: %s (MCB_REPRODUCE_GPU_STANDIN)", standin);
+        return 1;
+    }
+#ifdef MCB_HAVE_CUDA
+    char dev[512];
+    if (mcb_gpu_describe(dev, sizeof dev)) {
+        snprintf(text, size, "%s", dev);
+        return 1;
+    }
+    /* "none (REASON)" -> REASON */
+    size_t n = strlen(dev);
+    if (!strncmp(dev, "none (", 6) && n > 7 && dev[n - 1] == ')')
+        snprintf(text, size, "no GPU: %.*s", (int)(n - 7), dev + 6);
+    else snprintf(text, size, "no GPU: %s", dev);
+#else
+    snprintf(text, size, "no GPU: mcbench was built without CUDA (MCB_WITH_CUDA, docs/gpu.md)");
+#endif
+    return 0;
 }

@@ -15,4 +15,13 @@ const mcb_xp_checks *mcb_xp_build_checks(void);
 /* mcb_xp_read with this build's checks. */
 mcb_rc mcb_xp_read_checked(const char *path, mcb_xp_spec **out, mcb_err *err);
 
+/* Whether solver entry sv can run here. An entry without `needs` can (1;
+ * *solver its solver, text ""). A `needs: gpu` entry can when the CUDA
+ * device query finds a device (1; text: "NAME, memory, ...", as `mcbench
+ * gpu` prints it); else 0 and text "no GPU: REASON" (the CUDA error, or a
+ * build without CUDA). $MCB_REPRODUCE_GPU_STANDIN=SOLVER (tests of the
+ * GPU column on a machine without one): 1, *solver SOLVER instead of the
+ * entry's, text "stand-in: SOLVER (MCB_REPRODUCE_GPU_STANDIN)". */
+int mcb_xp_entry_device(const mcb_xp_solver *sv, const char **solver, char *text, size_t size);
+
 #endif

@@ -287,6 +287,7 @@ void mcb_xp_free(mcb_xp_spec **Sp)
         free(v->id);
         free(v->label);
         free(v->solver);
+        free(v->needs);
         for (int p = 0; p < v->nparams; p++) free(v->params[p].name);
         free(v->params);
         budget_free(&v->budget);
@@ -877,7 +878,8 @@ static mcb_rc read_params(reader *R, const yaml_node_t *n, const char *field, mc
 
 static mcb_rc read_solver(reader *R, const yaml_node_t *n, int k)
 {
-    static const char *const keys[] = {"id", "label", "solver", "params", "budget", "quick", NULL};
+    static const char *const keys[] = {"id",    "label", "solver", "params",
+                                       "budget", "quick", "needs", NULL};
     mcb_xp_solver *sv = &R->S->solvers[k];
     budget_unset(&sv->budget);
     budget_unset(&sv->quick_budget);
@@ -890,13 +892,19 @@ static mcb_rc read_solver(reader *R, const yaml_node_t *n, int k)
 #define F(key) sub(f, sizeof f, field, key)
     if (!v[2]) return missing(R, n, field, "solver");
     if ((rc = get_str(R, v[2], F("solver"), &sv->solver))) return rc;
+    if (v[6] && (rc = get_str(R, v[6], F("needs"), &sv->needs))) return rc;
+    if (sv->needs && strcmp(sv->needs, "gpu"))
+        return bad(R, v[6], F("needs"), "expected gpu, got %s", SHOWN(v[6]));
     yaml_node_t *vals[MCB_XP_MAX_PARAMS];
     if (v[3] && (rc = read_params(R, v[3], F("params"), sv, vals))) return rc;
     char msg[1024];
     int which = -1;
-    if (R->checks && R->checks->solver &&
-        R->checks->solver(sv->solver, R->S->protocol == MCB_XP_CLOSED_LOOP, sv->params,
-                          sv->nparams, &which, msg, sizeof msg)) {
+    int failed = R->checks && R->checks->solver &&
+                 R->checks->solver(sv->solver, R->S->protocol == MCB_XP_CLOSED_LOOP, sv->params,
+                                   sv->nparams, &which, msg, sizeof msg);
+    /* a build without the device's solvers (no CUDA) still reads the spec:
+     * the entry is skipped with the device query's reason */
+    if (failed && !(sv->needs && which == -1)) {
         if (which >= 0 && which < sv->nparams) {
             field_t fp, fq;
             sub(fq, sizeof fq, field, "params");

@@ -80,6 +80,10 @@ typedef struct {
     mcb_xp_param *params;
     mcb_xp_budget budget;       /* overrides of the spec's budget */
     mcb_xp_budget quick_budget; /* overrides under --quick, after budget */
+    char *needs;                /* "gpu": runs only where the build's device query finds a
+                                   device, else its cells say why (docs/reproduction.md);
+                                   NULL: runs anywhere. A `needs` entry's solver may be
+                                   unregistered in this build (a build without CUDA). */
 } mcb_xp_solver;
 
 /* What a cell, a series point or a claim measures over its runs

@@ -64,6 +64,7 @@ typedef struct {
     const char *item_dir;
     int quick;
     mcb_results_data **data; /* per pair (group x nsolvers + entry), read on first use */
+    char **skipped;          /* per entry: why it was not run (NULL: none skipped) */
 } eval_ctx;
 
 static int group_skipped(const eval_ctx *E, int g)
@@ -350,6 +351,12 @@ static void judge(mcb_xp_cell *cells, int k, mcb_xp_band band, int referenced)
         return;
     }
     if (!p || p->kind == MCB_XP_NONE) {
+        /* nothing published: a time's ratio to its reference is still shown
+         * (e.g. a GPU against all CPU cores, which the paper did not run) */
+        const mcb_xp_cell *r = c->ref >= 0 ? &cells[c->ref] : NULL;
+        if (c->cls == MCB_XV_TIME && r && r->ran && !r->failed && !c->failed &&
+            r->measured > 0 && isfinite(r->measured) && isfinite(c->measured))
+            c->mratio = c->measured / r->measured;
         c->verdict = MCB_XR_NOT_COMPARED;
         return;
     }
@@ -481,7 +488,8 @@ static mcb_rc evaluate_table(eval_ctx *E, mcb_xp_outcome *R, mcb_err *err)
                 c->ref = i * S->ncols + r;
             bands[i * S->ncols + j] = pick_band(S, c->cls, row->band, col->band);
             c->measured = NAN;
-            c->ran = !group_skipped(E, c->group);
+            c->skipped = E->skipped ? E->skipped[c->entry] : NULL;
+            c->ran = !group_skipped(E, c->group) && !c->skipped;
             if (!c->ran) continue;
             const mcb_results_data *D;
             measure M;
@@ -828,13 +836,28 @@ static mcb_rc evaluate_figure(eval_ctx *E, mcb_xp_outcome *R, mcb_err *err)
 mcb_rc mcb_xp_evaluate(const mcb_xp_spec *S, const char *item_dir, int quick,
                        mcb_xp_outcome **out, mcb_err *err)
 {
+    return mcb_xp_evaluate_skipping(S, item_dir, quick, NULL, out, err);
+}
+
+mcb_rc mcb_xp_evaluate_skipping(const mcb_xp_spec *S, const char *item_dir, int quick,
+                                const char *const *skipped, mcb_xp_outcome **out, mcb_err *err)
+{
     *out = NULL;
     mcb_xp_outcome *R = mcb_calloc(1, sizeof *R);
-    eval_ctx E = {S, item_dir, quick, NULL};
+    eval_ctx E = {S, item_dir, quick, NULL, NULL};
     size_t npairs = (size_t)S->nproblems * S->nsolvers;
     E.data = mcb_calloc(npairs + 1, sizeof *E.data);
-    if (!R || !E.data) {
-        free(R);
+    int nomem = !R || !E.data;
+    if (!nomem && skipped) {
+        R->skipped = mcb_calloc((size_t)S->nsolvers + 1, sizeof *R->skipped);
+        R->nskipped = R->skipped ? S->nsolvers : 0;
+        for (int e = 0; R->skipped && e < S->nsolvers; e++)
+            if (skipped[e] && !(R->skipped[e] = mcb_strdup(skipped[e]))) nomem = 1;
+        nomem |= !R->skipped;
+        E.skipped = R->skipped;
+    }
+    if (nomem) {
+        mcb_xp_outcome_free(&R);
         free(E.data);
         return mcb_fail(err, MCB_E_NOMEM, "out of memory");
     }
@@ -848,13 +871,23 @@ mcb_rc mcb_xp_evaluate(const mcb_xp_spec *S, const char *item_dir, int quick,
     return rc;
 }
 
+static mcb_rc set_text(char **slot, const char *text, mcb_err *err)
+{
+    char *c = text ? mcb_strdup(text) : NULL;
+    if (text && !c) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
+    free(*slot);
+    *slot = c;
+    return MCB_OK;
+}
+
 mcb_rc mcb_xp_set_command(mcb_xp_outcome *R, const char *command, mcb_err *err)
 {
-    char *c = command ? mcb_strdup(command) : NULL;
-    if (command && !c) return mcb_fail(err, MCB_E_NOMEM, "out of memory");
-    free(R->command);
-    R->command = c;
-    return MCB_OK;
+    return set_text(&R->command, command, err);
+}
+
+mcb_rc mcb_xp_set_machine(mcb_xp_outcome *R, const char *machine, mcb_err *err)
+{
+    return set_text(&R->machine, machine, err);
 }
 
 void mcb_xp_counts(const mcb_xp_outcome *R, int counts[MCB_XR_NVERDICTS])
@@ -873,6 +906,9 @@ void mcb_xp_outcome_free(mcb_xp_outcome **R)
     }
     free((*R)->series);
     free((*R)->cells);
+    for (int e = 0; e < (*R)->nskipped; e++) free((*R)->skipped[e]);
+    free((*R)->skipped);
+    free((*R)->machine);
     free((*R)->command);
     free(*R);
     *R = NULL;
@@ -893,7 +929,8 @@ static void fmt_published(char *b, size_t n, const mcb_xp_value *p)
 static void fmt_measured(char *b, size_t n, const mcb_xp_cell *c, const char *unit)
 {
     const char *sp = unit ? " " : "", *u = unit ? unit : "";
-    if (!c->ran) snprintf(b, n, "not run");
+    if (!c->ran && c->skipped) snprintf(b, n, "not run (%s)", c->skipped);
+    else if (!c->ran) snprintf(b, n, "not run");
     else if (c->category) snprintf(b, n, "%s", c->category);
     else if (c->failed) {
         if (isfinite(c->measured)) snprintf(b, n, "%.4g%s%s (failed)", c->measured, sp, u);
@@ -906,7 +943,9 @@ static void fmt_measured(char *b, size_t n, const mcb_xp_cell *c, const char *un
  * published; an abs band: the signed difference (decades for residuals). */
 static void fmt_ratio(char *b, size_t n, const mcb_xp_cell *c)
 {
-    if (isfinite(c->mratio))
+    if (isfinite(c->mratio) && !isfinite(c->pratio))
+        snprintf(b, n, "(%.3gx, not published)", c->mratio);
+    else if (isfinite(c->mratio))
         snprintf(b, n, "%.3g (%.3gx vs %.3gx)", c->ratio, c->mratio, c->pratio);
     else if (isfinite(c->ratio)) snprintf(b, n, "%.3g", c->ratio);
     else if (isfinite(c->diff))
@@ -983,8 +1022,10 @@ static void md_budgets(const mcb_xp_spec *S, const mcb_xp_outcome *R, FILE *f)
         fmt_budget(b, sizeof b, &sv->budget);
         char q[512] = "";
         if (R->quick) fmt_budget(q, sizeof q, &sv->quick_budget);
-        if (!b[0] && !q[0] && sv->nparams == 0) continue;
+        if (!b[0] && !q[0] && sv->nparams == 0 && !sv->needs) continue;
         fprintf(f, "\n- `%s` (%s):", sv->id, sv->solver ? sv->solver : "?");
+        if (sv->needs) fprintf(f, " needs a %s%s", !strcmp(sv->needs, "gpu") ? "GPU" : sv->needs,
+                               b[0] || q[0] || sv->nparams ? ";" : "");
         if (b[0]) fprintf(f, " %s", b);
         if (q[0]) fprintf(f, "%s--quick: %s", b[0] ? "; " : " ", q);
         for (int p = 0; p < sv->nparams; p++)
@@ -1098,6 +1139,7 @@ mcb_rc mcb_xp_markdown(const mcb_xp_spec *S, const mcb_xp_outcome *R, FILE *f,
     default_command(S, R, cmd, sizeof cmd);
     fprintf(f, "Made by `%s`.%s\n\n", cmd,
             R->quick ? " Quick run: smaller problems and budgets, not the paper's." : "");
+    if (R->machine) fprintf(f, "Machine: %s.\n\n", R->machine);
     md_budgets(S, R, f);
     if (S->kind == MCB_XP_FIGURE) {
         char base[256];
@@ -1179,6 +1221,7 @@ static void write_html(const mcb_xp_spec *S, const mcb_xp_outcome *R, FILE *f)
     fputs("</code>; protocol: ", f);
     mcb_html_escape(f, protocol_name(S));
     fputs(".</p>\n", f);
+    if (R->machine) fputs("<p>Machine: ", f), mcb_html_escape(f, R->machine), fputs(".</p>\n", f);
     if (S->kind == MCB_XP_FIGURE) {
         char base[256];
         mcb_safe_name(S->name, base, sizeof base);

@@ -46,7 +46,8 @@ typedef struct {
     const mcb_xp_value *published;
     int group, entry;         /* the pair (indices into S->problems, S->solvers); claims:
                                  the series' entry, group -1 */
-    int ran;                  /* 0: not run (--quick) */
+    int ran;                  /* 0: not run (--quick, or its solver entry was skipped) */
+    const char *skipped;      /* why its solver entry was not run ("no GPU: ..."), or NULL */
     int failed;               /* a run failed (docs/experiments.md, "Failures") */
     double measured;          /* NaN when nothing was measured */
     const char *category;     /* OUTCOME: "succeeds" or "fails" (static) */
@@ -73,6 +74,10 @@ typedef struct {
 
 typedef struct mcb_xp_outcome {
     int quick;
+    int nskipped;             /* S->nsolvers when skipped is set */
+    char **skipped;           /* per solver entry: why it was not run (mcb_xp_evaluate_skipping),
+                                 NULL entries: run; NULL: none skipped */
+    char *machine;            /* where it was measured ("CPU ...; GPU ..."), shown when set */
     char *command;            /* how the item was made, shown in the Markdown; NULL:
                                  "mcbench reproduce NAME [--quick]" (mcb_xp_set_command) */
     int ncells;               /* tables: nrows x ncols, row-major; figures: one per claim */
@@ -92,6 +97,15 @@ typedef struct mcb_xp_outcome {
  * NULL. */
 mcb_rc mcb_xp_evaluate(const mcb_xp_spec *S, const char *item_dir, int quick,
                        mcb_xp_outcome **out, mcb_err *err);
+/* The same, with solver entries left out: skipped[e] (NULL, or NULL
+ * entries: run) says why entry e was not run, e.g. "no GPU: REASON" for a
+ * `needs: gpu` entry where the device query failed. Their results are not
+ * read; their cells are "not run (REASON)", never a number, and a time
+ * cell referring to one is not compared. skipped is copied. */
+mcb_rc mcb_xp_evaluate_skipping(const mcb_xp_spec *S, const char *item_dir, int quick,
+                                const char *const *skipped, mcb_xp_outcome **out, mcb_err *err);
+/* Where the item was measured, shown under its command (copied; NULL: not shown). */
+mcb_rc mcb_xp_set_machine(mcb_xp_outcome *R, const char *machine, mcb_err *err);
 /* The command line shown with the item (copied; NULL restores the default). */
 mcb_rc mcb_xp_set_command(mcb_xp_outcome *R, const char *command, mcb_err *err);
 

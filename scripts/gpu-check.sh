@@ -26,6 +26,9 @@
 #      latency) and the bandwidth probe: one sweep on a stack replicated to
 #      >= 1M contacts against the device's copy bandwidth (mcbench gpu
 #      --probe), the sweep's time over its memory-traffic bound.
+#   5. with REPRODUCE=1: `mcbench reproduce tasora-table1` (its spec beside
+#      this script, else in ../experiments; REPRODUCE_ARGS adds options,
+#      e.g. --quick), the page with the GPU column, under DIR/reproduce.
 # Exit status: 0 when every check agrees (or skipped), 1 when one does
 # not, 2 on bad arguments. GPU_CHECK_DETECT_ONLY=1 stops after the
 # detection (the ctest of this script uses it).
@@ -172,6 +175,15 @@ echo "probe: probe-stack.h5 ($nc contacts) replicated $k times"
 "$mcb" gpu --probe "$dir/probe-stack.h5" --replicate "$k" --sweeps 200 | tee "$dir/probe.log" || bad=1
 awk '/bound_ratio/ { for (i = 1; i < NF; i++) if ($i == "bound_ratio") r = $(i + 1);
        printf "sweep / bound = %s (goal <= 1.25)\n", r }' "$dir/probe.log"
+if [ "${REPRODUCE:-0}" = 1 ]; then # 5. the reproduce spec's GPU column
+  spec=$(dirname "$0")/tasora-table1.yaml
+  [ -f "$spec" ] || spec=$(dirname "$0")/../experiments/tasora-table1.yaml
+  echo
+  # shellcheck disable=SC2086
+  "$mcb" reproduce "$spec" -o "$dir/reproduce" ${REPRODUCE_ARGS:-} >"$dir/reproduce.log" 2>&1 &&
+    sed -n '/^Machine:/p; /^| row |/,/^$/p' "$dir/reproduce/tasora-table1/tasora-table1.md" ||
+    { bad=1; tail -5 "$dir/reproduce.log"; }
+fi
 echo
 echo "gpu-check: done ($( [ $bad = 0 ] && echo all checks agree || echo SOME CHECKS FAILED )); logs in $dir"
 exit $bad

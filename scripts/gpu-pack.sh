@@ -23,7 +23,7 @@ cmake --build "$build" -j"${JOBS:-2}" --target mcbench
 pack=$(mktemp -d)
 trap 'rm -rf "$pack"' EXIT
 mkdir -p "$pack/lib"
-cp "$build/mcbench" "$here/scripts/gpu-check.sh" "$pack/"
+cp "$build/mcbench" "$here/scripts/gpu-check.sh" "$here/experiments/tasora-table1.yaml" "$pack/"
 ldd "$build/mcbench" | awk '$3 ~ /^\// { print $3 }' \
   | grep -vE 'libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|ld-linux' \
   | xargs -r -I{} cp -L {} "$pack/lib/"

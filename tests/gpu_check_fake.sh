@@ -13,6 +13,8 @@ if [ "$1" = gpu ]; then
   esac
   exit 0
 fi
+# reproduce's GPU entries (needs: gpu) run ccp-jacobi in its stead
+export MCB_REPRODUCE_GPU_STANDIN=ccp-jacobi
 args=() gpu=0 pj=0
 for a in "$@"; do
   [ "$a" = ccp-jacobi-gpu ] && a=ccp-jacobi && gpu=1

@@ -304,16 +304,25 @@ static const mcb_xp_cell *cell(const mcb_xp_outcome *R, int row, int col)
                   solver_ids[i], #j, mcb_xp_verdict_name(cell(R, i, j)->verdict),             \
                   mcb_xp_verdict_name(v), cell(R, i, j)->measured)
 
-START_TEST(table_verdicts_by_known_answer)
+/* The table's runs written into a new directory item (a mkdtemp template)
+ * and evaluated. */
+static mcb_xp_outcome *evaluated_table(char *item, table_spec *T)
 {
-    char item[] = "/tmp/mcb_xpXXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(item));
-    table_spec T;
-    build_table(&T);
+    build_table(T);
     write_table_runs(item, 1);
     mcb_xp_outcome *R = NULL;
     mcb_err err;
-    ck_assert_msg(mcb_xp_evaluate(&T.S, item, 0, &R, &err) == MCB_OK, "%s", err.msg);
+    ck_assert_msg(mcb_xp_evaluate(&T->S, item, 0, &R, &err) == MCB_OK, "%s", err.msg);
+    return R;
+}
+
+START_TEST(table_verdicts_by_known_answer)
+{
+    char item[] = "/tmp/mcb_xpXXXXXX";
+    table_spec T;
+    mcb_xp_outcome *R = evaluated_table(item, &T);
+    mcb_err err;
     ck_assert_int_eq(R->ncells, NSOLV * NCOL);
     enum { TIME, ACC, ITERS, OUT, T2, IFAIL };
     /* measured values */
@@ -455,6 +464,67 @@ START_TEST(table_verdicts_by_known_answer)
     fclose(f);
     ck_assert_int_eq(mcb_xp_evaluate(&T.S, item, 1, &R, &err), MCB_E_INPUT);
     ck_assert_msg(strstr(err.msg, "unfinished campaign"), "%s", err.msg);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", item);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* A solver entry left out (a `needs: gpu` entry without a device): its
+ * cells say why and hold no number, its results are not read, every other
+ * cell is as without the skip; a time with a reference but nothing
+ * published shows its measured ratio (the GPU against all CPU cores). */
+START_TEST(table_skipped_entry_says_why)
+{
+    char item[] = "/tmp/mcb_xpXXXXXX";
+    table_spec T;
+    mcb_xp_outcome *R0 = evaluated_table(item, &T), *R = NULL;
+    mcb_err err;
+    enum { TIME, ACC, ITERS, OUT, T2, IFAIL };
+    /* other: 5 ms against base's 10 ms, nothing published for t2 */
+    ck_assert_double_eq_tol(cell(R0, 3, T2)->mratio, 0.5, 1e-12);
+    VERDICT(R0, 3, T2, MCB_XR_NOT_COMPARED);
+    /* fast's results are gone: skipped, they are not read */
+    char h5[700];
+    snprintf(h5, sizeof h5, "%s/runs/g1/fast.h5", item);
+    ck_assert_int_eq(unlink(h5), 0);
+    const char *skipped[NSOLV] = {NULL, "no GPU: no CUDA-capable device is detected"};
+    ck_assert_msg(mcb_xp_evaluate_skipping(&T.S, item, 0, skipped, &R, &err) == MCB_OK, "%s",
+                  err.msg);
+    ck_assert_int_eq(R->ncells, R0->ncells);
+    for (int k = 0; k < R->ncells; k++) {
+        const mcb_xp_cell *c = &R->cells[k], *c0 = &R0->cells[k];
+        if (c->entry == 1) {
+            ck_assert_int_eq(c->ran, 0);
+            ck_assert_str_eq(c->skipped, skipped[1]);
+            ck_assert_int_eq(c->verdict, MCB_XR_NOT_RUN);
+            ck_assert(isnan(c->measured) && isnan(c->mratio));
+            continue;
+        }
+        ck_assert_ptr_null(c->skipped);
+        ck_assert_int_eq(c->verdict, c0->verdict);
+        ck_assert_int_eq(c->ran, c0->ran);
+        ck_assert((isnan(c->measured) && isnan(c0->measured)) || c->measured == c0->measured);
+        ck_assert((isnan(c->mratio) && isnan(c0->mratio)) || c->mratio == c0->mratio);
+    }
+    ck_assert_msg(mcb_xp_set_machine(R, "CPU Test, 2 CPUs online; no GPU", &err) == MCB_OK, "%s",
+                  err.msg);
+    ck_assert_msg(mcb_xp_write(&T.S, R, item, NULL, &err) == MCB_OK, "%s", err.msg);
+    const char *md = slurp(item, "xp-table.md");
+    ck_assert_ptr_nonnull(md);
+    const char *lines[] = {
+        "Machine: CPU Test, 2 CPUs online; no GPU.\n",
+        "| fast | time | 5 ms | not run (no GPU: no CUDA-capable device is detected) |  "
+        "| not run |\n",
+        "| slow | time | 2 ms | 8 ms | 4 (0.8x vs 0.2x) | ordering reproduced |\n",
+        "| other | t2 |  | 5 ms | (0.5x, not published) | not compared |\n"};
+    for (size_t k = 0; k < sizeof lines / sizeof *lines; k++)
+        ck_assert_msg(strstr(md, lines[k]), "Markdown lacks [%s]:\n%s", lines[k], md);
+    ck_assert_msg(!strstr(md, "| fast | time | 5 ms | 4 ms"), "%s", md);
+    const char *html = slurp(item, "xp-table.html");
+    ck_assert_msg(html && strstr(html, "<p>Machine: CPU Test"), "%s", html ? html : "");
+    mcb_xp_outcome_free(&R);
+    mcb_xp_outcome_free(&R0);
+    char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", item);
     ck_assert_int_eq(system(cmd), 0);
 }
@@ -763,6 +833,7 @@ int main(void)
     Suite *s = suite_create("reproduce");
     TCase *tc = tcase_create("reproduce");
     tcase_add_test(tc, table_verdicts_by_known_answer);
+    tcase_add_test(tc, table_skipped_entry_says_why);
     tcase_add_test(tc, figure_points_fit_and_claims);
     tcase_add_test(tc, figure_curves_are_medians_of_traces);
     tcase_add_test(tc, closed_loop_per_step);

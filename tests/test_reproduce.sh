@@ -215,6 +215,68 @@ has prof-pj "$pm" "| pj-all | pj | 1 fraction | 1 fraction | .* | reproduced |"
 b=$(awk -F'|' '$2 ~ /-best/ { gsub(/[^0-9.]/, "", $5); s += $5 } END { print (s >= 1) }' "$pm")
 [ "$b" = 1 ] && ok || bad "prof: the fractions at tau = 1 add up to less than 1"
 rm "$d/xp/prof.yaml"
+# a `needs: gpu` entry (docs/reproduction.md, "needs"): where the device
+# query finds no GPU, its cells say why and hold no number, and the rest of
+# the table is the table without it; with a stand-in for the device
+# (MCB_REPRODUCE_GPU_STANDIN=ccp-jacobi) the column is filled and both of
+# its ratios computed
+nogpu=0
+"$mcb" gpu 2>/dev/null | grep -q "^device: none" && nogpu=1
+cat >"$d/xp/cpu.yaml" <<'EOF'
+name: cpu
+title: "A GPU column for the tests"
+source: {paper: none, item: "Table G"}
+kind: table
+protocol: replay
+problems:
+  - {id: stack, scene: stack, args: "--nx 2 --ny 2 --nz 2 --steps 2"}
+solvers:
+  - {id: serial, solver: ccp-jacobi, budget: {threads: 1}}
+  - {id: cores, solver: ccp-jacobi, budget: {threads: 2}}
+budget: {iters: 20, tol: 0, time_s: 20, law: ccp, check_every: never}
+layout:
+  columns:
+    - {id: serial, solver: serial, quantity: time_ms, unit: ms}
+    - {id: cores, solver: cores, quantity: time_ms, unit: ms, ref: serial}
+  rows:
+    - {id: stack, problems: stack, published: [430, 60]}
+EOF
+sed -e 's/^name: cpu/name: gpu/' \
+    -e 's/^budget:/  - {id: gpu, solver: ccp-jacobi-gpu, needs: gpu}\nbudget:/' \
+    -e 's/^  rows:/    - {id: gpu, solver: gpu, quantity: time_ms, unit: ms, ref: serial}\n    - {id: gpu-cores, solver: gpu, quantity: time_ms, unit: ms, ref: cores}\n  rows:/' \
+    -e 's/published: \[430, 60\]/published: [430, 60, 60, ~]/' "$d/xp/cpu.yaml" >"$d/xp/gpu.yaml"
+run gpu-cpu "$mcb" reproduce cpu -o "$d/r"
+gm="$d/r/gpu/gpu.md"
+if [ $nogpu = 1 ]; then
+  run gpu-none "$mcb" reproduce gpu -o "$d/r"
+  has gpu-none-said "$d/err" "gpu: stack x gpu: skipped: no GPU: "
+  has gpu-none-cell "$gm" "| stack | gpu | 60 ms | not run (no GPU: [^|]*) |  | not run |"
+  has gpu-none-cores "$gm" "| stack | gpu-cores |  | not run (no GPU: [^|]*) |  | not run |"
+  has gpu-none-machine "$gm" "^Machine: CPU .*; no GPU\.$"
+  n=$(awk -F'|' '$3 ~ /^ gpu(-cores)? $/ && $5 !~ /^ not run \(no GPU: /' "$gm" | wc -l)
+  [ "$n" -eq 0 ] && ok || bad "gpu-none: $n GPU cells with a measurement"
+  # the rest of the table: the CPU cells are those of the table without the GPU
+  for c in serial cores; do
+    line=$(grep -F "| stack | $c |" "$d/r/cpu/cpu.md")
+    [ -n "$line" ] && grep -qxF -- "$line" "$gm" && ok || bad "gpu-none: the $c cell differs: $line"
+  done
+  # tasora-table1's quick variant: the GPU column says why, the CPU columns are measured
+  tm="$d/r/tasora-table1/tasora-table1.md"
+  run tasora-quick "$mcb" reproduce "$(dirname "$0")/../experiments/tasora-table1.yaml" -o "$d/r" --quick
+  has tasora-gpu "$tm" "| wall-1000 | GPU (ms per step) | 60 ms | not run (no GPU: [^|]*) |  | not run |"
+  has tasora-serial "$tm" "| wall-1000 | serial (ms per step) | 430 ms | [0-9.e+-]* ms |  | reference |"
+  has tasora-parallel "$tm" "| wall-1000 | parallel (ms per step) | 60 ms | [0-9.e+-]* ms | .*x vs 0.14x) | .*reproduced |"
+  has tasora-machine "$tm" "^Machine: CPU .*; no GPU\.$"
+fi
+MCB_REPRODUCE_GPU_STANDIN=ccp-jacobi run gpu-standin "$mcb" reproduce gpu -o "$d/r"
+has gpu-standin-cell "$gm" "| stack | gpu | 60 ms | [0-9.e+-]* ms | .* (.*x vs 0.14x) | .*reproduced |"
+has gpu-standin-cores "$gm" "| stack | gpu-cores |  | [0-9.e+-]* ms | ([0-9.e+-]*x, not published) | not compared |"
+has gpu-standin-machine "$gm" "^Machine: CPU .*; GPU stand-in: ccp-jacobi (MCB_REPRODUCE_GPU_STANDIN)\.$"
+if [ $nogpu = 1 ]; then # the stand-in's campaign is not the device's: not run again
+  run gpu-none-again "$mcb" reproduce gpu -o "$d/r"
+  has gpu-none-again-cell "$gm" "| stack | gpu | 60 ms | not run (no GPU: [^|]*) |"
+fi
+rm "$d/xp/cpu.yaml" "$d/xp/gpu.yaml"
 # a malformed spec: file, line and field
 cat >"$d/xp/broken.yaml" <<'EOF'
 name: broken

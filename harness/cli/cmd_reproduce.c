@@ -86,7 +86,9 @@ static const mcb_cli_cmd repro_cmd = {
     "and writes DIR/NAME/NAME.md, .csv and .html (figures: .svg and .png) with the\n"
     "published numbers beside the measured ones, their ratio and a verdict:\n"
     "reproduced, ordering reproduced or not reproduced. Times are compared as ratios\n"
-    "between solvers of the same run against the paper's ratios, never directly.\n",
+    "between solvers of the same run against the paper's ratios, never directly.\n"
+    "A solver entry marked `needs: gpu` runs only where a CUDA device is found (mcbench\n"
+    "gpu); elsewhere its cells read 'not run (no GPU: REASON)' and the page says so.\n",
     "Example: mcbench reproduce subadmm-table1 --quick\n", repro_opts, 0};
 
 /* ------------------------------------------------------------ child runs */
@@ -439,12 +441,37 @@ static void campaign_key(const repro_ctx *c, const argvec *a, char hex[65])
     mcb_sha256_hex(&hs, hex);
 }
 
+/* The CPU's model name (Linux: /proc/cpuinfo), left as is when unknown. */
+static void cpu_model(char *buf, size_t size)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) || !colon) continue;
+        colon += 1 + (colon[1] == ' ');
+        colon[strcspn(colon, "\n")] = 0;
+        snprintf(buf, size, "%s", colon);
+        break;
+    }
+    if (f) fclose(f);
+}
+
+/* The item's machine: the CPU, and the GPU (NULL: none) beside it. */
+static void machine_line(char *buf, size_t size, const char *gpu)
+{
+    char cpu[256] = "unknown CPU";
+    cpu_model(cpu, sizeof cpu);
+    snprintf(buf, size, "CPU %s, %ld CPUs online; %s%s", cpu, sysconf(_SC_NPROCESSORS_ONLN),
+             gpu ? "GPU " : "no GPU", gpu ? gpu : "");
+}
+
 /* The campaign of one pair. Campaigns live in DIR/campaigns/HASH.h5, HASH
  * the first 16 hex digits of campaign_key (its .cmd, .log and .csv
  * beside it), so items that measure the same thing share it; each item's runs path links to it. A campaign is kept
  * when complete, resumed when its journal is left, else run afresh. */
 static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, const char *item,
-                    int gi, int si, int index, int total)
+                    int gi, int si, const char *solver, int index, int total)
 {
     const mcb_xp_problems *g = &S->problems[gi];
     const mcb_xp_solver *sv = &S->solvers[si];
@@ -477,13 +504,13 @@ static int run_pair(repro_ctx *c, const mcb_xp_spec *S, const char *item_dir, co
         }
     }
     if (g->select) av_add(&a, "--problems"), av_add(&a, g->select);
-    av_add(&a, "--solvers"), av_add(&a, sv->solver);
+    av_add(&a, "--solvers"), av_add(&a, solver);
     mcb_xp_budget b;
     mcb_xp_effective_budget(S, sv, c->a->quick, &b);
     budget_words(&a, &b, loop);
     char num[64];
     for (int k = 0; k < sv->nparams; k++)
-        av_add(&a, "--param"), av_addf(&a, "%s.%s=%s", sv->solver, sv->params[k].name,
+        av_add(&a, "--param"), av_addf(&a, "%s.%s=%s", solver, sv->params[k].name,
                                        mcb_cli_num_text(sv->params[k].value, num, sizeof num));
     if (loop) av_add(&a, "--references"), av_addf(&a, "%s/references", c->dir);
     char cmd[8192];
@@ -602,11 +629,40 @@ static int reproduce_one(repro_ctx *c, const char *name, FILE *md, const char *f
         mcb_xp_free(&S);
         return -1;
     }
-    if (S->protocol == MCB_XP_REPLAY) status = build_problems(c, S, pairs, npairs, item);
-    for (int k = 0; k < npairs && !status; k++)
-        status = run_pair(c, S, item_dir, item, pairs[2 * k], pairs[2 * k + 1], k + 1, npairs);
+    /* entries that need a device run where the device query finds one,
+     * else their cells say why (docs/reproduction.md, "needs") */
+    const char **solver = mcb_calloc((size_t)S->nsolvers + 1, sizeof *solver);
+    char **skipped = mcb_calloc((size_t)S->nsolvers + 1, sizeof *skipped);
+    char machine[1024] = "";
+    if (!solver || !skipped) status = cli_fail(mcb_fail(&err, MCB_E_NOMEM, "out of memory"), &err);
+    for (int e = 0; !status && e < S->nsolvers; e++) {
+        char text[600];
+        if (mcb_xp_entry_device(&S->solvers[e], &solver[e], text, sizeof text)) {
+            if (text[0] && !machine[0]) machine_line(machine, sizeof machine, text);
+        } else if (!(skipped[e] = mcb_strdup(text))) {
+            status = cli_fail(mcb_fail(&err, MCB_E_NOMEM, "out of memory"), &err);
+        }
+    }
+    if (!status && S->protocol == MCB_XP_REPLAY)
+        status = build_problems(c, S, pairs, npairs, item);
+    for (int k = 0; k < npairs && !status; k++) {
+        int gi = pairs[2 * k], si = pairs[2 * k + 1];
+        if (!skipped[si]) {
+            status = run_pair(c, S, item_dir, item, gi, si, solver[si], k + 1, npairs);
+            continue;
+        }
+        /* a stale link to a campaign of another machine is not this run's */
+        char h5[4200];
+        mcb_xp_runs_path(item_dir, S->problems[gi].id, S->solvers[si].id, h5, sizeof h5);
+        if (!c->a->dry_run) remove(h5);
+        fprintf(c->a->dry_run ? stdout : stderr, "%s: %s x %s: skipped: %s\n", item,
+                S->problems[gi].id, S->solvers[si].id, skipped[si]);
+    }
     free(pairs);
+    free(solver);
     if (status || c->a->dry_run) {
+        for (int e = 0; skipped && e < S->nsolvers; e++) free(skipped[e]);
+        free(skipped);
         mcb_xp_free(&S);
         return status;
     }
@@ -617,8 +673,15 @@ static int reproduce_one(repro_ctx *c, const char *name, FILE *md, const char *f
         snprintf(capped, sizeof capped, " --instances %d", c->a->instances);
     snprintf(command, sizeof command, "mcbench reproduce %s%s%s", S->name,
              c->a->quick ? " --quick" : "", capped);
-    rc = mcb_xp_evaluate(S, item_dir, c->a->quick, &R, &err);
+    int any_needs = 0;
+    for (int e = 0; e < S->nsolvers; e++) any_needs |= S->solvers[e].needs != NULL;
+    if (any_needs && !machine[0]) machine_line(machine, sizeof machine, NULL);
+    rc = mcb_xp_evaluate_skipping(S, item_dir, c->a->quick, (const char *const *)skipped, &R,
+                                  &err);
+    for (int e = 0; e < S->nsolvers; e++) free(skipped[e]);
+    free(skipped);
     if (!rc) rc = mcb_xp_set_command(R, command, &err);
+    if (!rc && machine[0]) rc = mcb_xp_set_machine(R, machine, &err);
     if (!rc) rc = mcb_xp_write(S, R, item_dir, NULL, &err);
     if (!rc && md) rc = item_markdown(S, R, md, fig_dir, &err);
     if (rc) {
@@ -677,22 +740,6 @@ static void copy_file(const char *from, const char *to)
     while (out && (n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
     if (out) fclose(out);
     fclose(in);
-}
-
-/* The CPU's model name (Linux: /proc/cpuinfo), left as is when unknown. */
-static void cpu_model(char *buf, size_t size)
-{
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) || !colon) continue;
-        colon += 1 + (colon[1] == ' ');
-        colon[strcspn(colon, "\n")] = 0;
-        snprintf(buf, size, "%s", colon);
-        break;
-    }
-    if (f) fclose(f);
 }
 
 /* DIR/index.html: every item's page with its verdict counts. */
